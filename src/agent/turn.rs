@@ -1,0 +1,123 @@
+//! The bookkeeping of one turn, free of I/O so its rules are unit-tested: how many model requests
+//! and tool calls are left, and which calls were already answered.
+
+use std::collections::HashMap;
+
+use crate::protocol::ToolCall;
+use crate::tool::ToolOutcome;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_iterations: u32,
+    pub max_tool_calls: u32,
+}
+
+/// Which limit ended a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitHit {
+    Iterations(u32),
+    ToolCalls(u32),
+}
+
+impl LimitHit {
+    pub fn message(self) -> String {
+        match self {
+            LimitHit::Iterations(n) => format!(
+                "stopped after {n} model requests without a final answer (SWEBASH_AI_TOOLS_MAX_ITER)"
+            ),
+            LimitHit::ToolCalls(n) => {
+                format!("stopped after {n} tool calls in one turn (SWEBASH_AI_TOOLS_MAX_CALLS)")
+            }
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct TurnState {
+    pub iterations: u32,
+    pub calls: u32,
+    answered: HashMap<String, ToolOutcome>,
+}
+
+impl TurnState {
+    /// Counts a model request; `Err` when the turn may not make another.
+    pub fn begin_request(&mut self, limits: Limits) -> Result<(), LimitHit> {
+        if self.iterations >= limits.max_iterations {
+            return Err(LimitHit::Iterations(self.iterations));
+        }
+        self.iterations += 1;
+        Ok(())
+    }
+
+    /// Counts a tool call; `Err` when the turn may not make another.
+    pub fn begin_call(&mut self, limits: Limits) -> Result<(), LimitHit> {
+        if self.calls >= limits.max_tool_calls {
+            return Err(LimitHit::ToolCalls(self.calls));
+        }
+        self.calls += 1;
+        Ok(())
+    }
+
+    /// The outcome of an identical earlier call in this turn (same tool, same arguments).
+    pub fn earlier(&self, call: &ToolCall) -> Option<&ToolOutcome> {
+        self.answered.get(&call_key(call))
+    }
+
+    pub fn remember(&mut self, call: &ToolCall, outcome: &ToolOutcome) {
+        self.answered.insert(call_key(call), outcome.clone());
+    }
+}
+
+/// Object keys are sorted by serde_json's map, so equal arguments give equal text.
+fn call_key(call: &ToolCall) -> String {
+    format!("{}\u{0}{}", call.name, call.arguments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const LIMITS: Limits = Limits {
+        max_iterations: 2,
+        max_tool_calls: 3,
+    };
+
+    #[test]
+    fn requests_stop_at_the_iteration_limit() {
+        let mut turn = TurnState::default();
+        assert_eq!(turn.begin_request(LIMITS), Ok(()));
+        assert_eq!(turn.begin_request(LIMITS), Ok(()));
+        assert_eq!(turn.begin_request(LIMITS), Err(LimitHit::Iterations(2)));
+    }
+
+    #[test]
+    fn calls_stop_at_the_call_limit() {
+        let mut turn = TurnState::default();
+        for _ in 0..3 {
+            assert_eq!(turn.begin_call(LIMITS), Ok(()));
+        }
+        assert_eq!(turn.begin_call(LIMITS), Err(LimitHit::ToolCalls(3)));
+    }
+
+    #[test]
+    fn identical_calls_match_whatever_the_key_order() {
+        let mut turn = TurnState::default();
+        let first = ToolCall {
+            id: "1".into(),
+            name: "filesystem".into(),
+            arguments: json!({"operation": "read", "path": "a"}),
+        };
+        turn.remember(&first, &ToolOutcome::ok(json!("A")));
+        let same: ToolCall = serde_json::from_str(
+            r#"{"id":"2","name":"filesystem","arguments":{"path":"a","operation":"read"}}"#,
+        )
+        .unwrap_or(first.clone());
+        assert!(turn.earlier(&same).is_some());
+        let other = ToolCall {
+            arguments: json!({"operation": "read", "path": "b"}),
+            ..first
+        };
+        assert!(turn.earlier(&other).is_none());
+    }
+}

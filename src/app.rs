@@ -1,0 +1,269 @@
+//! The top: turns a parsed command line into a run (settings, endpoint, tools, the loop, a front
+//! end) and the run into an exit code. Ctrl-C and a closed stdout are handled here.
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::agent::{Agent, Limits, Recorder, TurnEnd, millis, system_prompt};
+use crate::cli::Cli;
+use crate::config::{Env, FileLayer, Settings, config_path, resolve};
+use crate::error::{ConfigError, ExitCode, Report};
+use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
+use crate::provider::{HttpClient, OpenAiProvider, Provider, select_endpoint};
+use crate::tool::{Registry, Roots, ToolContext};
+use crate::ui::{self, frontend_for};
+
+/// Most bytes of piped stdin added to the prompt.
+const STDIN_MAX: usize = 200 * 1024;
+
+/// Runs `ai` and returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    let env = Env::from_process();
+    let settings = match load_settings(&cli, &env) {
+        Ok(settings) => settings,
+        Err(report) => return fail(&report),
+    };
+    if cli.show_config {
+        return show_config(&settings, &env);
+    }
+    let prompt = match read_prompt(&cli, &settings) {
+        Ok(prompt) => prompt,
+        Err(report) => return fail(&report),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            return fail(&Report::new(
+                ExitCode::Runtime,
+                format!("cannot start: {err}"),
+            ));
+        }
+    };
+    runtime.block_on(one_shot(&settings, &env, prompt))
+}
+
+fn fail(report: &Report) -> i32 {
+    ui::to_stderr(&report.to_string());
+    report.exit.code()
+}
+
+fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
+    let file = match config_path(env) {
+        Some(path) => FileLayer::load(&path)?,
+        None => FileLayer::default(),
+    };
+    let settings = resolve(cli, env, &file)?;
+    if !settings.unknown_file_keys.is_empty() && !cli.quiet {
+        ui::to_stderr(&format!(
+            "ai: warning: unknown keys in {}: {}",
+            file.path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            settings.unknown_file_keys.join(", ")
+        ));
+    }
+    Ok(settings)
+}
+
+fn show_config(settings: &Settings, env: &Env) -> i32 {
+    let mut lines: Vec<String> = settings
+        .shown
+        .iter()
+        .map(|s| format!("{:<32} {:<40} ({})", s.env_name, s.value, s.source))
+        .collect();
+    match select_endpoint(settings, env) {
+        Ok(endpoint) => {
+            lines.push(format!("{:<32} {}", "effective provider", endpoint.service));
+            lines.push(format!(
+                "{:<32} {}",
+                "effective base URL", endpoint.base_url
+            ));
+            lines.push(format!(
+                "{:<32} {}",
+                "effective model",
+                endpoint
+                    .model
+                    .as_deref()
+                    .unwrap_or("(first model the server lists)")
+            ));
+            lines.push(format!(
+                "{:<32} {}",
+                "effective API key",
+                if endpoint.api_key.is_some() {
+                    "<redacted>"
+                } else {
+                    "(none)"
+                }
+            ));
+        }
+        Err(err) => lines.push(format!("{:<32} (none: {err})", "effective provider")),
+    }
+    if ui::to_stdout(&lines.join("\n")) {
+        0
+    } else {
+        ExitCode::Ok.code()
+    }
+}
+
+/// The prompt from the arguments, with piped stdin appended as context (bounded).
+fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
+    let mut prompt = cli.prompt.join(" ").trim().to_string();
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        let mut bytes = Vec::new();
+        let mut handle = stdin.lock().take(STDIN_MAX as u64 + 1);
+        handle
+            .read_to_end(&mut bytes)
+            .map_err(|err| Report::new(ExitCode::Runtime, format!("cannot read stdin: {err}")))?;
+        let cut = bytes.len() > STDIN_MAX;
+        bytes.truncate(STDIN_MAX);
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.trim_end();
+        if !text.is_empty() {
+            if cut && !settings.quiet {
+                ui::to_stderr(&format!(
+                    "ai: stdin is longer than {STDIN_MAX} bytes; only the first {STDIN_MAX} were sent"
+                ));
+            }
+            let note = if cut {
+                format!("\n[input cut: only its first {STDIN_MAX} bytes are shown]")
+            } else {
+                String::new()
+            };
+            prompt = if prompt.is_empty() {
+                format!("{text}{note}")
+            } else {
+                format!("{prompt}\n\nInput from stdin:\n<stdin>\n{text}\n</stdin>{note}")
+            };
+        }
+    }
+    if prompt.is_empty() {
+        return Err(Report::from(ConfigError::Usage("no prompt given".into()))
+            .with_hint("ask a question: ai \"why does the build fail?\" (or see ai --help)"));
+    }
+    Ok(prompt)
+}
+
+async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
+    let started = Instant::now();
+    let endpoint = match select_endpoint(settings, env) {
+        Ok(endpoint) => endpoint,
+        Err(err) => return fail(&Report::from(err)),
+    };
+    let http = match HttpClient::new(settings.http) {
+        Ok(http) => http,
+        Err(err) => return fail(&err.to_report()),
+    };
+    let mut provider = OpenAiProvider::new(endpoint, http);
+    if let Err(err) = provider.prepare().await {
+        return fail(&err.to_report());
+    }
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(err) => {
+            return fail(&Report::new(
+                ExitCode::Runtime,
+                format!("cannot read the working directory: {err}"),
+            ));
+        }
+    };
+    let home: Option<PathBuf> = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    let ctx = ToolContext {
+        roots: Roots::new(
+            &settings.fs_roots,
+            &cwd,
+            &std::env::temp_dir(),
+            home.as_deref(),
+        ),
+        cwd: cwd.clone(),
+        home,
+        fs_max_size: settings.fs_max_size,
+    };
+    let registry = Registry::from_settings(settings);
+    let agent = Agent {
+        provider: &provider,
+        registry: &registry,
+        ctx: &ctx,
+        limits: Limits {
+            max_iterations: settings.max_iterations,
+            max_tool_calls: settings.max_tool_calls,
+        },
+        tool_choice: settings.tool_choice.clone(),
+        stream: settings.stream,
+    };
+    let mut messages = vec![
+        Message::System {
+            content: system_prompt(&cwd, &registry.names()),
+        },
+        Message::User { content: prompt },
+    ];
+
+    let mut frontend = frontend_for(settings.output, settings.quiet);
+    let mut recorder = Recorder::default();
+    let pipe_closed = Arc::new(tokio::sync::Notify::new());
+    let ended = {
+        let closed = Arc::clone(&pipe_closed);
+        let mut emit = |event: &Event| {
+            recorder.observe(event);
+            frontend.handle(event);
+            if frontend.broken() {
+                closed.notify_one();
+            }
+        };
+        emit(&Event::RunStarted {
+            provider: provider.name().to_string(),
+            model: provider.model().to_string(),
+            tool_format: "native".into(),
+        });
+        tokio::select! {
+            end = agent.run_turn(&mut messages, &mut emit) => Ended::Turn(end),
+            _ = tokio::signal::ctrl_c() => Ended::Interrupted,
+            () = pipe_closed.notified() => Ended::PipeClosed,
+        }
+    };
+    let (status, error, report) = match ended {
+        Ended::Turn(TurnEnd {
+            status,
+            error,
+            report,
+        }) => (status, error, report),
+        Ended::Interrupted => (
+            RunStatus::Interrupted,
+            Some(RunError {
+                kind: ErrorKind::Interrupted,
+                message: "interrupted".into(),
+            }),
+            None,
+        ),
+        Ended::PipeClosed => return ExitCode::Ok.code(),
+    };
+    let result = recorder.finish(status, error, millis(started));
+    frontend.handle(&Event::RunCompleted { result });
+    if frontend.broken() {
+        return ExitCode::Ok.code();
+    }
+    if let Some(report) = &report {
+        ui::to_stderr(&report.to_string());
+    }
+    match status {
+        RunStatus::Ok => ExitCode::Ok,
+        RunStatus::Interrupted => ExitCode::Interrupted,
+        RunStatus::Limit => ExitCode::Limit,
+        RunStatus::Denied => ExitCode::Denied,
+        RunStatus::Error => report.map_or(ExitCode::Runtime, |r| r.exit),
+    }
+    .code()
+}
+
+enum Ended {
+    Turn(TurnEnd),
+    Interrupted,
+    PipeClosed,
+}

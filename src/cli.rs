@@ -1,0 +1,60 @@
+//! The command line as clap sees it: plain data, no behaviour. `config::resolve` turns it into
+//! `Settings`; nothing else reads these types.
+
+use clap::Parser;
+
+/// A shell-integrated AI assistant: ask a question, and the model answers, reading files when it
+/// needs facts.
+#[derive(Debug, Default, Parser)]
+#[command(name = "ai", version, about, long_about = None)]
+pub struct Cli {
+    /// The request; words are joined by spaces. Piped stdin is appended as context.
+    #[arg(value_name = "PROMPT", trailing_var_arg = true)]
+    pub prompt: Vec<String>,
+
+    /// Print one JSON object on stdout when the run ends (schema_version 1).
+    #[arg(long, conflicts_with = "jsonl")]
+    pub json: bool,
+
+    /// Print one JSON event per line on stdout while the run goes on.
+    #[arg(long)]
+    pub jsonl: bool,
+
+    /// Print every effective setting and where it came from (secrets redacted), then exit.
+    #[arg(long)]
+    pub show_config: bool,
+
+    /// Model name [env: SWEBASH_AI_MODEL]
+    #[arg(short = 'm', long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// Provider or service: openai (alias openai-compatible), groq, openrouter, deepseek, mistral,
+    /// together, lmstudio, vllm, llamacpp, ollama [env: SWEBASH_AI_PROVIDER]
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
+
+    /// Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
+    /// [env: SWEBASH_AI_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Tools to offer the model, comma-separated: fs,exec,web
+    #[arg(long, value_name = "LIST", conflicts_with = "no_tools")]
+    pub tools: Option<String>,
+
+    /// Offer no tools at all.
+    #[arg(long)]
+    pub no_tools: bool,
+
+    /// Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]
+    #[arg(long, value_name = "N")]
+    pub max_iterations: Option<String>,
+
+    /// Ask for the whole reply at once instead of streaming it.
+    #[arg(long)]
+    pub no_stream: bool,
+
+    /// Print only the answer: no tool traces or notices on stderr (errors still appear).
+    #[arg(short, long)]
+    pub quiet: bool,
+}

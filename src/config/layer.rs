@@ -1,0 +1,264 @@
+//! The layers settings come from (flags, environment, config file, defaults) and the resolver that
+//! takes each value from the first layer that has it, remembering where it came from.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::error::ConfigError;
+
+/// The prefix of every variable of ours (DESIGN §4).
+pub const ENV_PREFIX: &str = "SWEBASH_AI_";
+
+/// A snapshot of the process environment, taken once at start-up so that nothing below reads
+/// `std::env` (and tests can hand in their own).
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: HashMap<String, String>,
+}
+
+impl Env {
+    pub fn from_process() -> Self {
+        Env {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        }
+    }
+
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Env {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// A variable's value; an empty value counts as unset, as most CLIs treat it.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+}
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Flag,
+    Env,
+    File,
+    Default,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Source::Flag => "flag",
+            Source::Env => "env",
+            Source::File => "file",
+            Source::Default => "default",
+        })
+    }
+}
+
+/// One line of `--show-config`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub env_name: String,
+    pub value: String,
+    pub source: Source,
+}
+
+/// A secret (an API key): its Debug and Display never show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+/// The values of the config file, flattened to strings keyed by setting name.
+#[derive(Debug, Default)]
+pub struct FileLayer {
+    pub path: Option<PathBuf>,
+    values: BTreeMap<String, String>,
+}
+
+impl FileLayer {
+    /// Reads `path` if it exists. A missing file is an empty layer; an unreadable or malformed one
+    /// is a configuration error naming the file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(FileLayer::default());
+            }
+            Err(err) => {
+                return Err(ConfigError::File {
+                    path: path.display().to_string(),
+                    message: err.to_string(),
+                });
+            }
+        };
+        Self::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let file_error = |message: String| ConfigError::File {
+            path: path.display().to_string(),
+            message,
+        };
+        let table: toml::Table = text
+            .parse()
+            .map_err(|err: toml::de::Error| file_error(err.message().to_string()))?;
+        let mut values = BTreeMap::new();
+        for (key, value) in table {
+            let text = match value {
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                toml::Value::Array(items) => items
+                    .iter()
+                    .map(|item| match item {
+                        toml::Value::String(s) => Ok(s.clone()),
+                        _ => Err(file_error(format!("`{key}` must be a list of strings"))),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+                    .join(":"),
+                // Tables (e.g. `[[mcp_servers]]`) belong to features that read them themselves.
+                _ => continue,
+            };
+            values.insert(key, text);
+        }
+        Ok(FileLayer {
+            path: Some(path.to_path_buf()),
+            values,
+        })
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+}
+
+/// Takes each setting from the first layer that has it and records what it did for
+/// `--show-config`.
+pub struct Resolver<'a> {
+    flags: HashMap<&'static str, (&'static str, String)>,
+    env: &'a Env,
+    file: &'a FileLayer,
+    pub shown: Vec<Shown>,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(env: &'a Env, file: &'a FileLayer) -> Self {
+        Resolver {
+            flags: HashMap::new(),
+            env,
+            file,
+            shown: Vec::new(),
+        }
+    }
+
+    /// Records a flag value for `key` (`flag` is its spelling, for error messages).
+    pub fn flag(&mut self, key: &'static str, flag: &'static str, value: Option<String>) {
+        if let Some(value) = value {
+            self.flags.insert(key, (flag, value));
+        }
+    }
+
+    /// The raw text of `key` with where it came from and the name to blame in errors.
+    fn raw(&self, key: &str) -> Option<(String, Source, String)> {
+        let env_name = env_name(key);
+        if let Some((flag, value)) = self.flags.get(key) {
+            return Some((value.clone(), Source::Flag, (*flag).to_string()));
+        }
+        if let Some(value) = self.env.get(&env_name) {
+            return Some((value.to_string(), Source::Env, env_name));
+        }
+        if let Some(value) = self.file.values.get(key) {
+            let path = self
+                .file
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            return Some((value.clone(), Source::File, format!("`{key}` in {path}")));
+        }
+        None
+    }
+
+    /// Resolves `key`, parsing its text with `parse`; `expected` says what a valid value looks like.
+    pub fn get<T>(
+        &mut self,
+        key: &str,
+        default: T,
+        expected: &str,
+        parse: impl Fn(&str) -> Option<T>,
+        show: impl Fn(&T) -> String,
+    ) -> Result<T, ConfigError> {
+        let (value, source) = match self.raw(key) {
+            Some((text, source, blame)) => {
+                let value = parse(text.trim()).ok_or_else(|| ConfigError::Invalid {
+                    name: blame,
+                    value: text.clone(),
+                    expected: expected.to_string(),
+                })?;
+                (value, source)
+            }
+            None => (default, Source::Default),
+        };
+        self.shown.push(Shown {
+            env_name: env_name(key),
+            value: show(&value),
+            source,
+        });
+        Ok(value)
+    }
+
+    /// Resolves an optional text setting (no default).
+    pub fn text(&mut self, key: &str) -> Option<String> {
+        let found = self.raw(key);
+        self.shown.push(Shown {
+            env_name: env_name(key),
+            value: found.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
+            source: found.as_ref().map_or(Source::Default, |f| f.1),
+        });
+        found.map(|f| f.0)
+    }
+
+    /// Resolves a secret: recorded as `<redacted>` when set.
+    pub fn secret(&mut self, key: &str) -> Option<Secret> {
+        let found = self.raw(key);
+        self.shown.push(Shown {
+            env_name: env_name(key),
+            value: if found.is_some() {
+                "<redacted>".into()
+            } else {
+                String::new()
+            },
+            source: found.as_ref().map_or(Source::Default, |f| f.1),
+        });
+        found.map(|f| Secret::new(f.0))
+    }
+}
+
+pub fn env_name(key: &str) -> String {
+    format!("{ENV_PREFIX}{}", key.to_ascii_uppercase())
+}

@@ -1,0 +1,12 @@
+//! swebash-ai: the library behind the `ai` binary. `app::run` is the whole program; the modules
+//! below it follow the dependency direction of STYLE.md (protocol at the bottom, app at the top).
+
+pub mod agent;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod protocol;
+pub mod provider;
+pub mod tool;
+pub mod ui;

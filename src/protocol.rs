@@ -1,0 +1,276 @@
+//! The plain data every layer speaks: messages, tool specs and calls, tool results, agent events and
+//! the `--json` result object. It imports nothing else of ours, so every front end and every test
+//! can depend on it without dragging in I/O.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The schema version of the `--json` object and `run.completed` event (DESIGN §3).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One message of a conversation, in the provider-neutral shape the agent keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        content: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    Tool {
+        tool_call_id: String,
+        name: String,
+        content: String,
+    },
+}
+
+/// A tool offered to the model: its name, what it does and the JSON Schema of its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// A call the model asked for. `arguments` is whatever JSON the model produced; it is validated by
+/// the tool before anything runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// How the model may use tools on a request (`SWEBASH_AI_TOOL_CHOICE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum ToolChoice {
+    Auto,
+    Required,
+    None,
+    Named(String),
+}
+
+/// Token counts as the provider reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+}
+
+/// The class of a failed tool result, told to the model so it knows whether to retry (DESIGN §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolErrorType {
+    ValidationError,
+    UserError,
+    SystemError,
+    PermissionError,
+    SecurityError,
+}
+
+/// What a tool call produced, exactly as it is fed back to the model (DESIGN §5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    pub success: bool,
+    pub data: Value,
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<ToolErrorType>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+    /// Said by the loop rather than the tool (e.g. that this answers a repeated call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl ToolResult {
+    pub fn ok(data: Value) -> Self {
+        ToolResult {
+            success: true,
+            data,
+            error: None,
+            error_type: None,
+            suggestion: None,
+            note: None,
+        }
+    }
+
+    pub fn fail(error_type: ToolErrorType, error: impl Into<String>) -> Self {
+        ToolResult {
+            success: false,
+            data: Value::Null,
+            error: Some(error.into()),
+            error_type: Some(error_type),
+            suggestion: None,
+            note: None,
+        }
+    }
+
+    pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
+        self.suggestion = Some(suggestion.into());
+        self
+    }
+
+    /// The text sent back to the model as the tool message.
+    pub fn to_model_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"success\":false}"))
+    }
+}
+
+/// How the loop decided to treat one call (DESIGN §3 `decision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    Approved,
+    Denied,
+    Blocked,
+    Duplicate,
+    Invalid,
+}
+
+/// The machine-readable code of a failed call (DESIGN §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CallErrorCode {
+    ToolNotFound,
+    InvalidArguments,
+    ParseError,
+    ExecutionFailed,
+    Timeout,
+    Denied,
+    Blocked,
+    Duplicate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallError {
+    pub code: CallErrorCode,
+    pub message: String,
+}
+
+/// One tool call as reported in the `--json` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    pub id: String,
+    pub name: String,
+    pub arguments: Value,
+    pub decision: Decision,
+    pub ok: bool,
+    pub exit_code: Option<i32>,
+    pub duration_ms: u64,
+    pub output_truncated: bool,
+    pub error: Option<CallError>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Ok,
+    Error,
+    Denied,
+    Limit,
+    Interrupted,
+}
+
+/// The class of the error that ended a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    Provider,
+    Network,
+    Config,
+    Io,
+    Limit,
+    Denied,
+    Interrupted,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// The `--json` object and the payload of `run.completed` (DESIGN §3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    pub status: RunStatus,
+    pub answer: String,
+    pub provider: String,
+    pub model: String,
+    pub tool_format: String,
+    pub iterations: u32,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub usage: Usage,
+    pub duration_ms: u64,
+    pub error: Option<RunError>,
+}
+
+/// Which output stream of a running tool a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
+}
+
+/// Everything that happens in a run, in order. Every front end consumes this one stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    #[serde(rename = "run.started")]
+    RunStarted {
+        provider: String,
+        model: String,
+        tool_format: String,
+    },
+    #[serde(rename = "message.delta")]
+    MessageDelta { text: String },
+    #[serde(rename = "tool_call.started")]
+    ToolCallStarted {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
+    #[serde(rename = "approval.requested")]
+    ApprovalRequested { id: String, reason: String },
+    #[serde(rename = "approval.decided")]
+    ApprovalDecided { id: String, decision: Decision },
+    #[serde(rename = "tool_call.output")]
+    ToolCallOutput {
+        id: String,
+        stream: OutputStream,
+        chunk: String,
+    },
+    #[serde(rename = "tool_call.completed")]
+    ToolCallCompleted {
+        #[serde(flatten)]
+        record: ToolCallRecord,
+    },
+    #[serde(rename = "turn.completed")]
+    TurnCompleted { usage: Usage, iterations: u32 },
+    /// Something the user should know that is neither answer nor error (e.g. a retry).
+    #[serde(rename = "notice")]
+    Notice { message: String },
+    #[serde(rename = "run.completed")]
+    RunCompleted {
+        #[serde(flatten)]
+        result: RunResult,
+    },
+}

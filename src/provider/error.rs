@@ -1,0 +1,113 @@
+//! What can go wrong talking to a provider, classified so the retry loop and the error report can
+//! branch on it, and turned into a report with a hint the user can act on.
+
+use std::time::Duration;
+
+use crate::error::{ExitCode, Report};
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum ProviderError {
+    #[error("the server at {url} refused the credentials (HTTP {status}): {message}")]
+    Auth {
+        url: String,
+        status: u16,
+        message: String,
+    },
+    #[error("the server at {url} does not know the model {model:?}: {message}")]
+    UnknownModel {
+        url: String,
+        model: String,
+        message: String,
+    },
+    #[error("the server at {url} rejected the request (HTTP {status}): {message}")]
+    BadRequest {
+        url: String,
+        status: u16,
+        message: String,
+    },
+    #[error("rate limited by {url} (HTTP {status}): {message}")]
+    RateLimited {
+        url: String,
+        status: u16,
+        retry_after: Option<Duration>,
+        message: String,
+    },
+    #[error("the server at {url} failed (HTTP {status}): {message}")]
+    Server {
+        url: String,
+        status: u16,
+        message: String,
+    },
+    #[error("cannot connect to {url}: {message}")]
+    Connect { url: String, message: String },
+    #[error("{url} timed out: {what}")]
+    Timeout { url: String, what: String },
+    #[error("the connection to {url} broke mid-reply: {message}")]
+    Interrupted { url: String, message: String },
+    #[error("the server at {url} sent a malformed reply: {message}")]
+    BadResponse { url: String, message: String },
+    #[error("the server at {url} answered a streamed request with an empty body")]
+    EmptyStream { url: String },
+}
+
+impl ProviderError {
+    /// Whether trying again could help (before any output reached the user).
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            ProviderError::RateLimited { .. }
+                | ProviderError::Server { .. }
+                | ProviderError::Connect { .. }
+                | ProviderError::Timeout { .. }
+                | ProviderError::Interrupted { .. }
+        )
+    }
+
+    /// How long the server asked us to wait, if it said.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ProviderError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// Network failures versus the provider's own answers (the `--json` error kind).
+    pub fn is_network(&self) -> bool {
+        matches!(
+            self,
+            ProviderError::Connect { .. }
+                | ProviderError::Timeout { .. }
+                | ProviderError::Interrupted { .. }
+        )
+    }
+
+    pub fn hint(&self) -> Option<&'static str> {
+        Some(match self {
+            ProviderError::Auth { .. } => {
+                "check the API key: SWEBASH_AI_API_KEY, or the provider's own variable (e.g. OPENAI_API_KEY)"
+            }
+            ProviderError::UnknownModel { .. } => {
+                "pick a model the endpoint serves with -m or SWEBASH_AI_MODEL"
+            }
+            ProviderError::Connect { .. } => {
+                "is the server running? check SWEBASH_AI_BASE_URL or --base-url"
+            }
+            ProviderError::Timeout { .. } => {
+                "raise SWEBASH_AI_HTTP_TIMEOUT or SWEBASH_AI_HTTP_IDLE_TIMEOUT for slow servers"
+            }
+            ProviderError::RateLimited { .. } => "wait a moment and try again",
+            ProviderError::BadResponse { .. } => {
+                "is the base URL an OpenAI-compatible endpoint? it usually ends in /v1"
+            }
+            _ => return None,
+        })
+    }
+
+    pub fn to_report(&self) -> Report {
+        let report = Report::new(ExitCode::Runtime, self.to_string());
+        match self.hint() {
+            Some(hint) => report.with_hint(hint),
+            None => report,
+        }
+    }
+}

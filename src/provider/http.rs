@@ -1,0 +1,387 @@
+//! HTTP plumbing shared by every provider: the client (rustls with ring, built only when a request
+//! is about to be made), timeouts, classification of failures, and bounded retries with backoff.
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use serde_json::Value;
+
+use super::{ProviderError, ProviderEvent, Sink};
+use crate::config::{HttpSettings, Secret};
+
+/// The longest `Retry-After` we are willing to sit through; longer ones end the run instead.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+const BACKOFF_BASE: Duration = Duration::from_millis(250);
+const BACKOFF_CAP: Duration = Duration::from_secs(8);
+
+pub struct HttpClient {
+    client: reqwest::Client,
+    pub settings: HttpSettings,
+}
+
+impl HttpClient {
+    pub fn new(settings: HttpSettings) -> Result<Self, ProviderError> {
+        // Installing twice is harmless; without a provider, rustls-no-provider panics on HTTPS.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .connect_timeout(settings.connect_timeout)
+            .user_agent(concat!("swebash-ai/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|err| ProviderError::Connect {
+                url: String::new(),
+                message: format!("cannot set up the HTTP client: {err}"),
+            })?;
+        Ok(HttpClient { client, settings })
+    }
+
+    /// Sends a request and turns transport failures and non-2xx statuses into `ProviderError`s.
+    pub async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        url: &str,
+        model: &str,
+        deadline: Instant,
+    ) -> Result<reqwest::Response, ProviderError> {
+        let response = within(
+            deadline,
+            url,
+            "no response before the request timeout",
+            async {
+                request
+                    .send()
+                    .await
+                    .map_err(|err| transport_error(url, &err))
+            },
+        )
+        .await?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = parse_retry_after(response.headers());
+        let body = within(deadline, url, "the error body never finished", async {
+            Ok(response.text().await.unwrap_or_default())
+        })
+        .await?;
+        Err(classify_status(
+            url,
+            model,
+            status.as_u16(),
+            retry_after,
+            &body,
+        ))
+    }
+
+    pub fn post(&self, url: &str, key: Option<&Secret>, body: &Value) -> reqwest::RequestBuilder {
+        let request = self
+            .client
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        authorize(request, key)
+    }
+
+    pub fn get(&self, url: &str, key: Option<&Secret>) -> reqwest::RequestBuilder {
+        authorize(self.client.get(url), key)
+    }
+
+    /// The deadline of a request started now.
+    pub fn deadline(&self) -> Instant {
+        Instant::now() + self.settings.request_timeout
+    }
+}
+
+fn authorize(request: reqwest::RequestBuilder, key: Option<&Secret>) -> reqwest::RequestBuilder {
+    match key {
+        Some(key) => request.bearer_auth(key.expose()),
+        None => request,
+    }
+}
+
+/// Reads the next piece of a streamed body, allowing at most the idle timeout of silence.
+pub async fn next_chunk(
+    response: &mut reqwest::Response,
+    url: &str,
+    idle: Duration,
+    deadline: Instant,
+) -> Result<Option<Vec<u8>>, ProviderError> {
+    let wait = idle.min(deadline.saturating_duration_since(Instant::now()));
+    match tokio::time::timeout(wait, response.chunk()).await {
+        Ok(Ok(chunk)) => Ok(chunk.map(|bytes| bytes.to_vec())),
+        Ok(Err(err)) => Err(ProviderError::Interrupted {
+            url: url.to_string(),
+            message: error_chain(&err),
+        }),
+        Err(_) if Instant::now() >= deadline => Err(ProviderError::Timeout {
+            url: url.to_string(),
+            what: "the reply did not finish before the request timeout".into(),
+        }),
+        Err(_) => Err(ProviderError::Timeout {
+            url: url.to_string(),
+            what: format!(
+                "no data for {} s in the middle of a reply",
+                idle.as_secs_f64()
+            ),
+        }),
+    }
+}
+
+/// Reads a whole body before the deadline.
+pub async fn read_body(
+    response: reqwest::Response,
+    url: &str,
+    deadline: Instant,
+) -> Result<String, ProviderError> {
+    within(
+        deadline,
+        url,
+        "the reply did not finish before the request timeout",
+        async {
+            response
+                .text()
+                .await
+                .map_err(|err| ProviderError::Interrupted {
+                    url: url.to_string(),
+                    message: error_chain(&err),
+                })
+        },
+    )
+    .await
+}
+
+async fn within<T>(
+    deadline: Instant,
+    url: &str,
+    what: &str,
+    work: impl Future<Output = Result<T, ProviderError>>,
+) -> Result<T, ProviderError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    tokio::time::timeout(left, work).await.unwrap_or_else(|_| {
+        Err(ProviderError::Timeout {
+            url: url.to_string(),
+            what: what.to_string(),
+        })
+    })
+}
+
+/// Decides whether a failed attempt is tried again, and after how long. Nothing is retried once
+/// text reached the user: repeating the request would show it twice.
+pub struct RetryBudget {
+    left: u32,
+    tries: u32,
+}
+
+impl RetryBudget {
+    pub fn new(settings: &HttpSettings) -> Self {
+        RetryBudget {
+            left: settings.retries,
+            tries: 0,
+        }
+    }
+
+    /// The wait before the next attempt, or `None` when `err` is final. Reports the retry to `sink`.
+    pub fn next_delay(
+        &mut self,
+        err: &ProviderError,
+        output_started: bool,
+        sink: &mut Sink<'_>,
+    ) -> Option<Duration> {
+        if !err.is_retryable() || output_started || self.left == 0 {
+            return None;
+        }
+        let delay = match err.retry_after() {
+            Some(wait) if wait > MAX_RETRY_AFTER => return None,
+            Some(wait) => wait,
+            None => backoff(self.tries),
+        };
+        self.left -= 1;
+        self.tries += 1;
+        sink(ProviderEvent::Retrying {
+            attempt: self.tries,
+            delay,
+            reason: err.to_string(),
+        });
+        Some(delay)
+    }
+}
+
+/// Exponential backoff with jitter: between half and all of base * 2^n, capped.
+fn backoff(tries: u32) -> Duration {
+    let full = BACKOFF_BASE
+        .saturating_mul(1u32 << tries.min(10))
+        .min(BACKOFF_CAP);
+    // A cheap jitter source: the sub-second clock is random enough to spread clients apart.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let fraction = 0.5 + f64::from(nanos % 1000) / 2000.0;
+    full.mul_f64(fraction)
+}
+
+fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = headers.get(RETRY_AFTER)?.to_str().ok()?;
+    let secs: f64 = text.trim().parse().ok()?;
+    (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs))
+}
+
+fn transport_error(url: &str, err: &reqwest::Error) -> ProviderError {
+    let message = error_chain(err);
+    if err.is_timeout() {
+        ProviderError::Timeout {
+            url: url.to_string(),
+            what: "connecting took too long".into(),
+        }
+    } else if err.is_connect() {
+        ProviderError::Connect {
+            url: url.to_string(),
+            message,
+        }
+    } else {
+        ProviderError::Interrupted {
+            url: url.to_string(),
+            message,
+        }
+    }
+}
+
+/// The innermost useful description of an error ("connection refused", not "error sending
+/// request").
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(inner) = source {
+        let text = inner.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = inner.source();
+    }
+    parts.last().cloned().unwrap_or_default()
+}
+
+/// The server's own error message from a JSON or plain body, shortened.
+pub fn server_message(body: &str) -> String {
+    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
+        let error = v.get("error").unwrap_or(&v);
+        error
+            .get("message")
+            .or_else(|| error.get("detail"))
+            .and_then(Value::as_str)
+            .map(String::from)
+            .or_else(|| error.as_str().map(String::from))
+    });
+    let text = from_json.unwrap_or_else(|| body.trim().to_string());
+    if text.is_empty() {
+        return "(no message)".into();
+    }
+    shorten(&text, 300)
+}
+
+pub fn shorten(text: &str, max_chars: usize) -> String {
+    let mut out: String = text.chars().take(max_chars).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn classify_status(
+    url: &str,
+    model: &str,
+    status: u16,
+    retry_after: Option<Duration>,
+    body: &str,
+) -> ProviderError {
+    let message = server_message(body);
+    let url = url.to_string();
+    let mentions_model = {
+        let lower = body.to_ascii_lowercase();
+        lower.contains("model_not_found") || (lower.contains("model") && lower.contains("not"))
+    };
+    match status {
+        401 | 403 => ProviderError::Auth {
+            url,
+            status,
+            message,
+        },
+        404 if mentions_model => ProviderError::UnknownModel {
+            url,
+            model: model.to_string(),
+            message,
+        },
+        404 => ProviderError::BadRequest {
+            url,
+            status,
+            message: format!("{message} (is the base URL right? it usually ends in /v1)"),
+        },
+        400 if mentions_model && body.contains("model_not_found") => ProviderError::UnknownModel {
+            url,
+            model: model.to_string(),
+            message,
+        },
+        408 => ProviderError::Timeout {
+            url,
+            what: "the server timed the request out".into(),
+        },
+        429 | 529 => ProviderError::RateLimited {
+            url,
+            status,
+            retry_after,
+            message,
+        },
+        500..=599 => ProviderError::Server {
+            url,
+            status,
+            message,
+        },
+        _ => ProviderError::BadRequest {
+            url,
+            status,
+            message,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_distinct_errors() {
+        let c = |status, body| classify_status("u", "m", status, None, body);
+        assert!(matches!(c(401, "{}"), ProviderError::Auth { .. }));
+        assert!(matches!(
+            c(
+                404,
+                r#"{"error":{"message":"The model `x` does not exist","code":"model_not_found"}}"#
+            ),
+            ProviderError::UnknownModel { .. }
+        ));
+        assert!(matches!(c(429, ""), ProviderError::RateLimited { .. }));
+        assert!(matches!(c(503, ""), ProviderError::Server { .. }));
+        let bad = c(400, r#"{"error":{"message":"messages: field required"}}"#);
+        assert!(
+            matches!(bad, ProviderError::BadRequest { ref message, .. } if message == "messages: field required")
+        );
+    }
+
+    #[test]
+    fn server_message_reads_the_common_shapes() {
+        assert_eq!(server_message(r#"{"error":"boom"}"#), "boom");
+        assert_eq!(server_message(r#"{"detail":"nope"}"#), "nope");
+        assert_eq!(server_message("<html>502</html>"), "<html>502</html>");
+        assert_eq!(server_message(""), "(no message)");
+    }
+
+    #[test]
+    fn backoff_grows_and_stays_within_bounds() {
+        for tries in 0..12 {
+            let full = BACKOFF_BASE
+                .saturating_mul(1 << tries.min(10))
+                .min(BACKOFF_CAP);
+            let d = backoff(tries);
+            assert!(d >= full / 2 && d <= full, "{tries}: {d:?}");
+        }
+    }
+}

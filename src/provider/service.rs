@@ -1,0 +1,282 @@
+//! OpenAI-compatible services are rows of a table, not code: a name, a base URL, the variable that
+//! holds its key and a default model. Choosing the endpoint from settings happens here too.
+
+use std::process::Command;
+
+use crate::config::{Env, Secret, Settings};
+use crate::error::ConfigError;
+
+/// One OpenAI-compatible service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Service {
+    pub name: &'static str,
+    pub base_url: &'static str,
+    /// The variable holding its API key; `None` for local servers that need none.
+    pub key_var: Option<&'static str>,
+    /// `None`: ask the server's `/models` for the first model it serves.
+    pub default_model: Option<&'static str>,
+}
+
+pub const SERVICES: &[Service] = &[
+    Service {
+        name: "openai",
+        base_url: "https://api.openai.com/v1",
+        key_var: Some("OPENAI_API_KEY"),
+        default_model: Some("gpt-4o-mini"),
+    },
+    Service {
+        name: "groq",
+        base_url: "https://api.groq.com/openai/v1",
+        key_var: Some("GROQ_API_KEY"),
+        default_model: Some("llama-3.3-70b-versatile"),
+    },
+    Service {
+        name: "openrouter",
+        base_url: "https://openrouter.ai/api/v1",
+        key_var: Some("OPENROUTER_API_KEY"),
+        default_model: Some("openai/gpt-4o-mini"),
+    },
+    Service {
+        name: "deepseek",
+        base_url: "https://api.deepseek.com/v1",
+        key_var: Some("DEEPSEEK_API_KEY"),
+        default_model: Some("deepseek-chat"),
+    },
+    Service {
+        name: "mistral",
+        base_url: "https://api.mistral.ai/v1",
+        key_var: Some("MISTRAL_API_KEY"),
+        default_model: Some("mistral-small-latest"),
+    },
+    Service {
+        name: "together",
+        base_url: "https://api.together.xyz/v1",
+        key_var: Some("TOGETHER_API_KEY"),
+        default_model: Some("meta-llama/Llama-3.3-70B-Instruct-Turbo"),
+    },
+    Service {
+        name: "lmstudio",
+        base_url: "http://127.0.0.1:1234/v1",
+        key_var: None,
+        default_model: None,
+    },
+    Service {
+        name: "vllm",
+        base_url: "http://127.0.0.1:8000/v1",
+        key_var: Some("VLLM_API_KEY"),
+        default_model: None,
+    },
+    Service {
+        name: "llamacpp",
+        base_url: "http://127.0.0.1:8080/v1",
+        key_var: None,
+        default_model: None,
+    },
+    Service {
+        name: "ollama",
+        base_url: "http://127.0.0.1:11434/v1",
+        key_var: None,
+        default_model: None,
+    },
+];
+
+/// The endpoint a run talks to.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub service: &'static str,
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    /// `None` until asked of the server's `/models`.
+    pub model: Option<String>,
+}
+
+fn find_service(name: &str) -> Option<&'static Service> {
+    let name = name.to_ascii_lowercase();
+    let name = match name.as_str() {
+        "openai-compatible" | "openai_compatible" => "openai",
+        "llama.cpp" | "llama-cpp" => "llamacpp",
+        "lm-studio" => "lmstudio",
+        other => other,
+    };
+    SERVICES.iter().find(|s| s.name == name)
+}
+
+/// Chooses the endpoint: the named provider, else an explicit base URL (OpenAI-compatible), else
+/// the first service whose key is in the environment.
+pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, ConfigError> {
+    let service = match &settings.provider {
+        Some(name) => find_service(name).ok_or_else(|| ConfigError::Invalid {
+            name: "SWEBASH_AI_PROVIDER".into(),
+            value: name.clone(),
+            expected: format!(
+                "one of {} (alias openai-compatible)",
+                SERVICES
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })?,
+        None if settings.base_url.is_some() => &SERVICES[0],
+        None => SERVICES
+            .iter()
+            .find(|s| s.key_var.is_some_and(|var| env.get(var).is_some()))
+            .ok_or(ConfigError::NoProvider)?,
+    };
+    let base_url = settings
+        .base_url
+        .as_deref()
+        .unwrap_or(service.base_url)
+        .trim_end_matches('/')
+        .to_string();
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(ConfigError::Invalid {
+            name: "SWEBASH_AI_BASE_URL".into(),
+            value: base_url,
+            expected: "an http:// or https:// URL".into(),
+        });
+    }
+    let own_url = base_url == service.base_url;
+    let api_key = match (&settings.api_key, &settings.api_key_cmd) {
+        (Some(key), _) => Some(key.clone()),
+        (None, Some(cmd)) => Some(key_from_command(cmd)?),
+        // A service's own key goes only to that service's own URL: never leak it elsewhere.
+        (None, None) if own_url => service
+            .key_var
+            .and_then(|var| env.get(var))
+            .map(Secret::new),
+        (None, None) => None,
+    };
+    let model = settings
+        .model
+        .clone()
+        .or_else(|| service.default_model.filter(|_| own_url).map(String::from));
+    Ok(Endpoint {
+        service: service.name,
+        base_url,
+        api_key,
+        model,
+    })
+}
+
+/// Runs `SWEBASH_AI_API_KEY_CMD` and takes its first line as the key; its output is never shown.
+fn key_from_command(cmd: &str) -> Result<Secret, ConfigError> {
+    let failed = |why: String| ConfigError::Invalid {
+        name: "SWEBASH_AI_API_KEY_CMD".into(),
+        value: cmd.to_string(),
+        expected: format!("a command that prints the key ({why})"),
+    };
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|err| failed(err.to_string()))?;
+    if !output.status.success() {
+        return Err(failed(format!("it exited with {}", output.status)));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    match text.lines().next().map(str::trim).filter(|k| !k.is_empty()) {
+        Some(key) => Ok(Secret::new(key)),
+        None => Err(failed("it printed nothing".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use crate::config::{FileLayer, resolve};
+    use clap::Parser;
+
+    fn endpoint(args: &[&str], env: &[(&str, &str)]) -> Result<Endpoint, ConfigError> {
+        let mut argv = vec!["ai"];
+        argv.extend_from_slice(args);
+        let cli = Cli::try_parse_from(argv).unwrap_or_default();
+        let env = Env::from_pairs(env.iter().copied());
+        let settings = resolve(&cli, &env, &FileLayer::default())?;
+        select_endpoint(&settings, &env)
+    }
+
+    #[test]
+    fn nothing_configured_is_no_provider() {
+        assert_eq!(endpoint(&[], &[]).err(), Some(ConfigError::NoProvider));
+    }
+
+    #[test]
+    fn a_base_url_means_openai_compatible_without_leaking_the_openai_key() {
+        let e = endpoint(
+            &[],
+            &[
+                ("SWEBASH_AI_BASE_URL", "http://127.0.0.1:9/v1/"),
+                ("OPENAI_API_KEY", "sk-x"),
+            ],
+        );
+        let e = e.ok();
+        assert_eq!(
+            e.as_ref().map(|e| e.base_url.as_str()),
+            Some("http://127.0.0.1:9/v1")
+        );
+        assert_eq!(e.as_ref().map(|e| e.api_key.is_none()), Some(true));
+        assert_eq!(e.and_then(|e| e.model), None);
+    }
+
+    #[test]
+    fn a_service_key_in_the_environment_selects_that_service() {
+        let e = endpoint(&[], &[("GROQ_API_KEY", "gsk")]).ok();
+        assert_eq!(e.as_ref().map(|e| e.service), Some("groq"));
+        assert_eq!(
+            e.as_ref()
+                .and_then(|e| e.api_key.as_ref())
+                .map(|k| k.expose().to_string())
+                .as_deref(),
+            Some("gsk")
+        );
+        assert_eq!(
+            e.and_then(|e| e.model).as_deref(),
+            Some("llama-3.3-70b-versatile")
+        );
+    }
+
+    #[test]
+    fn provider_alias_and_unknown_provider() {
+        let e = endpoint(
+            &[
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                "http://h/v1",
+            ],
+            &[],
+        )
+        .ok();
+        assert_eq!(e.map(|e| e.service), Some("openai"));
+        let err = endpoint(&["--provider", "nope"], &[]).err();
+        assert!(
+            matches!(err, Some(ConfigError::Invalid { ref name, .. }) if name == "SWEBASH_AI_PROVIDER")
+        );
+    }
+
+    #[test]
+    fn key_command_output_becomes_the_key() {
+        let e = endpoint(
+            &["--base-url", "http://h/v1"],
+            &[("SWEBASH_AI_API_KEY_CMD", "echo from-cmd")],
+        )
+        .ok();
+        assert_eq!(
+            e.and_then(|e| e.api_key)
+                .map(|k| k.expose().to_string())
+                .as_deref(),
+            Some("from-cmd")
+        );
+        let err = endpoint(
+            &["--base-url", "http://h/v1"],
+            &[("SWEBASH_AI_API_KEY_CMD", "exit 3")],
+        )
+        .err();
+        assert!(
+            matches!(err, Some(ConfigError::Invalid { ref name, .. }) if name == "SWEBASH_AI_API_KEY_CMD")
+        );
+    }
+}

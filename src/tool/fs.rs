@@ -1,0 +1,542 @@
+//! The read-only `filesystem` tool: read (line-numbered, windowed, text only), list (gitignore-aware,
+//! bounded), exists and metadata. Every path is resolved and checked against the roots first.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::path::PathError;
+use super::{Effect, Tool, ToolContext, ToolOutcome, parse_arguments, schema_of};
+use crate::protocol::{CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
+use crate::provider::BoxFuture;
+
+/// Lines returned by one read when the model gives no `limit`.
+const DEFAULT_LINES: u64 = 2000;
+/// Entries returned by one list.
+const MAX_ENTRIES: usize = 500;
+/// Bytes looked at to tell text from binary.
+const SNIFF_BYTES: usize = 8192;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Operation {
+    /// Read a text file, with line numbers.
+    Read,
+    /// List a directory (entries ignored by .gitignore are left out).
+    List,
+    /// Tell whether a path exists and what it is.
+    Exists,
+    /// Size, type, modification time and permissions of a path.
+    Metadata,
+}
+
+/// Arguments of the filesystem tool.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct FsArgs {
+    /// What to do.
+    operation: Operation,
+    /// The file or directory, relative to the working directory or absolute.
+    path: String,
+    /// read only: the first line to return, counting from 1.
+    #[serde(default)]
+    offset: Option<u64>,
+    /// read only: how many lines to return (default 2000).
+    #[serde(default)]
+    limit: Option<u64>,
+}
+
+pub struct FilesystemTool;
+
+impl Tool for FilesystemTool {
+    fn name(&self) -> &'static str {
+        "filesystem"
+    }
+
+    fn effect(&self) -> Effect {
+        Effect::Read
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name().into(),
+            description: "Read-only access to local files: read a text file (line-numbered; use \
+                          offset/limit for long files), list a directory, check whether a path \
+                          exists, or get its metadata."
+                .into(),
+            parameters: schema_of::<FsArgs>(),
+        }
+    }
+
+    fn validate(&self, arguments: &Value) -> Result<(), String> {
+        let args: FsArgs = parse_arguments(arguments)?;
+        if args.offset == Some(0) {
+            return Err("`offset` counts from 1".into());
+        }
+        if args.limit == Some(0) {
+            return Err("`limit` must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    fn run<'a>(&'a self, arguments: &'a Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let args: FsArgs = match parse_arguments(arguments) {
+                Ok(args) => args,
+                Err(message) => {
+                    return ToolOutcome::failed(
+                        CallErrorCode::InvalidArguments,
+                        super::invalid_arguments(self.name(), &message),
+                    );
+                }
+            };
+            run(&args, ctx)
+        })
+    }
+}
+
+fn run(args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
+    let path = match ctx.roots.resolve(&args.path, &ctx.cwd, ctx.home.as_deref()) {
+        Ok(path) => path,
+        Err(PathError::Empty) => {
+            return fail(
+                ToolErrorType::ValidationError,
+                "`path` is empty".into(),
+                None,
+            );
+        }
+        Err(PathError::Outside { resolved, roots }) => {
+            return ToolOutcome::failed(
+                CallErrorCode::Denied,
+                ToolResult::fail(
+                    ToolErrorType::PermissionError,
+                    format!(
+                        "{} resolves to {}, outside the allowed roots ({roots})",
+                        args.path,
+                        resolved.display()
+                    ),
+                )
+                .with_suggestion(
+                    "only paths under the working directory or the temp dir can be read",
+                ),
+            );
+        }
+    };
+    let shown = args.path.as_str();
+    match args.operation {
+        Operation::Read => read(&path, shown, args, ctx.fs_max_size),
+        Operation::List => list(&path, shown),
+        Operation::Exists => exists(&path, shown),
+        Operation::Metadata => metadata(&path, shown),
+    }
+}
+
+fn fail(kind: ToolErrorType, message: String, suggestion: Option<&str>) -> ToolOutcome {
+    let code = match kind {
+        ToolErrorType::ValidationError => CallErrorCode::InvalidArguments,
+        ToolErrorType::PermissionError | ToolErrorType::SecurityError => CallErrorCode::Denied,
+        _ => CallErrorCode::ExecutionFailed,
+    };
+    let mut result = ToolResult::fail(kind, message);
+    if let Some(suggestion) = suggestion {
+        result = result.with_suggestion(suggestion);
+    }
+    ToolOutcome::failed(code, result)
+}
+
+fn io_failure(err: &std::io::Error, shown: &str) -> ToolOutcome {
+    match err.kind() {
+        std::io::ErrorKind::NotFound => fail(
+            ToolErrorType::UserError,
+            format!("{shown}: no such file or directory"),
+            Some("list the parent directory to see what exists"),
+        ),
+        std::io::ErrorKind::PermissionDenied => fail(
+            ToolErrorType::PermissionError,
+            format!("{shown}: permission denied"),
+            None,
+        ),
+        _ => fail(ToolErrorType::SystemError, format!("{shown}: {err}"), None),
+    }
+}
+
+fn read(path: &Path, shown: &str, args: &FsArgs, max_size: u64) -> ToolOutcome {
+    if path.is_dir() {
+        return fail(
+            ToolErrorType::UserError,
+            format!("{shown} is a directory"),
+            Some("use operation `list` for directories"),
+        );
+    }
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(err) => return io_failure(&err, shown),
+    };
+    let mut head = vec![0u8; SNIFF_BYTES];
+    let sniffed = match read_up_to(&mut file, &mut head) {
+        Ok(n) => n,
+        Err(err) => return io_failure(&err, shown),
+    };
+    if head[..sniffed].contains(&0) {
+        return fail(
+            ToolErrorType::UserError,
+            format!("{shown} is a binary file; only text files can be read"),
+            Some("use operation `metadata` to learn its size and type"),
+        );
+    }
+    let reader = BufReader::new(std::io::Cursor::new(head[..sniffed].to_vec()).chain(file));
+    let first = args.offset.unwrap_or(1);
+    let limit = args.limit.unwrap_or(DEFAULT_LINES);
+    match window(reader, first, limit, max_size) {
+        Ok(window) => {
+            let mut data = json!({
+                "path": shown,
+                "content": window.content,
+                "total_lines": window.total_lines,
+            });
+            if window.returned > 0 {
+                data["lines"] = json!(format!("{}-{}", first, first + window.returned - 1));
+            }
+            if let Some(next) = window.next_offset {
+                data["truncated"] = json!(true);
+                data["next_offset"] = json!(next);
+            }
+            let mut outcome = ToolOutcome::ok(data);
+            outcome.output_truncated = window.next_offset.is_some();
+            outcome
+        }
+        Err(WindowError::NotUtf8 { line }) => fail(
+            ToolErrorType::UserError,
+            format!("{shown} is not UTF-8 text (line {line})"),
+            None,
+        ),
+        Err(WindowError::Io(err)) => io_failure(&err, shown),
+    }
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+struct Window {
+    content: String,
+    returned: u64,
+    total_lines: u64,
+    next_offset: Option<u64>,
+}
+
+enum WindowError {
+    NotUtf8 { line: u64 },
+    Io(std::io::Error),
+}
+
+/// Lines `first..first+limit` numbered like `cat -n`, at most `max_bytes` of them; the rest of
+/// the file is only counted.
+fn window(
+    mut reader: impl BufRead,
+    first: u64,
+    limit: u64,
+    max_bytes: u64,
+) -> Result<Window, WindowError> {
+    let mut content = String::new();
+    let mut number = 0u64;
+    let mut returned = 0u64;
+    let mut next_offset = None;
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if reader
+            .read_until(b'\n', &mut raw)
+            .map_err(WindowError::Io)?
+            == 0
+        {
+            break;
+        }
+        number += 1;
+        if number < first || next_offset.is_some() {
+            continue;
+        }
+        if returned == limit {
+            next_offset = Some(number);
+            continue;
+        }
+        let line = std::str::from_utf8(&raw).map_err(|_| WindowError::NotUtf8 { line: number })?;
+        let line = line.trim_end_matches(['\n', '\r']);
+        let numbered = format!("{number:>6}\t{line}\n");
+        if (content.len() + numbered.len()) as u64 > max_bytes {
+            next_offset = Some(number);
+            continue;
+        }
+        content.push_str(&numbered);
+        returned += 1;
+    }
+    Ok(Window {
+        content,
+        returned,
+        total_lines: number,
+        next_offset,
+    })
+}
+
+fn list(path: &Path, shown: &str) -> ToolOutcome {
+    if !path.is_dir() {
+        return match std::fs::metadata(path) {
+            Ok(_) => fail(
+                ToolErrorType::UserError,
+                format!("{shown} is not a directory"),
+                Some("use operation `read` for files"),
+            ),
+            Err(err) => io_failure(&err, shown),
+        };
+    }
+    let walker = ignore::WalkBuilder::new(path)
+        .max_depth(Some(1))
+        .hidden(false)
+        .require_git(false)
+        .git_global(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build();
+    let mut entries: Vec<String> = walker
+        .filter_map(Result::ok)
+        .filter(|entry| entry.depth() == 1)
+        .map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                format!("{name}/")
+            } else {
+                name
+            }
+        })
+        .collect();
+    entries.sort();
+    let total = entries.len();
+    entries.truncate(MAX_ENTRIES);
+    let mut outcome = ToolOutcome::ok(json!({
+        "path": shown,
+        "entries": entries,
+        "total": total,
+        "truncated": total > MAX_ENTRIES,
+    }));
+    outcome.output_truncated = total > MAX_ENTRIES;
+    outcome
+}
+
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    if meta.is_dir() {
+        "directory"
+    } else if meta.is_file() {
+        "file"
+    } else {
+        "other"
+    }
+}
+
+fn exists(path: &Path, shown: &str) -> ToolOutcome {
+    match std::fs::metadata(path) {
+        Ok(meta) => ToolOutcome::ok(json!({"path": shown, "exists": true, "type": kind_of(&meta)})),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            ToolOutcome::ok(json!({"path": shown, "exists": false}))
+        }
+        Err(err) => io_failure(&err, shown),
+    }
+}
+
+fn metadata(path: &Path, shown: &str) -> ToolOutcome {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) => return io_failure(&err, shown),
+    };
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs());
+    let mut data = json!({
+        "path": shown,
+        "type": kind_of(&meta),
+        "size": meta.len(),
+        "modified_unix": modified,
+        "readonly": meta.permissions().readonly(),
+    });
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        data["mode"] = json!(format!("{:o}", meta.permissions().mode() & 0o7777));
+    }
+    ToolOutcome::ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::Roots;
+
+    fn ctx(dir: &Path, max: u64) -> ToolContext {
+        let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        ToolContext {
+            roots: Roots::new(&["cwd".into()], &cwd, &cwd, None),
+            cwd,
+            home: None,
+            fs_max_size: max,
+        }
+    }
+
+    fn call(dir: &Path, max: u64, args: Value) -> ToolOutcome {
+        let parsed: Result<FsArgs, _> = parse_arguments(&args);
+        match parsed {
+            Ok(parsed) => run(&parsed, &ctx(dir, max)),
+            Err(message) => panic_free_invalid(&message),
+        }
+    }
+
+    fn panic_free_invalid(message: &str) -> ToolOutcome {
+        ToolOutcome::failed(
+            CallErrorCode::InvalidArguments,
+            ToolResult::fail(ToolErrorType::ValidationError, message),
+        )
+    }
+
+    #[test]
+    fn read_numbers_lines_and_windows_them() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        assert!(std::fs::write(dir.path().join("f.txt"), "one\ntwo\nthree\nfour\n").is_ok());
+        let out = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": "f.txt", "offset": 2, "limit": 2}),
+        );
+        assert!(out.result.success);
+        assert_eq!(
+            out.result.data["content"],
+            json!("     2\ttwo\n     3\tthree\n")
+        );
+        assert_eq!(out.result.data["next_offset"], json!(4));
+        assert_eq!(out.result.data["total_lines"], json!(4));
+        assert!(out.output_truncated);
+    }
+
+    #[test]
+    fn read_stops_at_the_size_limit_and_says_where_to_go_on() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        assert!(std::fs::write(dir.path().join("big.txt"), text).is_ok());
+        let out = call(
+            dir.path(),
+            64,
+            json!({"operation": "read", "path": "big.txt"}),
+        );
+        let content = out.result.data["content"].as_str().unwrap_or_default();
+        assert!(content.len() <= 64 && !content.is_empty());
+        assert!(out.result.data["next_offset"].as_u64().is_some());
+    }
+
+    #[test]
+    fn binary_and_non_utf8_files_are_refused() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        assert!(std::fs::write(dir.path().join("b.bin"), [0u8, 1, 2, 3]).is_ok());
+        assert!(
+            std::fs::write(
+                dir.path().join("l.txt"),
+                [b'o', b'k', b'\n', 0xff, 0xfe, b'\n']
+            )
+            .is_ok()
+        );
+        let bin = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": "b.bin"}),
+        );
+        assert!(!bin.result.success && bin.result.error.unwrap_or_default().contains("binary"));
+        let latin = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": "l.txt"}),
+        );
+        assert!(
+            latin
+                .result
+                .error
+                .unwrap_or_default()
+                .contains("not UTF-8 text (line 2)")
+        );
+    }
+
+    #[test]
+    fn list_respects_gitignore_and_marks_directories() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        let p = dir.path();
+        assert!(
+            std::fs::create_dir_all(p.join("src")).is_ok()
+                && std::fs::create_dir_all(p.join("target")).is_ok()
+        );
+        assert!(std::fs::write(p.join(".gitignore"), "target/\n*.log\n").is_ok());
+        assert!(
+            std::fs::write(p.join("a.log"), "x").is_ok()
+                && std::fs::write(p.join("Cargo.toml"), "x").is_ok()
+        );
+        let out = call(p, 1 << 20, json!({"operation": "list", "path": "."}));
+        assert_eq!(
+            out.result.data["entries"],
+            json!([".gitignore", "Cargo.toml", "src/"])
+        );
+    }
+
+    #[test]
+    fn exists_metadata_and_missing_files() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        assert!(std::fs::write(dir.path().join("f"), "abc").is_ok());
+        let yes = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "exists", "path": "f"}),
+        );
+        assert_eq!(yes.result.data["exists"], json!(true));
+        let no = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "exists", "path": "g"}),
+        );
+        assert_eq!(no.result.data["exists"], json!(false));
+        let meta = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "metadata", "path": "f"}),
+        );
+        assert_eq!(meta.result.data["size"], json!(3));
+        let missing = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": "g"}),
+        );
+        assert_eq!(missing.result.error_type, Some(ToolErrorType::UserError));
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let tool = FilesystemTool;
+        let missing = tool
+            .validate(&json!({"operation": "read"}))
+            .err()
+            .unwrap_or_default();
+        assert!(missing.contains("`path`"), "{missing}");
+        let bad_op = tool
+            .validate(&json!({"operation": "write", "path": "x"}))
+            .err()
+            .unwrap_or_default();
+        assert!(bad_op.contains("`write`"), "{bad_op}");
+        assert!(
+            tool.validate(&json!({"operation": "read", "path": "x", "offset": 0}))
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Tools the model can call: the `Tool` trait, the registry of enabled tools, and argument
+//! validation. A tool says what it does and checks its own arguments; whether it may run is the
+//! agent's question to the policy, never the tool's.
+
+mod fs;
+mod path;
+
+use std::path::PathBuf;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use fs::FilesystemTool;
+pub use path::{PathError, Roots};
+
+use crate::config::Settings;
+use crate::protocol::{CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
+use crate::provider::BoxFuture;
+
+/// What a tool does to the world, for the policy to weigh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Read,
+    Exec,
+    Network,
+}
+
+/// What a finished call produced: the result for the model plus facts for the record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    pub result: ToolResult,
+    pub exit_code: Option<i32>,
+    pub output_truncated: bool,
+    /// Set when the call failed, for the `--json` record.
+    pub error_code: Option<CallErrorCode>,
+}
+
+impl ToolOutcome {
+    pub fn ok(data: Value) -> Self {
+        ToolOutcome {
+            result: ToolResult::ok(data),
+            exit_code: None,
+            output_truncated: false,
+            error_code: None,
+        }
+    }
+
+    pub fn failed(code: CallErrorCode, result: ToolResult) -> Self {
+        ToolOutcome {
+            result,
+            exit_code: None,
+            output_truncated: false,
+            error_code: Some(code),
+        }
+    }
+}
+
+/// What tools need to know about where they run.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    pub roots: Roots,
+    pub fs_max_size: u64,
+}
+
+pub trait Tool {
+    fn name(&self) -> &'static str;
+    fn effect(&self) -> Effect;
+    /// The definition offered to the model; its `parameters` are derived from the argument type.
+    fn spec(&self) -> ToolSpec;
+    /// Checks the arguments without doing anything; the error names the field at fault.
+    fn validate(&self, arguments: &Value) -> Result<(), String>;
+    /// Does the work. Called only with arguments `validate` accepted.
+    fn run<'a>(&'a self, arguments: &'a Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome>;
+}
+
+/// The tools enabled for a run.
+#[derive(Default)]
+pub struct Registry {
+    tools: Vec<Box<dyn Tool>>,
+}
+
+impl Registry {
+    pub fn from_settings(settings: &Settings) -> Self {
+        let mut registry = Registry::default();
+        if settings.tools.fs {
+            registry.tools.push(Box::new(FilesystemTool));
+        }
+        registry
+    }
+
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec()).collect()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+        self.tools
+            .iter()
+            .find(|t| t.name() == name)
+            .map(|t| t.as_ref())
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+}
+
+/// Deserialises arguments into a tool's typed struct; the message says which field is wrong.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, String> {
+    if !arguments.is_object() {
+        return Err(format!(
+            "arguments must be a JSON object, got {}",
+            match arguments {
+                Value::String(_) => "a string that is not valid JSON",
+                Value::Array(_) => "an array",
+                Value::Null => "null",
+                _ => "a scalar",
+            }
+        ));
+    }
+    serde_json::from_value(arguments.clone()).map_err(|err| {
+        // serde's messages already name the field: "missing field `path`",
+        // "unknown variant `write`, expected one of `read`, `list`, ...".
+        let text = err.to_string();
+        text.split(" at line ").next().unwrap_or(&text).to_string()
+    })
+}
+
+/// The JSON Schema of an argument type, as providers want it (no `$schema`, no `title`).
+pub fn schema_of<T: schemars::JsonSchema>() -> Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
+
+/// The result for arguments `validate` rejected.
+pub fn invalid_arguments(tool: &str, message: &str) -> ToolResult {
+    ToolResult::fail(
+        ToolErrorType::ValidationError,
+        format!("invalid arguments for {tool}: {message}"),
+    )
+    .with_suggestion("call the tool again with arguments that match its schema")
+}

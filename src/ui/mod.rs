@@ -1,0 +1,59 @@
+//! Front ends: the consumers of the event stream that print. Only this module writes to stdout.
+
+mod json;
+mod plain;
+mod sanitize;
+
+use std::io::{IsTerminal, Write};
+
+pub use json::JsonPrinter;
+pub use plain::PlainPrinter;
+pub use sanitize::sanitize;
+
+use crate::config::OutputMode;
+use crate::protocol::Event;
+
+/// A consumer of events that writes them somewhere.
+pub trait Frontend {
+    fn handle(&mut self, event: &Event);
+    /// Whether stdout went away (a closed pipe): the run should stop quietly.
+    fn broken(&self) -> bool;
+}
+
+/// The front end for an output mode, writing to stdout and stderr.
+pub fn frontend_for(mode: OutputMode, quiet: bool) -> Box<dyn Frontend> {
+    let stdout: Box<dyn Write> = Box::new(std::io::stdout());
+    match mode {
+        OutputMode::Plain => {
+            let terminal = std::io::stdout().is_terminal();
+            Box::new(PlainPrinter::new(
+                stdout,
+                Box::new(std::io::stderr()),
+                quiet,
+                terminal,
+            ))
+        }
+        OutputMode::Json => Box::new(JsonPrinter::new(stdout, false)),
+        OutputMode::Jsonl => Box::new(JsonPrinter::new(stdout, true)),
+    }
+}
+
+/// Writes to stderr, ignoring failures: there is nowhere left to report them.
+pub fn to_stderr(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{text}");
+}
+
+/// Writes a block of text to stdout (utility output such as `--show-config`); `false` if the
+/// pipe closed.
+pub fn to_stdout(text: &str) -> bool {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{text}")
+        .and_then(|()| stdout.flush())
+        .is_ok()
+}
+
+/// True for the errors that mean the reader went away.
+fn is_broken_pipe(err: &std::io::Error) -> bool {
+    err.kind() == std::io::ErrorKind::BrokenPipe
+}
