@@ -75,10 +75,10 @@ impl Frontend for PlainPrinter {
                 self.note(&line);
             }
             Event::Notice { message } => self.note(&format!("ai: {message}")),
-            Event::RunCompleted { .. } => {
-                if !self.answer.as_str().is_empty() && !self.answer.as_str().ends_with('\n') {
-                    self.write_out("\n");
-                }
+            Event::RunCompleted { .. }
+                if !self.answer.as_str().is_empty() && !self.answer.as_str().ends_with('\n') =>
+            {
+                self.write_out("\n");
             }
             _ => {}
         }

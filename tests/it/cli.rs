@@ -1,0 +1,220 @@
+//! The command line as a user and a script meet it: settings and their errors, `--show-config`,
+//! piped stdin, exit codes, Ctrl-C and a closed pipe.
+
+use std::io::Read;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::harness::{Ai, finish};
+use crate::server::{FakeServer, Reply, text_chunks, text_reply};
+
+#[test]
+fn version_and_help_exit_0() {
+    let run = Ai::bare().arg("--version").run();
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.starts_with("ai "), "{}", run.stdout);
+    let help = Ai::bare().arg("--help").run();
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("--json"));
+}
+
+#[test]
+fn an_unknown_flag_is_a_usage_error() {
+    let run = Ai::bare().args(&["--frobnicate", "x"]).run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--frobnicate"));
+}
+
+#[test]
+fn an_invalid_env_value_exits_2_naming_the_variable() {
+    let run = Ai::bare()
+        .env("SWEBASH_AI_TOOLS_MAX_ITER", "abc")
+        .arg("hi")
+        .run();
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr.trim(),
+        "ai: error: invalid value \"abc\" for SWEBASH_AI_TOOLS_MAX_ITER: expected a whole number from 1 to 100"
+    );
+}
+
+#[test]
+fn a_malformed_config_file_exits_2_naming_the_file() {
+    let ai = Ai::bare().config("tools_fs = [");
+    let path = ai.config_file().display().to_string();
+    let run = ai.arg("hi").run();
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains(&format!("cannot read config file {path}")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn no_provider_exits_2_and_says_how_to_configure_one() {
+    let run = Ai::bare().arg("hi").run();
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("ai: error: no LLM provider is configured"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("hint: set SWEBASH_AI_BASE_URL"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn no_prompt_exits_2() {
+    let run = Ai::bare()
+        .env("SWEBASH_AI_BASE_URL", "http://127.0.0.1:9/v1")
+        .run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no prompt given"));
+}
+
+#[test]
+fn show_config_tells_each_source_and_redacts_secrets() {
+    let run = Ai::bare()
+        .config("tools_max_calls = 5\nmodel = \"from-file\"\n")
+        .env("SWEBASH_AI_MODEL", "from-env")
+        .env("SWEBASH_AI_API_KEY", "sk-secret-value")
+        .env("SWEBASH_AI_BASE_URL", "http://127.0.0.1:9/v1")
+        .args(&["--show-config", "--max-iterations", "3"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line = |name: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        line("SWEBASH_AI_TOOLS_MAX_ITER ").contains("3")
+            && line("SWEBASH_AI_TOOLS_MAX_ITER ").ends_with("(flag)")
+    );
+    assert!(
+        line("SWEBASH_AI_MODEL ").contains("from-env")
+            && line("SWEBASH_AI_MODEL ").ends_with("(env)")
+    );
+    assert!(
+        line("SWEBASH_AI_TOOLS_MAX_CALLS ").contains("5")
+            && line("SWEBASH_AI_TOOLS_MAX_CALLS ").ends_with("(file)")
+    );
+    assert!(line("SWEBASH_AI_FS_MAX_SIZE ").ends_with("(default)"));
+    assert!(line("SWEBASH_AI_API_KEY ").contains("<redacted>"));
+    assert!(!run.stdout.contains("sk-secret-value"));
+    assert!(line("effective base URL").contains("http://127.0.0.1:9/v1"));
+}
+
+#[test]
+fn settings_from_the_config_file_reach_the_run() {
+    let server = FakeServer::start(vec![text_reply("ok")]);
+    let run = Ai::new(&server.url)
+        .unset("SWEBASH_AI_MODEL")
+        .config("model = \"file-model\"\ntools_fs = false\n")
+        .arg("hi")
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let body = &server.chat_bodies()[0];
+    assert_eq!(body["model"], json!("file-model"));
+    assert!(body.get("tools").is_none());
+}
+
+#[test]
+fn piped_stdin_is_appended_to_the_prompt() {
+    let server = FakeServer::start(vec![text_reply("It is a typo.")]);
+    let run = Ai::new(&server.url)
+        .arg("explain this error")
+        .stdin("error[E0425]: cannot find value `x`\n")
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let messages = server.chat_bodies()[0]["messages"].clone();
+    let user = messages
+        .as_array()
+        .and_then(|m| m.last())
+        .expect("user message");
+    let content = user["content"].as_str().unwrap_or("");
+    assert!(content.starts_with("explain this error"));
+    assert!(
+        content.contains("<stdin>\nerror[E0425]: cannot find value `x`\n</stdin>"),
+        "{content}"
+    );
+}
+
+#[test]
+fn stdin_alone_is_the_prompt_and_long_stdin_is_cut_with_a_note() {
+    let server = FakeServer::start(vec![text_reply("ok")]);
+    let big = "y".repeat(300 * 1024);
+    let run = Ai::new(&server.url).stdin(big).run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("only the first 204800 were sent"),
+        "{}",
+        run.stderr
+    );
+    let messages = server.chat_bodies()[0]["messages"].clone();
+    let content = messages
+        .as_array()
+        .and_then(|m| m.last())
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default();
+    assert!(content.starts_with("yyyy"));
+    assert!(content.ends_with("[input cut: only its first 204800 bytes are shown]"));
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_exits_130_and_keeps_the_partial_answer() {
+    let mut chunks = text_chunks("half an answer");
+    chunks.truncate(2);
+    let server = FakeServer::start(vec![Reply::StallAfter(chunks, Duration::from_secs(15))]);
+    let ai = Ai::new(&server.url).args(&["--json", "hi"]);
+    let child = ai.spawn();
+    // Wait until the request arrived and the first text was sent, then interrupt.
+    for _ in 0..100 {
+        if !server.chat_bodies().is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert!(killed.map(|s| s.success()).unwrap_or(false));
+    let run = finish(child.wait_with_output().expect("wait"));
+    assert_eq!(run.code, 130, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["status"], json!("interrupted"));
+    assert_eq!(result["answer"], json!("half an "));
+    assert_eq!(result["error"]["kind"], json!("interrupted"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_pipe_is_a_quiet_exit() {
+    let before = text_chunks("first words");
+    let after = vec![
+        json!({"choices": [{"index": 0, "delta": {"content": "more text "}, "finish_reason": null}]}),
+    ];
+    let server = FakeServer::start(vec![Reply::Gated(before[..2].to_vec(), after)]);
+    let ai = Ai::new(&server.url).arg("hi");
+    let mut child = ai.spawn();
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 4];
+    stdout.read_exact(&mut first).expect("first bytes");
+    drop(stdout);
+    server.open_gate();
+    let output = child.wait_with_output().expect("wait");
+    let run = finish(output);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.stderr, "");
+}

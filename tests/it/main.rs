@@ -1,0 +1,11 @@
+//! Integration tests: the real `ai` binary against a scripted fake OpenAI-compatible server.
+// A test harness should fail loudly at the first surprise; that is what expect and panic do here.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod harness;
+mod server;
+
+mod cli;
+mod oneshot;
+mod provider;
+mod tool_loop;

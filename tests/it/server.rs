@@ -1,0 +1,344 @@
+//! A scripted fake OpenAI-compatible server on 127.0.0.1:0: it answers `/chat/completions` with the
+//! replies a test scripts (streamed or whole, tool calls, faults) and records every request.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// One scripted answer to a chat request.
+pub enum Reply {
+    /// A streamed reply: each string is one `data:` payload; `[DONE]` is added.
+    Stream(Vec<Value>),
+    /// A whole JSON reply with status 200.
+    Whole(Value),
+    /// Any status, headers and body.
+    Status {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        body: String,
+    },
+    /// Streams these chunks, then drops the connection without ending the body.
+    CutAfter(Vec<Value>),
+    /// Streams these chunks, then goes silent for `Duration` before closing.
+    StallAfter(Vec<Value>, Duration),
+    /// Streams these chunks, then waits for the test's go-ahead before streaming the rest.
+    Gated(Vec<Value>, Vec<Value>),
+    /// Sends raw SSE text as it is.
+    RawSse(String),
+}
+
+/// A request the server received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub struct FakeServer {
+    pub url: String,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    gate: Mutex<Option<Sender<()>>>,
+}
+
+struct Shared {
+    script: Mutex<VecDeque<Reply>>,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    models: Vec<String>,
+    gate: Mutex<Option<Receiver<()>>>,
+}
+
+impl FakeServer {
+    pub fn start(script: Vec<Reply>) -> FakeServer {
+        Self::start_with_models(script, vec!["fake-model".into()])
+    }
+
+    pub fn start_with_models(script: Vec<Reply>, models: Vec<String>) -> FakeServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let url = format!("http://{}/v1", listener.local_addr().expect("local addr"));
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let (go, wait) = channel();
+        let shared = Arc::new(Shared {
+            script: Mutex::new(script.into()),
+            requests: Arc::clone(&requests),
+            models,
+            gate: Mutex::new(Some(wait)),
+        });
+        thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let shared = Arc::clone(&shared);
+                thread::spawn(move || serve(stream, &shared));
+            }
+        });
+        FakeServer {
+            url,
+            requests,
+            gate: Mutex::new(Some(go)),
+        }
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().expect("requests lock").clone()
+    }
+
+    /// The bodies of the chat requests, in order.
+    pub fn chat_bodies(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/chat/completions"))
+            .map(|r| r.body)
+            .collect()
+    }
+
+    /// Lets a `Reply::Gated` go on.
+    pub fn open_gate(&self) {
+        if let Some(go) = self.gate.lock().expect("gate lock").take() {
+            let _ = go.send(());
+        }
+    }
+}
+
+fn serve(stream: TcpStream, shared: &Shared) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+    let mut stream = stream;
+    loop {
+        let Some(request) = read_request(&mut reader) else {
+            return;
+        };
+        let path = request.path.clone();
+        shared.requests.lock().expect("requests lock").push(request);
+        if path.ends_with("/models") {
+            let data: Vec<Value> = shared
+                .models
+                .iter()
+                .map(|m| json!({"id": m, "object": "model"}))
+                .collect();
+            respond(
+                &mut stream,
+                200,
+                &[],
+                &json!({"object": "list", "data": data}).to_string(),
+            );
+            continue;
+        }
+        let reply = shared.script.lock().expect("script lock").pop_front();
+        let keep_open = match reply {
+            None => {
+                respond(
+                    &mut stream,
+                    500,
+                    &[],
+                    r#"{"error":{"message":"the test script has no more replies"}}"#,
+                );
+                true
+            }
+            Some(Reply::Whole(body)) => {
+                respond(&mut stream, 200, &[], &body.to_string());
+                true
+            }
+            Some(Reply::Status {
+                status,
+                headers,
+                body,
+            }) => {
+                respond(&mut stream, status, &headers, &body);
+                true
+            }
+            Some(Reply::Stream(chunks)) => {
+                stream_events(&mut stream, &chunks, true);
+                false
+            }
+            Some(Reply::RawSse(text)) => {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n{text}"
+                );
+                false
+            }
+            Some(Reply::CutAfter(chunks)) => {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                );
+                for chunk in &chunks {
+                    let event = format!("data: {chunk}\n\n");
+                    let _ = write!(stream, "{:x}\r\n{event}\r\n", event.len());
+                    let _ = stream.flush();
+                }
+                thread::sleep(Duration::from_millis(50));
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                false
+            }
+            Some(Reply::StallAfter(chunks, stall)) => {
+                stream_events(&mut stream, &chunks, false);
+                thread::sleep(stall);
+                false
+            }
+            Some(Reply::Gated(before, after)) => {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+                );
+                send_events(&mut stream, &before);
+                if let Some(wait) = shared.gate.lock().expect("gate lock").take() {
+                    let _ = wait.recv_timeout(Duration::from_secs(20));
+                }
+                for _ in 0..50 {
+                    send_events(&mut stream, &after);
+                    thread::sleep(Duration::from_millis(10));
+                }
+                false
+            }
+        };
+        if !keep_open {
+            return;
+        }
+    }
+}
+
+fn stream_events(stream: &mut TcpStream, chunks: &[Value], done: bool) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+    );
+    send_events(stream, chunks);
+    if done {
+        let _ = write!(stream, "data: [DONE]\n\n");
+    }
+    let _ = stream.flush();
+}
+
+fn send_events(stream: &mut TcpStream, chunks: &[Value]) {
+    for chunk in chunks {
+        let _ = write!(stream, "data: {chunk}\n\n");
+        let _ = stream.flush();
+    }
+}
+
+fn respond(stream: &mut TcpStream, status: u16, headers: &[(&str, String)], body: &str) {
+    let mut head = format!("HTTP/1.1 {status} X\r\ncontent-length: {}\r\n", body.len());
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        head.push_str("content-type: application/json\r\n");
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    let _ = write!(stream, "{head}\r\n{body}");
+    let _ = stream.flush();
+}
+
+fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_string();
+    let path = parts.next()?.to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).ok()?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    Some(Recorded {
+        method,
+        path,
+        headers,
+        body,
+    })
+}
+
+// ---- chunk builders -------------------------------------------------------------------------
+
+/// A streamed text reply split into a few deltas, ending with `stop` and a usage chunk.
+pub fn text_reply(text: &str) -> Reply {
+    Reply::Stream(text_chunks(text))
+}
+
+pub fn text_chunks(text: &str) -> Vec<Value> {
+    let mut chunks = vec![
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": null}]}),
+    ];
+    let words: Vec<&str> = text.split_inclusive(' ').collect();
+    for piece in words.chunks(2) {
+        chunks.push(json!({"choices": [{"index": 0, "delta": {"content": piece.concat()}, "finish_reason": null}]}));
+    }
+    chunks.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}));
+    chunks.push(json!({"choices": [], "usage": {"prompt_tokens": 20, "completion_tokens": 7}}));
+    chunks
+}
+
+/// A streamed reply making these calls (id, name, arguments), the arguments cut into pieces and
+/// id and name repeated in every chunk, as llama-cpp-python does.
+pub fn tool_reply(calls: &[(&str, &str, Value)]) -> Reply {
+    Reply::Stream(tool_chunks(calls))
+}
+
+pub fn tool_chunks(calls: &[(&str, &str, Value)]) -> Vec<Value> {
+    let mut chunks = vec![
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}]}),
+    ];
+    for (index, (id, name, arguments)) in calls.iter().enumerate() {
+        let text = arguments.to_string();
+        let bytes = text.as_bytes();
+        for piece in bytes.chunks(7) {
+            let piece = String::from_utf8_lossy(piece).into_owned();
+            chunks.push(json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": piece}}
+            ]}, "finish_reason": null}]}));
+        }
+    }
+    chunks.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}));
+    chunks.push(json!({"choices": [], "usage": {"prompt_tokens": 30, "completion_tokens": 12}}));
+    chunks
+}
+
+/// A whole (non-streamed) reply.
+pub fn whole_text(text: &str) -> Reply {
+    Reply::Whole(
+        json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 11, "completion_tokens": 3}}),
+    )
+}
+
+pub fn status(status: u16, body: &str) -> Reply {
+    Reply::Status {
+        status,
+        headers: Vec::new(),
+        body: body.to_string(),
+    }
+}

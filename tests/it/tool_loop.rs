@@ -1,0 +1,258 @@
+//! The loop's rules against the fake server: limits, duplicate calls, invalid calls, parallel
+//! calls, forced tool choice, and paths outside the working directory.
+
+use serde_json::{Value, json};
+
+use crate::harness::Ai;
+use crate::server::{FakeServer, Reply, text_reply, tool_reply};
+
+fn tool_message(body: &Value, index_from_end: usize) -> Value {
+    let messages = body["messages"].as_array().expect("messages");
+    let message = &messages[messages.len() - 1 - index_from_end];
+    assert_eq!(message["role"], json!("tool"));
+    serde_json::from_str(message["content"].as_str().expect("content")).expect("tool result JSON")
+}
+
+fn read(path: &str) -> Value {
+    json!({"operation": "read", "path": path})
+}
+
+#[test]
+fn max_iterations_ends_with_limit_exit_4_and_keeps_the_partial_answer() {
+    let mut first = crate::server::text_chunks("Looking.");
+    first.truncate(first.len() - 2);
+    if let Reply::Stream(calls) = tool_reply(&[("c1", "filesystem", read("a"))]) {
+        first.extend(calls.into_iter().skip(1));
+    }
+    let server = FakeServer::start(vec![
+        Reply::Stream(first),
+        tool_reply(&[("c2", "filesystem", read("b"))]),
+        tool_reply(&[("c3", "filesystem", read("c"))]),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "A")
+        .file("b", "B")
+        .file("c", "C")
+        .args(&["--json", "--max-iterations", "2", "loop forever"])
+        .run();
+    assert_eq!(run.code, 4, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["status"], json!("limit"));
+    assert_eq!(result["error"]["kind"], json!("limit"));
+    assert_eq!(result["answer"], json!("Looking."));
+    assert_eq!(result["iterations"], json!(2));
+    assert_eq!(server.chat_bodies().len(), 2, "no third request");
+    assert!(
+        run.stderr.contains("SWEBASH_AI_TOOLS_MAX_ITER"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn max_tool_calls_stops_mid_reply_and_answers_the_rest_as_not_run() {
+    let server = FakeServer::start(vec![tool_reply(&[
+        ("c1", "filesystem", read("a")),
+        ("c2", "filesystem", read("b")),
+        ("c3", "filesystem", read("c")),
+    ])]);
+    let run = Ai::new(&server.url)
+        .file("a", "A")
+        .file("b", "B")
+        .file("c", "C")
+        .env("SWEBASH_AI_TOOLS_MAX_CALLS", "2")
+        .args(&["--json", "read everything"])
+        .run();
+    assert_eq!(run.code, 4, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["status"], json!("limit"));
+    assert_eq!(result["tool_calls"].as_array().map(Vec::len), Some(2));
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("SWEBASH_AI_TOOLS_MAX_CALLS")
+    );
+}
+
+#[test]
+fn parallel_calls_are_all_run_and_answered_in_order() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[
+            ("c1", "filesystem", read("a")),
+            ("c2", "filesystem", read("b")),
+        ]),
+        text_reply("A and B."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha")
+        .file("b", "beta")
+        .args(&["--json", "read a and b"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let bodies = server.chat_bodies();
+    let first = tool_message(&bodies[1], 1);
+    let second = tool_message(&bodies[1], 0);
+    assert!(
+        first["data"]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("alpha")
+    );
+    assert!(
+        second["data"]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("beta")
+    );
+    let messages = bodies[1]["messages"].as_array().expect("messages");
+    assert_eq!(messages[messages.len() - 2]["tool_call_id"], json!("c1"));
+    assert_eq!(messages[messages.len() - 1]["tool_call_id"], json!("c2"));
+}
+
+#[test]
+fn an_identical_call_is_answered_with_the_earlier_result_marked_duplicate() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", read("a"))]),
+        tool_reply(&[(
+            "c2",
+            "filesystem",
+            json!({"path": "a", "operation": "read"}),
+        )]),
+        text_reply("Done."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha")
+        .args(&["--json", "read a twice"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("allow"));
+    assert_eq!(result["tool_calls"][1]["decision"], json!("duplicate"));
+    let repeated = tool_message(&server.chat_bodies()[2], 0);
+    assert!(
+        repeated["data"]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("alpha")
+    );
+    assert!(
+        repeated["note"]
+            .as_str()
+            .unwrap_or("")
+            .contains("duplicate")
+    );
+}
+
+#[test]
+fn invalid_arguments_are_answered_with_a_validation_error_naming_the_field() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", json!({"operation": "read"}))]),
+        tool_reply(&[("c2", "filesystem", read("a"))]),
+        text_reply("Fixed it."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha")
+        .args(&["--json", "read a"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("invalid"));
+    assert_eq!(result["tool_calls"][0]["ok"], json!(false));
+    assert_eq!(
+        result["tool_calls"][0]["error"]["code"],
+        json!("INVALID_ARGUMENTS")
+    );
+    let answer = tool_message(&server.chat_bodies()[1], 0);
+    assert_eq!(answer["success"], json!(false));
+    assert_eq!(answer["error_type"], json!("validation_error"));
+    assert!(
+        answer["error"].as_str().unwrap_or("").contains("`path`"),
+        "{answer}"
+    );
+    assert_eq!(result["tool_calls"][1]["ok"], json!(true));
+}
+
+#[test]
+fn an_unknown_tool_and_unparseable_arguments_are_errors_the_model_sees() {
+    let garbled = Reply::Stream(vec![
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c2", "function": {"name": "filesystem", "arguments": "{\"path\": "}}]}, "finish_reason": null}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    ]);
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "rm_rf", json!({}))]),
+        garbled,
+        text_reply("Sorry."),
+    ]);
+    let run = Ai::new(&server.url).args(&["--json", "do it"]).run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(
+        result["tool_calls"][0]["error"]["code"],
+        json!("TOOL_NOT_FOUND")
+    );
+    assert_eq!(
+        result["tool_calls"][1]["error"]["code"],
+        json!("PARSE_ERROR")
+    );
+    let bodies = server.chat_bodies();
+    let unknown = tool_message(&bodies[1], 0);
+    assert_eq!(unknown["error_type"], json!("validation_error"));
+    assert!(
+        unknown["suggestion"]
+            .as_str()
+            .unwrap_or("")
+            .contains("filesystem")
+    );
+    // The garbled call goes back to the server exactly as the model wrote it.
+    let messages = bodies[2]["messages"].as_array().expect("messages");
+    assert_eq!(
+        messages[messages.len() - 2]["tool_calls"][0]["function"]["arguments"],
+        json!("{\"path\": ")
+    );
+}
+
+#[test]
+fn a_path_outside_the_working_directory_is_refused() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", read("../../home/secret"))]),
+        text_reply("I cannot."),
+    ]);
+    let ai = Ai::new(&server.url).env("SWEBASH_AI_FS_ROOTS", "cwd");
+    std::fs::write(ai.home().join("secret"), "s3cret").expect("write");
+    let run = ai.args(&["--json", "read the secret"]).run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("denied"));
+    let answer = tool_message(&server.chat_bodies()[1], 0);
+    assert_eq!(answer["error_type"], json!("permission_error"));
+    assert!(!answer.to_string().contains("s3cret"));
+}
+
+#[test]
+fn tool_choice_forces_the_first_request_only() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", read("a"))]),
+        text_reply("ok"),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "x")
+        .env("SWEBASH_AI_TOOL_CHOICE", "filesystem")
+        .args(&["-q", "hi"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let bodies = server.chat_bodies();
+    assert_eq!(
+        bodies[0]["tool_choice"],
+        json!({"type": "function", "function": {"name": "filesystem"}})
+    );
+    assert!(bodies[1].get("tool_choice").is_none());
+}
+
+#[test]
+fn no_tools_sends_no_tools() {
+    let server = FakeServer::start(vec![text_reply("plain")]);
+    let run = Ai::new(&server.url).args(&["--no-tools", "hi"]).run();
+    assert_eq!(run.code, 0);
+    assert!(server.chat_bodies()[0].get("tools").is_none());
+}
