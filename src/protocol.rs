@@ -2,8 +2,14 @@
 //! the `--json` result object. It imports nothing else of ours, so every front end and every test
 //! can depend on it without dragging in I/O.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The future type of object-safe async trait methods (providers, tools).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// The schema version of the `--json` object and `run.completed` event (DESIGN §3).
 pub const SCHEMA_VERSION: u32 = 1;

@@ -8,8 +8,6 @@ mod openai;
 mod service;
 mod sse;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::time::Duration;
 
 pub use error::ProviderError;
@@ -17,6 +15,7 @@ pub use http::HttpClient;
 pub use openai::OpenAiProvider;
 pub use service::{Endpoint, SERVICES, Service, select_endpoint};
 
+pub use crate::protocol::BoxFuture;
 use crate::protocol::{Message, ToolCall, ToolChoice, ToolSpec, Usage};
 
 /// One request to the model.
@@ -48,8 +47,6 @@ pub enum ProviderEvent<'a> {
         reason: String,
     },
 }
-
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// The callback a provider streams through.
 pub type Sink<'a> = dyn FnMut(ProviderEvent<'_>) + 'a;

@@ -11,8 +11,7 @@ use serde_json::{Value, json};
 
 use super::path::PathError;
 use super::{Effect, Tool, ToolContext, ToolOutcome, parse_arguments, schema_of};
-use crate::protocol::{CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
-use crate::provider::BoxFuture;
+use crate::protocol::{BoxFuture, CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
 
 /// Lines returned by one read when the model gives no `limit`.
 const DEFAULT_LINES: u64 = 2000;

@@ -14,8 +14,7 @@ pub use fs::FilesystemTool;
 pub use path::{PathError, Roots};
 
 use crate::config::Settings;
-use crate::protocol::{CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
-use crate::provider::BoxFuture;
+use crate::protocol::{BoxFuture, CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
 
 /// What a tool does to the world, for the policy to weigh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

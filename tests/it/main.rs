@@ -6,6 +6,7 @@ mod harness;
 mod server;
 
 mod cli;
+mod layering;
 mod oneshot;
 mod provider;
 mod tool_loop;
