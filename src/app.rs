@@ -157,7 +157,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Ok(endpoint) => endpoint,
         Err(err) => return fail(&Report::from(err)),
     };
-    let http = match HttpClient::new(settings.http) {
+    let http = match HttpClient::new(settings.http, &endpoint.base_url) {
         Ok(http) => http,
         Err(err) => return fail(&err.to_report()),
     };
