@@ -6,14 +6,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::agent::{Agent, Limits, Recorder, TurnEnd, millis, system_prompt};
+use crate::agent::{Agent, Gate, Limits, Recorder, Sandbox, TurnEnd, millis, system_prompt};
+use crate::audit::{AuditLog, state_dir};
 use crate::cli::Cli;
-use crate::config::{Env, FileLayer, Settings, config_path, resolve};
+use crate::config::{Env, FileLayer, Secret, Settings, config_path, resolve};
 use crate::error::{ConfigError, ExitCode, Report};
+use crate::policy::{Policy, Roots, assess_command, sandbox};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
-use crate::provider::{HttpClient, OpenAiProvider, Provider, select_endpoint};
-use crate::tool::{Registry, Roots, ToolContext};
-use crate::ui::{self, frontend_for};
+use crate::provider::{HttpClient, OpenAiProvider, Provider, SERVICES, select_endpoint};
+use crate::tool::{ExecSettings, Registry, ToolContext, WebBackend, WebSettings};
+use crate::ui::{self, TerminalAsker, frontend_for};
 
 /// Most bytes of piped stdin added to the prompt.
 const STDIN_MAX: usize = 200 * 1024;
@@ -21,6 +23,9 @@ const STDIN_MAX: usize = 200 * 1024;
 /// Runs `ai` and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let env = Env::from_process();
+    if let Some(command) = &cli.check_command {
+        return check_command(command, cli.json, &env);
+    }
     let settings = match load_settings(&cli, &env) {
         Ok(settings) => settings,
         Err(report) => return fail(&report),
@@ -46,6 +51,60 @@ pub fn run(cli: Cli) -> i32 {
         }
     };
     runtime.block_on(one_shot(&settings, &env, prompt))
+}
+
+/// `ai --check-command CMD`: the policy's decision and its reasons.
+fn check_command(command: &str, json: bool, env: &Env) -> i32 {
+    let assessment = assess_command(command, env.get("HOME"));
+    let text = if json {
+        serde_json::to_string(&assessment).unwrap_or_default()
+    } else {
+        let verdict = serde_json::to_value(assessment.verdict)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        assessment
+            .reasons
+            .iter()
+            .map(|reason| format!("{verdict}: {reason}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    ui::to_stdout(&text);
+    ExitCode::Ok.code()
+}
+
+/// Variables holding API keys: removed from the environment of commands the model runs.
+fn key_variables() -> Vec<String> {
+    let mut names: Vec<String> = SERVICES
+        .iter()
+        .filter_map(|s| s.key_var.map(String::from))
+        .collect();
+    names.extend(
+        [
+            "SWEBASH_AI_API_KEY",
+            "SWEBASH_AI_WEB_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "BRAVE_API_KEY",
+        ]
+        .map(String::from),
+    );
+    names
+}
+
+/// The user's shell when commands written for POSIX shells run in it, else `/bin/sh`.
+fn command_shell(env: &Env) -> PathBuf {
+    match env.get("SHELL") {
+        Some(shell)
+            if ["bash", "zsh", "sh", "dash", "ksh"]
+                .contains(&shell.rsplit('/').next().unwrap_or_default()) =>
+        {
+            PathBuf::from(shell)
+        }
+        _ => PathBuf::from("/bin/sh"),
+    }
 }
 
 fn fail(report: &Report) -> i32 {
@@ -161,6 +220,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Ok(http) => http,
         Err(err) => return fail(&err.to_report()),
     };
+    let provider_key = endpoint.api_key.clone();
     let mut provider = OpenAiProvider::new(endpoint, http);
     if let Err(err) = provider.prepare().await {
         return fail(&err.to_report());
@@ -175,22 +235,55 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         }
     };
     let home: Option<PathBuf> = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    let temp = std::env::temp_dir();
+    let policy = Policy {
+        roots: Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref()),
+        home: home.clone(),
+    };
     let ctx = ToolContext {
-        roots: Roots::new(
-            &settings.fs_roots,
-            &cwd,
-            &std::env::temp_dir(),
-            home.as_deref(),
-        ),
         cwd: cwd.clone(),
         home,
         fs_max_size: settings.fs_max_size,
+        exec: ExecSettings {
+            shell: command_shell(env),
+            timeout: settings.exec_timeout,
+            strip_env: key_variables(),
+        },
     };
-    let registry = Registry::from_settings(settings);
-    let agent = Agent {
+    let web = WebSettings {
+        backend: WebBackend::parse(&settings.web_provider).unwrap_or(WebBackend::DuckDuckGo),
+        base_url: settings.web_url.clone(),
+        api_key: settings.web_api_key.clone(),
+        timeout: std::time::Duration::from_secs(15),
+        min_interval: std::time::Duration::from_secs(1),
+        max_per_turn: 5,
+    };
+    let registry = Registry::from_settings(settings, web);
+    let gate = match Gate::new(
+        settings.confirm,
+        settings.approve_all,
+        &settings.allow,
+        Box::new(TerminalAsker),
+    ) {
+        Ok(gate) => gate,
+        Err(message) => return fail(&Report::from(ConfigError::Usage(message))),
+    };
+    let secrets: Vec<Secret> = [&settings.api_key, &provider_key, &settings.web_api_key]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let mut audit = state_dir(env).and_then(|dir| AuditLog::open(&dir, &secrets));
+    let mut agent = Agent {
         provider: &provider,
         registry: &registry,
         ctx: &ctx,
+        policy: &policy,
+        gate,
+        sandbox: Sandbox::new(sandbox::launcher_prefix(
+            settings.sandbox,
+            policy.roots.dirs(),
+        )),
         limits: Limits {
             max_iterations: settings.max_iterations,
             max_tool_calls: settings.max_tool_calls,
@@ -212,6 +305,9 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         let closed = Arc::clone(&pipe_closed);
         let mut emit = |event: &Event| {
             recorder.observe(event);
+            if let Some(audit) = audit.as_mut() {
+                audit.observe(event);
+            }
             frontend.handle(event);
             if frontend.broken() {
                 closed.notify_one();

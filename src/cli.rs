@@ -24,6 +24,23 @@ pub struct Cli {
     #[arg(long)]
     pub show_config: bool,
 
+    /// Print the policy decision for a shell command and why (JSON with --json), then exit.
+    #[arg(long, value_name = "CMD")]
+    pub check_command: Option<String>,
+
+    /// Approve every tool call that would ask (calls the policy denies still never run).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+
+    /// Approve commands matching this glob pattern, e.g. 'git push*' (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+
+    /// Sandbox for commands that run without asking: workspace (writes only under the working
+    /// and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]
+    #[arg(long, value_name = "MODE")]
+    pub sandbox: Option<String>,
+
     /// Model name [env: SWEBASH_AI_MODEL]
     #[arg(short = 'm', long, value_name = "MODEL")]
     pub model: Option<String>,

@@ -3,9 +3,12 @@
 
 pub mod agent;
 pub mod app;
+pub mod audit;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod net;
+pub mod policy;
 pub mod protocol;
 pub mod provider;
 pub mod tool;

@@ -3,6 +3,14 @@
 use clap::Parser;
 
 fn main() {
+    // `ai __sandbox ...` is the sandbox launcher: handled before anything else is set up.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args
+        .get(1)
+        .is_some_and(|a| a == swebash_ai::policy::sandbox::LAUNCHER_ARG)
+    {
+        std::process::exit(swebash_ai::policy::sandbox::launch(&args[2..]));
+    }
     let cli = match swebash_ai::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

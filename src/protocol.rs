@@ -3,6 +3,7 @@
 //! can depend on it without dragging in I/O.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
@@ -42,6 +43,20 @@ pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub parameters: Value,
+}
+
+/// What a tool call would do to the world, for the policy to judge before it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Read a file or directory: the path as asked (made absolute) and where it really leads.
+    Read {
+        requested: PathBuf,
+        resolved: PathBuf,
+    },
+    /// Run a shell command.
+    Exec { command: String },
+    /// Reach the network (e.g. a web search).
+    Network { what: String },
 }
 
 /// A call the model asked for. `arguments` is whatever JSON the model produced; it is validated by
@@ -257,7 +272,12 @@ pub enum Event {
     #[serde(rename = "approval.requested")]
     ApprovalRequested { id: String, reason: String },
     #[serde(rename = "approval.decided")]
-    ApprovalDecided { id: String, decision: Decision },
+    ApprovalDecided {
+        id: String,
+        decision: Decision,
+        /// Who decided: `user`, `--yes`, `--allow`, `no terminal`, ...
+        by: String,
+    },
     #[serde(rename = "tool_call.output")]
     ToolCallOutput {
         id: String,

@@ -1,25 +1,30 @@
 //! The tool-calling loop: ask the model, run the calls it makes, feed the results back, until it
 //! answers or a limit is reached. Everything it does is told through `Event`s.
 
+mod approval;
+mod call;
 mod prompt;
 mod record;
 mod turn;
 
 use std::time::Instant;
 
-use serde_json::Value;
-
+pub use approval::{
+    Answer, ApprovalRequest, Asker, DecidedBy, Gate, GateAnswer, NoTerminal, NobodyAsker,
+};
+pub use call::Sandbox;
 pub use prompt::system_prompt;
 pub use record::{AnswerText, Recorder};
 pub use turn::{LimitHit, Limits, TurnState};
 
 use crate::error::Report;
+use crate::policy::Policy;
 use crate::protocol::{
-    CallError, CallErrorCode, Decision, ErrorKind, Event, Message, RunError, RunStatus, ToolCall,
-    ToolCallRecord, ToolChoice, ToolErrorType, ToolResult, Usage,
+    CallError, Decision, ErrorKind, Event, Message, RunError, RunStatus, ToolCall, ToolCallRecord,
+    ToolChoice, ToolErrorType, ToolResult, Usage,
 };
 use crate::provider::{ChatRequest, Provider, ProviderEvent};
-use crate::tool::{Registry, ToolContext, ToolOutcome, invalid_arguments};
+use crate::tool::{Registry, ToolContext};
 
 /// How a turn ended.
 #[derive(Debug)]
@@ -34,6 +39,9 @@ pub struct Agent<'a> {
     pub provider: &'a dyn Provider,
     pub registry: &'a Registry,
     pub ctx: &'a ToolContext,
+    pub policy: &'a Policy,
+    pub gate: Gate,
+    pub sandbox: Sandbox,
     pub limits: Limits,
     pub tool_choice: ToolChoice,
     pub stream: bool,
@@ -43,11 +51,12 @@ impl Agent<'_> {
     /// Runs one turn on `messages` (which must end with the user's message), appending the
     /// model's messages and the tool results to it.
     pub async fn run_turn(
-        &self,
+        &mut self,
         messages: &mut Vec<Message>,
         emit: &mut dyn FnMut(&Event),
     ) -> TurnEnd {
         let specs = self.registry.specs();
+        self.registry.begin_turn();
         let mut turn = TurnState::default();
         let mut usage = Usage::default();
         let end = loop {
@@ -108,10 +117,13 @@ impl Agent<'_> {
                 tool_calls: calls.clone(),
             });
             if calls.is_empty() {
-                break TurnEnd {
-                    status: RunStatus::Ok,
-                    error: None,
-                    report: None,
+                break match turn.unapproved.first() {
+                    Some(subject) => denied_end(subject),
+                    None => TurnEnd {
+                        status: RunStatus::Ok,
+                        error: None,
+                        report: None,
+                    },
                 };
             }
             if let Some(hit) = self.run_calls(&calls, &mut turn, messages, emit).await {
@@ -128,7 +140,7 @@ impl Agent<'_> {
     /// Runs the calls of one reply in order, answering each in `messages`. Calls past a limit are
     /// answered as not run, so the conversation stays valid for a later turn.
     async fn run_calls(
-        &self,
+        &mut self,
         calls: &[ToolCall],
         turn: &mut TurnState,
         messages: &mut Vec<Message>,
@@ -152,12 +164,11 @@ impl Agent<'_> {
                 content: result.to_model_text(),
             });
         }
-        // A reply whose calls all ran still counts against the iteration limit on the next request.
         hit
     }
 
     async fn run_call(
-        &self,
+        &mut self,
         call: &ToolCall,
         turn: &mut TurnState,
         emit: &mut dyn FnMut(&Event),
@@ -179,7 +190,7 @@ impl Agent<'_> {
                 (Decision::Duplicate, outcome)
             }
             None => {
-                let (decision, outcome) = self.check_and_run(call).await;
+                let (decision, outcome) = self.decide_and_run(call, turn, emit).await;
                 turn.remember(call, &outcome);
                 (decision, outcome)
             }
@@ -201,48 +212,22 @@ impl Agent<'_> {
         emit(&Event::ToolCallCompleted { record });
         outcome.result
     }
+}
 
-    async fn check_and_run(&self, call: &ToolCall) -> (Decision, ToolOutcome) {
-        let Some(tool) = self.registry.get(&call.name) else {
-            let available = self.registry.names().join(", ");
-            let result = ToolResult::fail(
-                ToolErrorType::ValidationError,
-                format!("unknown tool `{}`", call.name),
-            )
-            .with_suggestion(if available.is_empty() {
-                "no tools are available; answer without them".to_string()
-            } else {
-                format!("use one of: {available}")
-            });
-            return (
-                Decision::Invalid,
-                ToolOutcome::failed(CallErrorCode::ToolNotFound, result),
-            );
-        };
-        if let Value::String(raw) = &call.arguments {
-            let result = invalid_arguments(
-                tool.name(),
-                &format!("the arguments are not valid JSON: {raw}"),
-            );
-            return (
-                Decision::Invalid,
-                ToolOutcome::failed(CallErrorCode::ParseError, result),
-            );
-        }
-        if let Err(message) = tool.validate(&call.arguments) {
-            let result = invalid_arguments(tool.name(), &message);
-            return (
-                Decision::Invalid,
-                ToolOutcome::failed(CallErrorCode::InvalidArguments, result),
-            );
-        }
-        let outcome = tool.run(&call.arguments, self.ctx).await;
-        let decision = if outcome.error_code == Some(CallErrorCode::Denied) {
-            Decision::Denied
-        } else {
-            Decision::Allow
-        };
-        (decision, outcome)
+/// A call needed approval and nobody could give it: the run ends with exit 3.
+fn denied_end(subject: &str) -> TurnEnd {
+    let message = format!("a tool call needed approval and no one could give it: {subject}");
+    TurnEnd {
+        status: RunStatus::Denied,
+        error: Some(RunError {
+            kind: ErrorKind::Denied,
+            message: message.clone(),
+        }),
+        report: Some(
+            Report::new(crate::error::ExitCode::Denied, message).with_hint(
+                "run it in a terminal to be asked, or approve with --yes or --allow 'PATTERN'",
+            ),
+        ),
     }
 }
 

@@ -37,6 +37,8 @@ pub struct TurnState {
     pub iterations: u32,
     pub calls: u32,
     answered: HashMap<String, ToolOutcome>,
+    /// Subjects of calls that needed approval when no one could give it.
+    pub unapproved: Vec<String>,
 }
 
 impl TurnState {

@@ -62,6 +62,36 @@ impl ToolFormat {
     }
 }
 
+/// How much a sandboxed command may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxMode {
+    /// No sandbox.
+    Off,
+    /// Reads anywhere, writes nowhere but `/dev/null` and the terminal.
+    ReadOnly,
+    /// Reads anywhere, writes under the working directory and temp dirs.
+    Workspace,
+}
+
+impl SandboxMode {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "off" => Some(SandboxMode::Off),
+            "read-only" => Some(SandboxMode::ReadOnly),
+            "workspace" => Some(SandboxMode::Workspace),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::Workspace => "workspace",
+        }
+    }
+}
+
 /// Which built-in tools are offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolToggles {
@@ -97,6 +127,12 @@ pub struct Settings {
     pub exec_timeout: Duration,
     pub web_provider: String,
     pub web_url: Option<String>,
+    pub web_api_key: Option<Secret>,
+    pub sandbox: SandboxMode,
+    /// `--yes`: approve what would ask.
+    pub approve_all: bool,
+    /// `--allow PATTERN`s.
+    pub allow: Vec<String>,
     pub provider: Option<String>,
     pub model: Option<String>,
     pub base_url: Option<String>,
@@ -135,6 +171,8 @@ const KNOWN_FILE_KEYS: &[&str] = &[
     "exec_timeout",
     "web_provider",
     "web_url",
+    "web_api_key",
+    "sandbox",
     "provider",
     "model",
     "base_url",
@@ -167,6 +205,7 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         cli.max_iterations.clone(),
     );
     r.flag("provider", "--provider", cli.provider.clone());
+    r.flag("sandbox", "--sandbox", cli.sandbox.clone());
     r.flag("model", "--model", cli.model.clone());
     r.flag("base_url", "--base-url", cli.base_url.clone());
 
@@ -234,6 +273,16 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         String::clone,
     )?;
     let web_url = r.text("web_url");
+    let web_api_key = r
+        .secret("web_api_key")
+        .or_else(|| env.get("BRAVE_API_KEY").map(Secret::new));
+    let sandbox = r.get(
+        "sandbox",
+        SandboxMode::Workspace,
+        "workspace, read-only or off",
+        SandboxMode::parse,
+        |m| m.name().to_string(),
+    )?;
     let provider = r.text("provider");
     let model = r.text("model");
     let base_url = r.text("base_url");
@@ -309,6 +358,10 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         exec_timeout: Duration::from_secs(u64::from(exec_timeout)),
         web_provider,
         web_url,
+        web_api_key,
+        sandbox,
+        approve_all: cli.yes,
+        allow: cli.allow.clone(),
         provider,
         model,
         base_url,

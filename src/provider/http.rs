@@ -20,23 +20,14 @@ pub struct HttpClient {
 }
 
 impl HttpClient {
-    /// A client for `base_url`. A plain-http endpoint (a local server) gets no root certificates:
-    /// loading the system store costs ~150 file reads that such a run never needs.
+    /// A client for `base_url` (see `net::client`).
     pub fn new(settings: HttpSettings, base_url: &str) -> Result<Self, ProviderError> {
-        // Installing twice is harmless; without a provider, rustls-no-provider panics on HTTPS.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(settings.connect_timeout)
-            .user_agent(concat!("swebash-ai/", env!("CARGO_PKG_VERSION")));
-        if base_url.starts_with("http://") {
-            builder = builder.tls_certs_only(std::iter::empty());
-        }
-        let client = builder
-            .build()
-            .map_err(|err| ProviderError::Connect {
-                url: String::new(),
+        let client = crate::net::client(base_url, settings.connect_timeout).map_err(|err| {
+            ProviderError::Connect {
+                url: base_url.to_string(),
                 message: format!("cannot set up the HTTP client: {err}"),
-            })?;
+            }
+        })?;
         Ok(HttpClient { client, settings })
     }
 

@@ -9,9 +9,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::path::PathError;
-use super::{Effect, Tool, ToolContext, ToolOutcome, parse_arguments, schema_of};
-use crate::protocol::{BoxFuture, CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
+use super::{Effect, RunOptions, Tool, ToolContext, ToolOutcome, parse_arguments, schema_of};
+use crate::protocol::{Action, BoxFuture, CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
 
 /// Lines returned by one read when the model gives no `limit`.
 const DEFAULT_LINES: u64 = 2000;
@@ -81,7 +80,26 @@ impl Tool for FilesystemTool {
         Ok(())
     }
 
-    fn run<'a>(&'a self, arguments: &'a Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+    fn action(&self, arguments: &Value, ctx: &ToolContext) -> Action {
+        let path = arguments
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let requested = super::absolute(path, &ctx.cwd, ctx.home.as_deref());
+        let resolved = super::resolve(path, &ctx.cwd, ctx.home.as_deref())
+            .unwrap_or_else(|| requested.clone());
+        Action::Read {
+            requested,
+            resolved,
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        arguments: &'a Value,
+        ctx: &'a ToolContext,
+        _options: RunOptions<'a>,
+    ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let args: FsArgs = match parse_arguments(arguments) {
                 Ok(args) => args,
@@ -98,31 +116,12 @@ impl Tool for FilesystemTool {
 }
 
 fn run(args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
-    let path = match ctx.roots.resolve(&args.path, &ctx.cwd, ctx.home.as_deref()) {
-        Ok(path) => path,
-        Err(PathError::Empty) => {
-            return fail(
-                ToolErrorType::ValidationError,
-                "`path` is empty".into(),
-                None,
-            );
-        }
-        Err(PathError::Outside { resolved, roots }) => {
-            return ToolOutcome::failed(
-                CallErrorCode::Denied,
-                ToolResult::fail(
-                    ToolErrorType::PermissionError,
-                    format!(
-                        "{} resolves to {}, outside the allowed roots ({roots})",
-                        args.path,
-                        resolved.display()
-                    ),
-                )
-                .with_suggestion(
-                    "only paths under the working directory or the temp dir can be read",
-                ),
-            );
-        }
+    let Some(path) = super::resolve(&args.path, &ctx.cwd, ctx.home.as_deref()) else {
+        return fail(
+            ToolErrorType::ValidationError,
+            "`path` is empty".into(),
+            None,
+        );
     };
     let shown = args.path.as_str();
     match args.operation {
@@ -378,15 +377,18 @@ fn metadata(path: &Path, shown: &str) -> ToolOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::Roots;
 
     fn ctx(dir: &Path, max: u64) -> ToolContext {
         let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         ToolContext {
-            roots: Roots::new(&["cwd".into()], &cwd, &cwd, None),
             cwd,
             home: None,
             fs_max_size: max,
+            exec: crate::tool::ExecSettings {
+                shell: "/bin/sh".into(),
+                timeout: std::time::Duration::from_secs(5),
+                strip_env: Vec::new(),
+            },
         }
     }
 

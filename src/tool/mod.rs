@@ -2,19 +2,28 @@
 //! validation. A tool says what it does and checks its own arguments; whether it may run is the
 //! agent's question to the policy, never the tool's.
 
+mod capture;
+mod exec;
 mod fs;
 mod path;
+mod web;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use exec::ExecTool;
 pub use fs::FilesystemTool;
-pub use path::{PathError, Roots};
+pub use path::{absolute, resolve};
+pub use web::{WebBackend, WebSearchTool, WebSettings};
 
 use crate::config::Settings;
-use crate::protocol::{BoxFuture, CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
+use crate::protocol::{
+    Action, BoxFuture, CallErrorCode, OutputStream, ToolErrorType, ToolResult, ToolSpec,
+};
 
 /// What a tool does to the world, for the policy to weigh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,8 +68,26 @@ impl ToolOutcome {
 pub struct ToolContext {
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
-    pub roots: Roots,
     pub fs_max_size: u64,
+    pub exec: ExecSettings,
+}
+
+/// How `execute_command` runs commands.
+#[derive(Debug, Clone)]
+pub struct ExecSettings {
+    /// The shell commands run through (`$SHELL` when it is a POSIX-like shell, else `/bin/sh`).
+    pub shell: PathBuf,
+    /// The default and the longest timeout.
+    pub timeout: Duration,
+    /// Variables removed from the child's environment (the API keys this process holds).
+    pub strip_env: Vec<String>,
+}
+
+/// Per-call options the agent decides: the sandbox prefix, and where streamed output goes.
+pub struct RunOptions<'a> {
+    /// An argv prefix that runs the command in the sandbox (`None`: run it directly).
+    pub sandbox: Option<&'a [OsString]>,
+    pub output: &'a mut dyn FnMut(OutputStream, &str),
 }
 
 pub trait Tool {
@@ -70,8 +97,17 @@ pub trait Tool {
     fn spec(&self) -> ToolSpec;
     /// Checks the arguments without doing anything; the error names the field at fault.
     fn validate(&self, arguments: &Value) -> Result<(), String>;
-    /// Does the work. Called only with arguments `validate` accepted.
-    fn run<'a>(&'a self, arguments: &'a Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome>;
+    /// What the call would do, for the policy. Called only with valid arguments.
+    fn action(&self, arguments: &Value, ctx: &ToolContext) -> Action;
+    /// Does the work. Called only with arguments `validate` accepted and the policy let through.
+    fn run<'a>(
+        &'a self,
+        arguments: &'a Value,
+        ctx: &'a ToolContext,
+        options: RunOptions<'a>,
+    ) -> BoxFuture<'a, ToolOutcome>;
+    /// A new turn starts (per-turn budgets reset).
+    fn begin_turn(&self) {}
 }
 
 /// The tools enabled for a run.
@@ -81,12 +117,24 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn from_settings(settings: &Settings) -> Self {
+    pub fn from_settings(settings: &Settings, web: WebSettings) -> Self {
         let mut registry = Registry::default();
         if settings.tools.fs {
             registry.tools.push(Box::new(FilesystemTool));
         }
+        if settings.tools.exec {
+            registry.tools.push(Box::new(ExecTool));
+        }
+        if settings.tools.web {
+            registry.tools.push(Box::new(WebSearchTool::new(web)));
+        }
         registry
+    }
+
+    pub fn begin_turn(&self) {
+        for tool in &self.tools {
+            tool.begin_turn();
+        }
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {

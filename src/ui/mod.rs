@@ -1,11 +1,13 @@
 //! Front ends: the consumers of the event stream that print. Only this module writes to stdout.
 
+mod confirm;
 mod json;
 mod plain;
 mod sanitize;
 
 use std::io::{IsTerminal, Write};
 
+pub use confirm::TerminalAsker;
 pub use json::JsonPrinter;
 pub use plain::PlainPrinter;
 pub use sanitize::sanitize;

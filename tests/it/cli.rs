@@ -119,13 +119,21 @@ fn settings_from_the_config_file_reach_the_run() {
     let server = FakeServer::start(vec![text_reply("ok")]);
     let run = Ai::new(&server.url)
         .unset("SWEBASH_AI_MODEL")
-        .config("model = \"file-model\"\ntools_fs = false\n")
+        .config("model = \"file-model\"\ntools_fs = false\ntools_web = false\n")
         .arg("hi")
         .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     let body = &server.chat_bodies()[0];
     assert_eq!(body["model"], json!("file-model"));
-    assert!(body.get("tools").is_none());
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(names, ["execute_command"]);
 }
 
 #[test]

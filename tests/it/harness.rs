@@ -131,9 +131,13 @@ impl Ai {
         self
     }
 
+    /// The command, in a new session: without a controlling terminal, as in CI, even when the
+    /// tests run in a developer's terminal (no test may ever wait on a prompt).
     fn command(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ai"));
+        let mut command = Command::new("setsid");
         command
+            .arg("-w")
+            .arg(env!("CARGO_BIN_EXE_ai"))
             .args(&self.args)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))

@@ -9,18 +9,22 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("error", &[]),
     ("cli", &[]),
+    ("net", &[]),
     ("config", &["protocol", "error", "cli"]),
-    ("provider", &["protocol", "config", "error"]),
-    ("tool", &["protocol", "config", "error"]),
+    ("policy", &["protocol", "config"]),
+    ("provider", &["protocol", "config", "error", "net"]),
+    ("tool", &["protocol", "config", "error", "net"]),
     (
         "agent",
-        &["protocol", "config", "error", "provider", "tool"],
+        &["protocol", "config", "error", "provider", "tool", "policy"],
     ),
-    ("ui", &["protocol", "config", "agent"]),
+    ("audit", &["protocol", "config"]),
+    ("ui", &["protocol", "config", "agent", "policy"]),
     (
         "app",
         &[
-            "protocol", "config", "error", "provider", "tool", "agent", "ui", "cli",
+            "protocol", "config", "error", "provider", "tool", "agent", "ui", "cli", "policy",
+            "audit", "net",
         ],
     ),
 ];

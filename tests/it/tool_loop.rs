@@ -213,7 +213,7 @@ fn an_unknown_tool_and_unparseable_arguments_are_errors_the_model_sees() {
 }
 
 #[test]
-fn a_path_outside_the_working_directory_is_refused() {
+fn a_path_outside_the_roots_asks_and_without_a_terminal_is_denied_with_exit_3() {
     let server = FakeServer::start(vec![
         tool_reply(&[("c1", "filesystem", read("../../home/secret"))]),
         text_reply("I cannot."),
@@ -221,9 +221,13 @@ fn a_path_outside_the_working_directory_is_refused() {
     let ai = Ai::new(&server.url).env("SWEBASH_AI_FS_ROOTS", "cwd");
     std::fs::write(ai.home().join("secret"), "s3cret").expect("write");
     let run = ai.args(&["--json", "read the secret"]).run();
-    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.code, 3, "stderr: {}", run.stderr);
     let result = run.json();
+    assert_eq!(result["status"], json!("denied"));
+    assert_eq!(result["error"]["kind"], json!("denied"));
+    assert_eq!(result["answer"], json!("I cannot."));
     assert_eq!(result["tool_calls"][0]["decision"], json!("denied"));
+    assert_eq!(result["tool_calls"][0]["error"]["code"], json!("DENIED"));
     let answer = tool_message(&server.chat_bodies()[1], 0);
     assert_eq!(answer["error_type"], json!("permission_error"));
     assert!(!answer.to_string().contains("s3cret"));

@@ -1,0 +1,205 @@
+//! Path rules: the allowed roots, and the sensitive files no tool may touch (keys, credentials,
+//! `.env` files), recognised by their resolved location so a symlink cannot smuggle them out.
+
+use std::path::{Path, PathBuf};
+
+/// The directories tools may use without asking, canonical.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Roots {
+    dirs: Vec<PathBuf>,
+    /// How the roots were written, for messages.
+    pub label: String,
+}
+
+impl Roots {
+    /// `cwd` and `tmp` stand for the working directory and the temp directory; `~/` is expanded;
+    /// roots that do not exist are dropped.
+    pub fn new(spec: &[String], cwd: &Path, temp: &Path, home: Option<&Path>) -> Self {
+        let dirs = spec
+            .iter()
+            .filter_map(|root| {
+                let dir = match root.as_str() {
+                    "cwd" => cwd.to_path_buf(),
+                    "tmp" => temp.to_path_buf(),
+                    other => match (other.strip_prefix("~/"), home) {
+                        (Some(rest), Some(home)) => home.join(rest),
+                        _ => cwd.join(other),
+                    },
+                };
+                std::fs::canonicalize(dir).ok()
+            })
+            .collect();
+        Roots {
+            dirs,
+            label: spec.join(":"),
+        }
+    }
+
+    pub fn contains(&self, resolved: &Path) -> bool {
+        self.dirs.iter().any(|root| resolved.starts_with(root))
+    }
+
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+}
+
+/// Paths under the home directory that hold secrets.
+const HOME_SECRETS: &[(&str, &str)] = &[
+    (".ssh", "SSH keys"),
+    (".gnupg", "GnuPG keys"),
+    (".aws/credentials", "AWS credentials"),
+    (".aws/config", "AWS configuration"),
+    (".config/gcloud", "Google Cloud credentials"),
+    (".azure", "Azure credentials"),
+    (".kube/config", "Kubernetes credentials"),
+    (".netrc", "login credentials"),
+    (".docker/config.json", "Docker registry credentials"),
+    (".git-credentials", "git credentials"),
+    (".config/gh/hosts.yml", "GitHub CLI credentials"),
+    (".pgpass", "PostgreSQL passwords"),
+    (".pypirc", "PyPI credentials"),
+    (".npmrc", "npm tokens"),
+    (".cargo/credentials.toml", "crates.io token"),
+    (".config/swebash-ai", "this tool's own settings and keys"),
+    (".password-store", "the password store"),
+];
+
+const SYSTEM_SECRETS: &[(&str, &str)] = &[
+    ("/etc/shadow", "system password hashes"),
+    ("/etc/gshadow", "system password hashes"),
+    ("/etc/sudoers", "sudo rules"),
+    ("/etc/sudoers.d", "sudo rules"),
+    ("/etc/ssh", "SSH host keys"),
+    ("/root", "root's home directory"),
+];
+
+/// Why `path` is sensitive, if it is. `path` should be absolute; checked as written and resolved.
+pub fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
+    if let Some(home) = home
+        && let Ok(rest) = path.strip_prefix(home)
+        && let Some((prefix, what)) = HOME_SECRETS.iter().find(|(p, _)| rest.starts_with(p))
+    {
+        return Some(format!("~/{prefix} ({what})"));
+    }
+    if let Some((prefix, what)) = SYSTEM_SECRETS.iter().find(|(p, _)| path.starts_with(p)) {
+        return Some(format!("{prefix} ({what})"));
+    }
+    let text = path.to_string_lossy();
+    if text.starts_with("/proc/") && text.ends_with("/environ") {
+        return Some("a process environment (/proc/*/environ)".into());
+    }
+    let name = path.file_name()?.to_string_lossy();
+    secret_file_name(&name).map(|what| format!("{name} ({what})"))
+}
+
+fn secret_file_name(name: &str) -> Option<&'static str> {
+    const HARMLESS_ENV: &[&str] = &[".env.example", ".env.sample", ".env.template", ".env.dist"];
+    if name == ".env" || (name.starts_with(".env.") && !HARMLESS_ENV.contains(&name)) {
+        return Some("environment secrets");
+    }
+    let lower = name.to_ascii_lowercase();
+    if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+    {
+        return Some("a private key or certificate store");
+    }
+    if lower.starts_with("id_") && !lower.ends_with(".pub") && !lower.contains('.') {
+        return Some("an SSH private key");
+    }
+    None
+}
+
+/// Whether a command argument names a sensitive file (`~/.ssh/id_rsa`, `$HOME/.aws/credentials`,
+/// `.env`), judged on the text alone: the command has not run yet.
+pub fn sensitive_mention(arg: &str, home: Option<&str>) -> Option<String> {
+    let arg = arg.split_once('=').map_or(arg, |(_, value)| value);
+    if arg.is_empty() || arg.starts_with('-') {
+        return None;
+    }
+    let expanded = ["~/", "$HOME/", "${HOME}/"]
+        .iter()
+        .find_map(|prefix| arg.strip_prefix(prefix))
+        .and_then(|rest| home.map(|h| format!("{}/{rest}", h.trim_end_matches('/'))))
+        .unwrap_or_else(|| arg.to_string());
+    let path = PathBuf::from(&expanded);
+    if path.is_absolute() {
+        return sensitive(&path, home.map(Path::new));
+    }
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    secret_file_name(&name).map(|what| format!("{name} ({what})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOME: &str = "/home/u";
+
+    fn is_sensitive(path: &str) -> bool {
+        sensitive(Path::new(path), Some(Path::new(HOME))).is_some()
+    }
+
+    #[test]
+    fn secret_locations_are_sensitive_and_ordinary_files_are_not() {
+        let secret = [
+            "/home/u/.ssh/id_rsa",
+            "/home/u/.ssh",
+            "/home/u/.gnupg/pubring.kbx",
+            "/home/u/.aws/credentials",
+            "/home/u/.config/gcloud/credentials.db",
+            "/home/u/.kube/config",
+            "/home/u/.netrc",
+            "/home/u/.docker/config.json",
+            "/etc/shadow",
+            "/etc/sudoers",
+            "/etc/sudoers.d/90-cloud",
+            "/proc/1/environ",
+            "/proc/self/environ",
+            "/work/app/.env",
+            "/work/app/.env.production",
+            "/work/certs/server.pem",
+            "/work/certs/tls.key",
+            "/tmp/id_ed25519",
+        ];
+        for path in secret {
+            assert!(is_sensitive(path), "{path} should be sensitive");
+        }
+        let ordinary = [
+            "/home/u/project/Cargo.toml",
+            "/home/u/.bashrc",
+            "/work/app/.env.example",
+            "/work/app/environment.rs",
+            "/home/u/.ssh_notes.txt",
+            "/tmp/id_rsa.pub",
+            "/etc/hostname",
+            "/proc/cpuinfo",
+            "/work/keyboard.rs",
+        ];
+        for path in ordinary {
+            assert!(!is_sensitive(path), "{path} should not be sensitive");
+        }
+    }
+
+    #[test]
+    fn command_arguments_naming_secrets_are_noticed() {
+        assert!(sensitive_mention("~/.ssh/id_rsa", Some(HOME)).is_some());
+        assert!(sensitive_mention("$HOME/.aws/credentials", Some(HOME)).is_some());
+        assert!(sensitive_mention(".env", Some(HOME)).is_some());
+        assert!(sensitive_mention("--file=/etc/shadow", Some(HOME)).is_some());
+        assert!(sensitive_mention("src/main.rs", Some(HOME)).is_none());
+        assert!(sensitive_mention("-la", Some(HOME)).is_none());
+    }
+
+    #[test]
+    fn roots_contain_what_is_under_them() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        let Ok(real) = std::fs::canonicalize(dir.path()) else {
+            return;
+        };
+        let roots = Roots::new(&["cwd".into()], &real, &real, None);
+        assert!(roots.contains(&real.join("a/b")));
+        assert!(!roots.contains(Path::new("/etc/passwd")));
+    }
+}

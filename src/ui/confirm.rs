@@ -1,0 +1,72 @@
+//! The confirmation prompt, on the controlling terminal (`/dev/tty`), so `cat log | ai ...` can
+//! still ask. With no terminal it answers "no terminal", and the gate fails closed.
+
+use std::fs::{File, OpenOptions};
+
+use dialoguer::console::Term;
+use dialoguer::{Input, Select};
+
+use super::sanitize;
+use crate::agent::{Answer, ApprovalRequest, Asker, NoTerminal};
+
+pub struct TerminalAsker;
+
+impl TerminalAsker {
+    fn open_tty() -> Option<(File, File)> {
+        let read = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .ok()?;
+        let write = read.try_clone().ok()?;
+        Some((read, write))
+    }
+}
+
+impl Asker for TerminalAsker {
+    fn ask(&mut self, request: &ApprovalRequest) -> Result<Answer, NoTerminal> {
+        let (read, write) = Self::open_tty().ok_or(NoTerminal)?;
+        let term = Term::read_write_pair(read, write);
+        if !term.is_term() {
+            return Err(NoTerminal);
+        }
+        let what = if request.tool == "execute_command" {
+            "run"
+        } else {
+            "use"
+        };
+        let header = format!(
+            "\nai wants to {what}: {}\n  why it asks: {}\n  in: {}",
+            sanitize(&request.subject),
+            sanitize(&request.reasons.join("; ")),
+            request.cwd.display()
+        );
+        let _ = term.write_line(&header);
+        let mut items = vec!["yes", "no", "always (this exact call, for this session)"];
+        if request.tool == "execute_command" {
+            items.push("edit the command first");
+        }
+        let choice = Select::new()
+            .with_prompt("Allow it?")
+            .items(&items)
+            .default(1)
+            .interact_on_opt(&term);
+        let answer = match choice {
+            Ok(Some(0)) => Answer::Yes,
+            Ok(Some(2)) => Answer::Always,
+            Ok(Some(3)) => {
+                let edited = Input::<String>::new()
+                    .with_prompt("command")
+                    .with_initial_text(request.subject.clone())
+                    .interact_text_on(&term);
+                match edited {
+                    Ok(command) if !command.trim().is_empty() => Answer::Edit(command),
+                    _ => Answer::No,
+                }
+            }
+            // "no", Esc, or a terminal that went away: never run it.
+            _ => Answer::No,
+        };
+        Ok(answer)
+    }
+}
