@@ -147,6 +147,22 @@ impl Ai {
         command
     }
 
+    /// The command for a pseudo-terminal test: the same sandbox, no pipes and no `setsid` (the
+    /// PTY becomes its controlling terminal).
+    pub fn pty_command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ai"));
+        command
+            .args(&self.args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(self.work());
+        command
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.path().join("state")
+    }
+
     /// Starts the binary and leaves it running (stdin closed unless set).
     pub fn spawn(&self) -> Child {
         let mut command = self.command();

@@ -8,5 +8,7 @@ mod server;
 mod cli;
 mod layering;
 mod oneshot;
+mod policy;
 mod provider;
+mod pty;
 mod tool_loop;

@@ -40,6 +40,8 @@ pub struct Recorded {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Value,
+    /// The body as text (for form posts).
+    pub raw: String,
 }
 
 impl Recorded {
@@ -55,6 +57,7 @@ pub struct FakeServer {
     pub url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
     gate: Mutex<Option<Sender<()>>>,
+    shared: Arc<Shared>,
 }
 
 struct Shared {
@@ -62,6 +65,8 @@ struct Shared {
     requests: Arc<Mutex<Vec<Recorded>>>,
     models: Vec<String>,
     gate: Mutex<Option<Receiver<()>>>,
+    /// Pages served to web searches (any path that is not under /v1), in order.
+    web: Mutex<VecDeque<(u16, String)>>,
 }
 
 impl FakeServer {
@@ -79,10 +84,12 @@ impl FakeServer {
             requests: Arc::clone(&requests),
             models,
             gate: Mutex::new(Some(wait)),
+            web: Mutex::new(VecDeque::new()),
         });
+        let serving = Arc::clone(&shared);
         thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let shared = Arc::clone(&shared);
+                let shared = Arc::clone(&serving);
                 thread::spawn(move || serve(stream, &shared));
             }
         });
@@ -90,7 +97,22 @@ impl FakeServer {
             url,
             requests,
             gate: Mutex::new(Some(go)),
+            shared,
         }
+    }
+
+    /// The server's root, for a web search backend (`SWEBASH_AI_WEB_URL`).
+    pub fn root(&self) -> String {
+        self.url.trim_end_matches("/v1").to_string()
+    }
+
+    /// Queues a page for the next web search.
+    pub fn web_page(&self, status: u16, body: &str) {
+        self.shared
+            .web
+            .lock()
+            .expect("web lock")
+            .push_back((status, body.to_string()));
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
@@ -123,6 +145,13 @@ fn serve(stream: TcpStream, shared: &Shared) {
         };
         let path = request.path.clone();
         shared.requests.lock().expect("requests lock").push(request);
+        if !path.starts_with("/v1/") {
+            let page = shared.web.lock().expect("web lock").pop_front();
+            let (status, body) = page.unwrap_or((404, "no page scripted".into()));
+            let headers = vec![("content-type", "text/html; charset=utf-8".to_string())];
+            respond(&mut stream, status, &headers, &body);
+            continue;
+        }
         if path.ends_with("/models") {
             let data: Vec<Value> = shared
                 .models
@@ -273,12 +302,14 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
         .unwrap_or(0);
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok()?;
+    let raw = String::from_utf8_lossy(&body).into_owned();
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
     Some(Recorded {
         method,
         path,
         headers,
         body,
+        raw,
     })
 }
 

@@ -1,0 +1,444 @@
+//! The policy end to end: commands run (sandboxed when allowed), asked-for commands fail closed
+//! with no terminal, catastrophic ones never run, flags approve, the audit log records it all.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::harness::Ai;
+use crate::server::{FakeServer, text_reply, tool_reply};
+
+fn exec(command: &str) -> Value {
+    json!({"command": command})
+}
+
+fn last_tool_result(server: &FakeServer) -> Value {
+    let bodies = server.chat_bodies();
+    let messages = bodies
+        .last()
+        .and_then(|b| b["messages"].as_array().cloned())
+        .unwrap_or_default();
+    let tool = messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .unwrap_or(Value::Null);
+    serde_json::from_str(tool["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
+}
+
+fn sandbox_enforced() -> bool {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
+        .args(["__sandbox", "read-only", "--probe"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn an_allowed_command_runs_streams_its_output_and_returns_the_exit_code() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "execute_command",
+            exec("echo out; echo err >&2; exit 7"),
+        )]),
+        text_reply("It exited 7."),
+    ]);
+    let run = Ai::new(&server.url).args(&["--jsonl", "run it"]).run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events = run.events();
+    let output: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_call.output")
+        .collect();
+    assert!(
+        output
+            .iter()
+            .any(|e| e["stream"] == "stdout" && e["chunk"] == "out\n"),
+        "{output:?}"
+    );
+    assert!(
+        output
+            .iter()
+            .any(|e| e["stream"] == "stderr" && e["chunk"] == "err\n"),
+        "{output:?}"
+    );
+    let completed = events
+        .iter()
+        .find(|e| e["type"] == "tool_call.completed")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(completed["exit_code"], json!(7));
+    assert_eq!(completed["decision"], json!("allow"));
+    let result = last_tool_result(&server);
+    assert_eq!(result["data"]["exit_code"], json!(7));
+    assert_eq!(result["data"]["stdout"], json!("out\n"));
+}
+
+#[test]
+fn api_keys_never_reach_the_command() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("env"))]),
+        text_reply("ok"),
+    ]);
+    let run = Ai::new(&server.url)
+        .env("SWEBASH_AI_API_KEY", "sk-live-secret-1")
+        .env("OPENAI_API_KEY", "sk-live-secret-2")
+        .env("VISIBLE_VAR", "shown")
+        .args(&["-q", "show env"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stdout = last_tool_result(&server)["data"]["stdout"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(stdout.contains("VISIBLE_VAR=shown"));
+    assert!(!stdout.contains("sk-live-secret"), "{stdout}");
+}
+
+#[test]
+fn a_timeout_kills_the_whole_process_group_grandchildren_included() {
+    let script = "sleep 30 & echo $! > grandchild.pid; sleep 30";
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "execute_command",
+            json!({"command": script, "timeout_seconds": 1}),
+        )]),
+        text_reply("It hung."),
+    ]);
+    // The redirection asks; --yes approves it, so it runs outside the sandbox.
+    let ai = Ai::new(&server.url).args(&["--json", "--yes", "run it"]);
+    let run = ai.run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let call = &run.json()["tool_calls"][0];
+    assert_eq!(call["error"]["code"], json!("TIMEOUT"));
+    let pid = std::fs::read_to_string(ai.work().join("grandchild.pid")).unwrap_or_default();
+    let pid = pid.trim();
+    assert!(!pid.is_empty());
+    std::thread::sleep(Duration::from_millis(200));
+    let alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .unwrap_or_default()
+            .contains(") Z ");
+    assert!(!alive, "grandchild {pid} outlived the timeout");
+}
+
+#[test]
+fn output_beyond_the_cap_keeps_head_and_tail() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("seq 1 100000"))]),
+        text_reply("ok"),
+    ]);
+    let run = Ai::new(&server.url).args(&["--json", "count"]).run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["tool_calls"][0]["output_truncated"], json!(true));
+    let result = last_tool_result(&server);
+    let stdout = result["data"]["stdout"].as_str().unwrap_or("");
+    assert!(stdout.starts_with("1\n2\n3\n"));
+    assert!(stdout.trim_end().ends_with("100000"));
+    assert!(stdout.contains("bytes omitted"));
+    assert!(result["data"]["omitted_bytes"].as_u64().unwrap_or(0) > 400_000);
+}
+
+#[test]
+fn the_sandbox_blocks_writes_outside_the_working_directory_and_allows_them_inside() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "execute_command",
+            exec("touch inside.txt; touch ../home/outside.txt"),
+        )]),
+        text_reply("done"),
+    ]);
+    let ai = Ai::new(&server.url).args(&["--json", "touch"]);
+    let run = ai.run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(ai.work().join("inside.txt").exists());
+    if sandbox_enforced() {
+        assert!(
+            !ai.home().join("outside.txt").exists(),
+            "the sandbox let a write out"
+        );
+        let result = last_tool_result(&server);
+        assert_ne!(result["data"]["exit_code"], json!(0));
+        assert!(
+            result["note"].as_str().unwrap_or("").contains("sandbox"),
+            "{result}"
+        );
+    } else {
+        assert!(
+            run.stderr.contains("Landlock is not available"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn read_only_sandbox_blocks_writes_even_in_the_working_directory() {
+    if !sandbox_enforced() {
+        return;
+    }
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("touch inside.txt"))]),
+        text_reply("done"),
+    ]);
+    let ai = Ai::new(&server.url).args(&["-q", "--sandbox", "read-only", "touch"]);
+    assert_eq!(ai.run().code, 0);
+    assert!(!ai.work().join("inside.txt").exists());
+}
+
+#[test]
+fn rm_rf_build_without_a_terminal_deletes_nothing_and_exits_3() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("rm -rf build"))]),
+        text_reply("I could not delete it."),
+    ]);
+    let ai = Ai::new(&server.url)
+        .file("build/out.o", "obj")
+        .args(&["--json", "clean the build"]);
+    let run = ai.run();
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(ai.work().join("build/out.o").exists(), "nothing deleted");
+    let result = run.json();
+    assert_eq!(result["status"], json!("denied"));
+    assert_eq!(result["tool_calls"][0]["decision"], json!("denied"));
+    let told = last_tool_result(&server);
+    assert!(
+        told["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no one is at a terminal"),
+        "{told}"
+    );
+    assert!(run.stderr.contains("--yes"), "{}", run.stderr);
+}
+
+#[test]
+fn rm_rf_home_is_blocked_even_with_yes() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("rm -rf ~"))]),
+        text_reply("I will not do that."),
+    ]);
+    let ai = Ai::new(&server.url).args(&["--json", "--yes", "free some space"]);
+    std::fs::write(ai.home().join("precious.txt"), "keep").expect("write");
+    let run = ai.run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(ai.home().join("precious.txt").exists());
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("blocked"));
+    assert_eq!(result["tool_calls"][0]["error"]["code"], json!("BLOCKED"));
+    assert_eq!(
+        last_tool_result(&server)["error_type"],
+        json!("security_error")
+    );
+}
+
+#[test]
+fn yes_and_allow_patterns_approve_and_the_command_runs() {
+    for flags in [vec!["--yes"], vec!["--allow", "rm -rf build*"]] {
+        let server = FakeServer::start(vec![
+            tool_reply(&[("c1", "execute_command", exec("rm -rf build"))]),
+            text_reply("Deleted."),
+        ]);
+        let mut args = vec!["--json"];
+        args.extend(flags.iter().copied());
+        args.push("clean");
+        let ai = Ai::new(&server.url).file("build/out.o", "obj").args(&args);
+        let run = ai.run();
+        assert_eq!(run.code, 0, "{flags:?}: {}", run.stderr);
+        assert!(!ai.work().join("build").exists(), "{flags:?}");
+        assert_eq!(run.json()["tool_calls"][0]["decision"], json!("approved"));
+    }
+}
+
+#[test]
+fn approval_events_say_who_decided() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("rm x"))]),
+        text_reply("ok"),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("x", "")
+        .args(&["--jsonl", "--allow", "rm *", "go"])
+        .run();
+    let events = run.events();
+    let requested = events
+        .iter()
+        .find(|e| e["type"] == "approval.requested")
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        requested["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("deletes files")
+    );
+    let decided = events
+        .iter()
+        .find(|e| e["type"] == "approval.decided")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(decided["decision"], json!("approved"));
+    assert_eq!(decided["by"], json!("--allow"));
+}
+
+#[test]
+fn confirm_false_turns_asking_off() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("rm x"))]),
+        text_reply("ok"),
+    ]);
+    let ai = Ai::new(&server.url)
+        .file("x", "")
+        .env("SWEBASH_AI_TOOLS_CONFIRM", "false")
+        .args(&["-q", "go"]);
+    assert_eq!(ai.run().code, 0);
+    assert!(!ai.work().join("x").exists());
+}
+
+#[test]
+fn a_sensitive_file_is_denied_even_through_a_symlink() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "filesystem",
+            json!({"operation": "read", "path": "notes.txt"}),
+        )]),
+        text_reply("no"),
+    ]);
+    let ai = Ai::new(&server.url).args(&["--json", "--yes", "read notes"]);
+    std::fs::create_dir_all(ai.home().join(".ssh")).expect("mkdir");
+    std::fs::write(ai.home().join(".ssh/id_ed25519"), "PRIVATE KEY").expect("write");
+    std::os::unix::fs::symlink(
+        ai.home().join(".ssh/id_ed25519"),
+        ai.work().join("notes.txt"),
+    )
+    .expect("symlink");
+    let run = ai.run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["tool_calls"][0]["decision"], json!("blocked"));
+    assert!(!server.chat_bodies()[1].to_string().contains("PRIVATE KEY"));
+}
+
+#[test]
+fn the_audit_log_records_each_call_without_secrets() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("echo sk-audit-secret-9"))]),
+        text_reply("ok"),
+    ]);
+    let ai = Ai::new(&server.url)
+        .env("SWEBASH_AI_API_KEY", "sk-audit-secret-9")
+        .args(&["-q", "go"]);
+    assert_eq!(ai.run().code, 0);
+    let path = ai.state_dir().join("swebash-ai/audit.jsonl");
+    let text = std::fs::read_to_string(&path).expect("audit log");
+    let line: Value = serde_json::from_str(text.lines().next().unwrap_or("")).expect("JSON line");
+    assert_eq!(line["tool"], json!("execute_command"));
+    assert_eq!(line["decision"], json!("allow"));
+    assert_eq!(line["decided_by"], json!("policy"));
+    assert_eq!(line["exit_code"], json!(0));
+    assert!(!text.contains("sk-audit-secret-9"), "{text}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0);
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn check_command_explains_itself() {
+    let run = Ai::bare()
+        .args(&["--check-command", "rm -rf build", "--json"])
+        .run();
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.json(),
+        json!({"decision": "ask", "reasons": ["`rm -r` deletes files recursively"]})
+    );
+    let plain = Ai::bare().args(&["--check-command", "rm -rf /"]).run();
+    assert!(plain.stdout.starts_with("deny: "), "{}", plain.stdout);
+    let safe = Ai::bare()
+        .args(&["--check-command", "ls -la", "--json"])
+        .run();
+    assert_eq!(safe.json()["decision"], json!("allow"));
+}
+
+#[test]
+fn web_search_reads_results_from_a_local_engine() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "web_search",
+            json!({"query": "rust book", "num_results": 2}),
+        )]),
+        text_reply("Found it."),
+    ]);
+    server.web_page(200, include_str!("../fixtures/web/ddg-results.html"));
+    let run = Ai::new(&server.url)
+        .env("SWEBASH_AI_WEB_URL", &server.root())
+        .args(&["--json", "find the rust book"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let result = last_tool_result(&server);
+    let results = result["data"]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["url"], json!("https://doc.rust-lang.org/book/"));
+    assert_eq!(result["data"]["untrusted"], json!(true));
+    let search = server
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/html/")
+        .expect("search request");
+    assert_eq!(search.method, "POST");
+    assert!(search.raw.starts_with("q=rust%20book"), "{}", search.raw);
+}
+
+#[test]
+fn web_search_reports_empty_results_and_refusals() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "web_search", json!({"query": "qzxqzx"}))]),
+        tool_reply(&[("c2", "web_search", json!({"query": "again"}))]),
+        tool_reply(&[("c3", "web_search", json!({"query": "third"}))]),
+        text_reply("Nothing."),
+    ]);
+    server.web_page(200, include_str!("../fixtures/web/ddg-empty.html"));
+    server.web_page(202, include_str!("../fixtures/web/ddg-challenge.html"));
+    server.web_page(403, "Forbidden");
+    let run = Ai::new(&server.url)
+        .env("SWEBASH_AI_WEB_URL", &server.root())
+        .args(&["--json", "search"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let calls = run.json()["tool_calls"].clone();
+    assert_eq!(calls[0]["ok"], json!(true));
+    assert_eq!(calls[1]["ok"], json!(false));
+    assert!(
+        calls[1]["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("refused")
+    );
+    assert!(
+        calls[2]["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("HTTP 403")
+    );
+    let bodies = server.chat_bodies();
+    let first = bodies[1]["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        first["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no results")
+    );
+}
