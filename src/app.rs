@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::agent::{Agent, Gate, Limits, Recorder, Sandbox, TurnEnd, millis, system_prompt};
+use crate::agent::{
+    Agent, Gate, Limits, Recorder, Sandbox, ToolMode, TurnEnd, millis, system_prompt,
+};
 use crate::audit::{AuditLog, state_dir};
 use crate::cli::Cli;
 use crate::config::{Env, FileLayer, Secret, Settings, config_path, resolve};
@@ -15,6 +17,7 @@ use crate::policy::{Policy, Roots, assess_command, sandbox};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::{HttpClient, OpenAiProvider, Provider, SERVICES, select_endpoint};
 use crate::tool::{ExecSettings, Registry, ToolContext, WebBackend, WebSettings};
+use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, TerminalAsker, frontend_for};
 
 /// Most bytes of piped stdin added to the prompt.
@@ -25,6 +28,9 @@ pub fn run(cli: Cli) -> i32 {
     let env = Env::from_process();
     if let Some(command) = &cli.check_command {
         return check_command(command, cli.json, &env);
+    }
+    if let Some(format) = &cli.parse_tool_calls {
+        return parse_tool_calls(format);
     }
     let settings = match load_settings(&cli, &env) {
         Ok(settings) => settings,
@@ -71,6 +77,33 @@ fn check_command(command: &str, json: bool, env: &Env) -> i32 {
             .join("\n")
     };
     ui::to_stdout(&text);
+    ExitCode::Ok.code()
+}
+
+/// `ai --parse-tool-calls FORMAT`: the calls found in model text read from stdin.
+fn parse_tool_calls(format: &str) -> i32 {
+    let Some(family) = Family::parse(format) else {
+        return fail(&Report::from(ConfigError::Invalid {
+            name: "--parse-tool-calls".into(),
+            value: format.into(),
+            expected: "generic, hermes, qwen, llama3, mistral or json".into(),
+        }));
+    };
+    let mut text = String::new();
+    if let Err(err) = std::io::stdin().read_to_string(&mut text) {
+        return fail(&Report::new(
+            ExitCode::Runtime,
+            format!("cannot read stdin: {err}"),
+        ));
+    }
+    let mut parsed = toolformat::parse(format_for(family, &[]).as_ref(), &text);
+    parsed.content = parsed.content.trim().to_string();
+    let value = serde_json::json!({
+        "calls": parsed.calls.iter().map(|c| serde_json::json!({"name": c.name, "arguments": c.arguments})).collect::<Vec<_>>(),
+        "content": parsed.content,
+        "diagnostics": parsed.diagnostics,
+    });
+    ui::to_stdout(&value.to_string());
     ExitCode::Ok.code()
 }
 
@@ -259,6 +292,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         max_per_turn: 5,
     };
     let registry = Registry::from_settings(settings, web);
+    let specs = registry.specs();
     let gate = match Gate::new(
         settings.confirm,
         settings.approve_all,
@@ -290,11 +324,21 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         },
         tool_choice: settings.tool_choice.clone(),
         stream: settings.stream,
+        mode: ToolMode::from_settings(
+            settings.tool_format,
+            provider.model(),
+            &specs,
+            settings.constrain,
+        ),
     };
+    let mut system = system_prompt(&cwd, &registry.names());
+    let section = agent.mode.system_section(&specs);
+    if !section.is_empty() {
+        system.push_str("\n\n");
+        system.push_str(&section);
+    }
     let mut messages = vec![
-        Message::System {
-            content: system_prompt(&cwd, &registry.names()),
-        },
+        Message::System { content: system },
         Message::User { content: prompt },
     ];
 
@@ -316,7 +360,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         emit(&Event::RunStarted {
             provider: provider.name().to_string(),
             model: provider.model().to_string(),
-            tool_format: "native".into(),
+            tool_format: agent.mode.name().into(),
         });
         tokio::select! {
             end = agent.run_turn(&mut messages, &mut emit) => Ended::Turn(end),

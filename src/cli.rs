@@ -28,6 +28,16 @@ pub struct Cli {
     #[arg(long, value_name = "CMD")]
     pub check_command: Option<String>,
 
+    /// Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic,
+    /// hermes, qwen, llama3, mistral, json), then exit.
+    #[arg(long, value_name = "FORMAT")]
+    pub parse_tool_calls: Option<String>,
+
+    /// How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen,
+    /// llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]
+    #[arg(long, value_name = "FORMAT")]
+    pub tool_format: Option<String>,
+
     /// Approve every tool call that would ask (calls the policy denies still never run).
     #[arg(short = 'y', long)]
     pub yes: bool,

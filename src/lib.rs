@@ -12,4 +12,5 @@ pub mod policy;
 pub mod protocol;
 pub mod provider;
 pub mod tool;
+pub mod toolformat;
 pub mod ui;

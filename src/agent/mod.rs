@@ -3,6 +3,7 @@
 
 mod approval;
 mod call;
+mod mode;
 mod prompt;
 mod record;
 mod turn;
@@ -13,6 +14,7 @@ pub use approval::{
     Answer, ApprovalRequest, Asker, DecidedBy, Gate, GateAnswer, NoTerminal, NobodyAsker,
 };
 pub use call::Sandbox;
+pub use mode::ToolMode;
 pub use prompt::system_prompt;
 pub use record::{AnswerText, Recorder};
 pub use turn::{LimitHit, Limits, TurnState};
@@ -45,6 +47,7 @@ pub struct Agent<'a> {
     pub limits: Limits,
     pub tool_choice: ToolChoice,
     pub stream: bool,
+    pub mode: ToolMode,
 }
 
 impl Agent<'_> {
@@ -69,54 +72,69 @@ impl Agent<'_> {
             } else {
                 ToolChoice::Auto
             };
+            let shaped = self.mode.response_format(&specs);
             let request = ChatRequest {
                 messages,
-                tools: &specs,
+                tools: if self.mode.is_native() { &specs } else { &[] },
                 tool_choice: &choice,
                 stream: self.stream,
+                response_format: shaped.as_ref(),
             };
-            let mut forward = |event: ProviderEvent<'_>| match event {
-                ProviderEvent::Text(text) => emit(&Event::MessageDelta {
-                    text: text.to_string(),
-                }),
-                ProviderEvent::Retrying {
-                    attempt,
-                    delay,
-                    reason,
-                } => emit(&Event::Notice {
-                    message: format!(
-                        "{reason}; retrying in {:.1} s (attempt {attempt})",
-                        delay.as_secs_f64()
-                    ),
-                }),
+            let mut reading = self.mode.reader();
+            let result = {
+                let mut forward = |event: ProviderEvent<'_>| match event {
+                    ProviderEvent::Text(text) => reading.text(text, emit),
+                    ProviderEvent::Retrying {
+                        attempt,
+                        delay,
+                        reason,
+                    } => emit(&Event::Notice {
+                        message: format!(
+                            "{reason}; retrying in {:.1} s (attempt {attempt})",
+                            delay.as_secs_f64()
+                        ),
+                    }),
+                };
+                self.provider.complete(request, &mut forward).await
             };
-            let completion = match self.provider.complete(request, &mut forward).await {
+            let completion = match result {
                 Ok(completion) => completion,
-                Err(err) => {
-                    let kind = if err.is_network() {
-                        ErrorKind::Network
-                    } else {
-                        ErrorKind::Provider
-                    };
-                    break TurnEnd {
-                        status: RunStatus::Error,
-                        error: Some(RunError {
-                            kind,
-                            message: err.to_string(),
-                        }),
-                        report: Some(err.to_report()),
-                    };
+                Err(err) if self.mode.rejects_native(&err, &specs) => {
+                    self.mode = ToolMode::prompt_for(self.provider.model(), &specs, false);
+                    emit(&Event::Notice {
+                        message: format!(
+                            "the server rejected native tool calls; using the prompt-based `{}` format for the rest of this run",
+                            self.mode.name()
+                        ),
+                    });
+                    if let Some(Message::System { content }) = messages.first_mut() {
+                        content.push_str("\n\n");
+                        content.push_str(&self.mode.system_section(&specs));
+                    }
+                    turn.iterations -= 1;
+                    continue;
                 }
+                Err(err) => break provider_end(&err),
             };
             if let Some(reply_usage) = completion.usage {
                 usage.add(reply_usage);
             }
-            let calls = completion.tool_calls;
+            let reply = reading.finish(
+                &completion,
+                &self.mode,
+                turn.iterations,
+                &self.registry.names(),
+                emit,
+            );
             messages.push(Message::Assistant {
                 content: completion.text,
-                tool_calls: calls.clone(),
+                tool_calls: if self.mode.is_native() {
+                    reply.calls.clone()
+                } else {
+                    Vec::new()
+                },
             });
-            if calls.is_empty() {
+            if reply.calls.is_empty() && reply.problems.is_empty() {
                 break match turn.unapproved.first() {
                     Some(subject) => denied_end(subject),
                     None => TurnEnd {
@@ -126,7 +144,9 @@ impl Agent<'_> {
                     },
                 };
             }
-            if let Some(hit) = self.run_calls(&calls, &mut turn, messages, emit).await {
+            let (results, hit) = self.run_calls(&reply.calls, &mut turn, emit).await;
+            messages.extend(self.mode.render(&reply, &results));
+            if let Some(hit) = hit {
                 break limit_end(hit);
             }
         };
@@ -137,16 +157,16 @@ impl Agent<'_> {
         end
     }
 
-    /// Runs the calls of one reply in order, answering each in `messages`. Calls past a limit are
+    /// Runs the calls of one reply in order and returns their results. Calls past a limit are
     /// answered as not run, so the conversation stays valid for a later turn.
     async fn run_calls(
         &mut self,
         calls: &[ToolCall],
         turn: &mut TurnState,
-        messages: &mut Vec<Message>,
         emit: &mut dyn FnMut(&Event),
-    ) -> Option<LimitHit> {
+    ) -> (Vec<ToolResult>, Option<LimitHit>) {
         let mut hit = None;
+        let mut results = Vec::new();
         for call in calls {
             let result = match hit.or_else(|| turn.begin_call(self.limits).err()) {
                 Some(limit) => {
@@ -158,13 +178,9 @@ impl Agent<'_> {
                 }
                 None => self.run_call(call, turn, emit).await,
             };
-            messages.push(Message::Tool {
-                tool_call_id: call.id.clone(),
-                name: call.name.clone(),
-                content: result.to_model_text(),
-            });
+            results.push(result);
         }
-        hit
+        (results, hit)
     }
 
     async fn run_call(
@@ -211,6 +227,22 @@ impl Agent<'_> {
         };
         emit(&Event::ToolCallCompleted { record });
         outcome.result
+    }
+}
+
+fn provider_end(err: &crate::provider::ProviderError) -> TurnEnd {
+    let kind = if err.is_network() {
+        ErrorKind::Network
+    } else {
+        ErrorKind::Provider
+    };
+    TurnEnd {
+        status: RunStatus::Error,
+        error: Some(RunError {
+            kind,
+            message: err.to_string(),
+        }),
+        report: Some(err.to_report()),
     }
 }
 

@@ -206,6 +206,7 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
     );
     r.flag("provider", "--provider", cli.provider.clone());
     r.flag("sandbox", "--sandbox", cli.sandbox.clone());
+    r.flag("tool_format", "--tool-format", cli.tool_format.clone());
     r.flag("model", "--model", cli.model.clone());
     r.flag("base_url", "--base-url", cli.base_url.clone());
 

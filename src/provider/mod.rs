@@ -25,6 +25,8 @@ pub struct ChatRequest<'a> {
     pub tools: &'a [ToolSpec],
     pub tool_choice: &'a ToolChoice,
     pub stream: bool,
+    /// A JSON Schema the reply must follow (constrained output on local servers).
+    pub response_format: Option<&'a serde_json::Value>,
 }
 
 /// What the model replied with, once the reply is complete.

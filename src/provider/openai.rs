@@ -290,6 +290,10 @@ fn request_body(model: &str, request: ChatRequest<'_>, stream: bool, include_usa
     if include_usage {
         body["stream_options"] = json!({"include_usage": true});
     }
+    if let Some(schema) = request.response_format {
+        // llama.cpp and llama-cpp-python read a schema next to `json_object`.
+        body["response_format"] = json!({"type": "json_object", "schema": schema});
+    }
     if !request.tools.is_empty() {
         body["tools"] = request.tools.iter().map(wire_tool).collect();
         match request.tool_choice {
@@ -422,6 +426,7 @@ mod tests {
             tools: &tools,
             tool_choice: &choice,
             stream: true,
+            response_format: None,
         };
         let body = request_body("m", req, true, true);
         assert_eq!(body["tool_choice"]["function"]["name"], json!("filesystem"));

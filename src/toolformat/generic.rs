@@ -1,0 +1,66 @@
+//! The generic protocol of the seeds, for models with no format of their own:
+//! `<TOOL_CALL>{"tool": N, "args": A}</TOOL_CALL>`, results `TOOL_RESULT: {...}`, errors
+//! `TOOL_ERROR: ...`.
+
+use super::region::{self, Item};
+use super::{Answered, Family, Format, signatures};
+use crate::protocol::{Message, ToolSpec};
+
+pub struct Generic;
+
+const OPENS: &[&str] = &["<TOOL_CALL>", "<tool_call>"];
+const CLOSES: &[&str] = &["</TOOL_CALL>", "</tool_call>"];
+
+impl Format for Generic {
+    fn family(&self) -> Family {
+        Family::Generic
+    }
+
+    fn open_markers(&self) -> &'static [&'static str] {
+        OPENS
+    }
+
+    fn parse_region(&self, text: &str) -> Vec<Item> {
+        region::scan(text, OPENS, |_, after| {
+            region::json_block(after, CLOSES, OPENS)
+        })
+    }
+
+    fn system_section(&self, tools: &[ToolSpec]) -> String {
+        format!(
+            "You can use tools. Available tools (JSON signatures):\n{}\n\n\
+             To call a tool, reply with the call alone, in exactly this form:\n\
+             <TOOL_CALL>{{\"tool\": \"tool_name\", \"args\": {{\"param\": \"value\"}}}}</TOOL_CALL>\n\
+             You may make several calls, one <TOOL_CALL> block each. Then stop and wait: the \
+             result comes back as TOOL_RESULT: {{...}} or TOOL_ERROR: ... Never write results \
+             yourself. When you have what you need, answer in plain text with no tags.\n\n\
+             Examples:\n\
+             <TOOL_CALL>{{\"tool\": \"filesystem\", \"args\": {{\"operation\": \"read\", \"path\": \"Cargo.toml\"}}}}</TOOL_CALL>\n\
+             <TOOL_CALL>{{\"tool\": \"execute_command\", \"args\": {{\"command\": \"git status\"}}}}</TOOL_CALL>",
+            signatures(tools)
+        )
+    }
+
+    fn render_results(&self, answered: &[Answered<'_>]) -> Vec<Message> {
+        let lines: Vec<String> = answered
+            .iter()
+            .map(|a| match (&a.result.success, &a.result.error) {
+                (false, Some(error)) => format!("TOOL_ERROR: {} ({}): {error}", a.name, a.id),
+                _ => format!("TOOL_RESULT: {}", a.result.to_model_text()),
+            })
+            .collect();
+        vec![Message::User {
+            content: lines.join("\n"),
+        }]
+    }
+
+    fn render_problems(&self, problems: &[String]) -> Message {
+        Message::User {
+            content: problems
+                .iter()
+                .map(|p| format!("TOOL_ERROR: {p}. Please try again with correct format."))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! The plain JSON family: a bare `{"name": N, "arguments": A}` as the whole reply, or one in a
+//! fenced `json` block; for models that follow instructions but know no tool format.
+
+use super::region::{self, Item};
+use super::{Answered, Family, Format, signatures};
+use crate::protocol::{Message, ToolSpec};
+
+pub struct Json;
+
+impl Format for Json {
+    fn family(&self) -> Family {
+        Family::Json
+    }
+
+    fn open_markers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn bare_at_start(&self) -> bool {
+        true
+    }
+
+    fn parse_region(&self, text: &str) -> Vec<Item> {
+        region::bare_json(text).unwrap_or_else(|| vec![Item::Content(text.to_string())])
+    }
+
+    fn system_section(&self, tools: &[ToolSpec]) -> String {
+        format!(
+            "You can call these tools (JSON signatures):\n{}\n\nTo call one, reply with only a JSON \
+             object and nothing else:\n{{\"name\": \"tool_name\", \"arguments\": {{...}}}}\nFor example:\n\
+             {{\"name\": \"filesystem\", \"arguments\": {{\"operation\": \"list\", \"path\": \".\"}}}}\n\
+             The result comes back in the next message. When you have the answer, reply in plain \
+             text, not JSON.",
+            signatures(tools)
+        )
+    }
+
+    fn render_results(&self, answered: &[Answered<'_>]) -> Vec<Message> {
+        let lines: Vec<String> = answered
+            .iter()
+            .map(|a| {
+                format!(
+                    "Result of {} ({}): {}",
+                    a.name,
+                    a.id,
+                    a.result.to_model_text()
+                )
+            })
+            .collect();
+        vec![Message::User {
+            content: lines.join("\n"),
+        }]
+    }
+
+    fn render_problems(&self, problems: &[String]) -> Message {
+        Message::User {
+            content: problems
+                .iter()
+                .map(|p| format!("Error: {p}. Reply with only a JSON object {{\"name\": ..., \"arguments\": {{...}}}}."))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! Prompt-based tool calling for models without native tools: per family, a formatter (the
+//! system-prompt section and how results go back) and a parser (text in; content, calls and
+//! diagnostics out), plus a streaming parser that shows text as it arrives and ends with exactly
+//! the whole-text result for every chunking.
+
+mod generic;
+mod hermes;
+mod json;
+pub mod lenient;
+mod llama3;
+mod mistral;
+mod qwen;
+mod region;
+mod scan;
+mod shape;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::protocol::{Message, ToolResult, ToolSpec};
+use region::Item;
+use scan::{Segment, Segmenter};
+
+/// The prompt-based families (DESIGN §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Generic,
+    Hermes,
+    Qwen,
+    Llama3,
+    Mistral,
+    Json,
+}
+
+impl Family {
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "generic" => Family::Generic,
+            "hermes" => Family::Hermes,
+            "qwen" => Family::Qwen,
+            "llama3" => Family::Llama3,
+            "mistral" => Family::Mistral,
+            "json" => Family::Json,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Generic => "generic",
+            Family::Hermes => "hermes",
+            Family::Qwen => "qwen",
+            Family::Llama3 => "llama3",
+            Family::Mistral => "mistral",
+            Family::Json => "json",
+        }
+    }
+
+    /// The family a model name suggests; `generic` when none does.
+    pub fn detect(model: &str) -> Self {
+        let model = model.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| model.contains(w));
+        if has(&["qwen"]) {
+            Family::Qwen
+        } else if has(&["hermes", "nous"]) {
+            Family::Hermes
+        } else if has(&["llama-3", "llama3", "llama_3", "llama-4", "llama4"]) {
+            Family::Llama3
+        } else if has(&[
+            "mistral",
+            "mixtral",
+            "ministral",
+            "codestral",
+            "devstral",
+            "magistral",
+        ]) {
+            Family::Mistral
+        } else {
+            Family::Generic
+        }
+    }
+}
+
+/// One call found in the text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParsedCall {
+    pub name: String,
+    pub arguments: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// What the parser found in a whole reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Parsed {
+    pub calls: Vec<ParsedCall>,
+    pub content: String,
+    #[serde(skip)]
+    pub reasoning: String,
+    pub diagnostics: Vec<String>,
+}
+
+/// A call with its id and the result it got, for rendering back to the model.
+pub struct Answered<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub result: &'a ToolResult,
+}
+
+/// One prompt-based family.
+pub trait Format {
+    fn family(&self) -> Family;
+    /// Strings that open a call.
+    fn open_markers(&self) -> &'static [&'static str];
+    /// A `{` or `[` opening the reply starts a call (the bare-JSON families).
+    fn bare_at_start(&self) -> bool {
+        false
+    }
+    /// Parses the call region: from the first marker (or the bare opening) to the end.
+    fn parse_region(&self, region: &str) -> Vec<Item>;
+    /// The calls in a fenced block, or `None` when it is code, not calls.
+    fn fence_calls(&self, lang: &str, body: &str) -> Option<Vec<Result<ParsedCall, String>>> {
+        default_fence_calls(self, lang, body)
+    }
+    /// The system-prompt section that advertises the tools in this family's style.
+    fn system_section(&self, tools: &[ToolSpec]) -> String;
+    /// The messages that carry results back, in order.
+    fn render_results(&self, answered: &[Answered<'_>]) -> Vec<Message>;
+    /// The message that tells the model its calls could not be understood.
+    fn render_problems(&self, problems: &[String]) -> Message;
+}
+
+/// The family's format; `tools` type the values of formats that carry raw text.
+pub fn format_for(family: Family, tools: &[ToolSpec]) -> Box<dyn Format> {
+    match family {
+        Family::Generic => Box::new(generic::Generic),
+        Family::Hermes => Box::new(hermes::Hermes),
+        Family::Qwen => Box::new(qwen::Qwen {
+            tools: tools.to_vec(),
+        }),
+        Family::Llama3 => Box::new(llama3::Llama3),
+        Family::Mistral => Box::new(mistral::Mistral),
+        Family::Json => Box::new(json::Json),
+    }
+}
+
+fn default_fence_calls<F: Format + ?Sized>(
+    format: &F,
+    lang: &str,
+    body: &str,
+) -> Option<Vec<Result<ParsedCall, String>>> {
+    if !matches!(
+        lang,
+        "" | "json" | "json5" | "tool_call" | "tool" | "xml" | "tool_code"
+    ) {
+        return None;
+    }
+    let body = body.trim();
+    let calls: Vec<Result<ParsedCall, String>> =
+        if format.open_markers().iter().any(|m| body.starts_with(m)) {
+            let items = format.parse_region(body);
+            if items
+                .iter()
+                .any(|i| matches!(i, Item::Content(text) if !text.trim().is_empty()))
+            {
+                return None;
+            }
+            items
+                .into_iter()
+                .filter_map(|i| match i {
+                    Item::Call(call) => Some(call),
+                    Item::Content(_) => None,
+                })
+                .collect()
+        } else if body.starts_with('{') || body.starts_with('[') {
+            let value = lenient::parse(body).ok()?;
+            shape::calls_in(&value, shape::Need::NameAndArguments)?
+        } else {
+            return None;
+        };
+    (!calls.is_empty()).then_some(calls)
+}
+
+/// The tools as one JSON signature per line, as Hermes and Qwen templates list them.
+fn signatures(tools: &[ToolSpec]) -> String {
+    tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({"type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.parameters}})
+            .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Results as `<tool_response>` blocks in one user turn (Hermes, Qwen).
+fn tool_responses(answered: &[Answered<'_>]) -> Message {
+    let blocks: Vec<String> = answered
+        .iter()
+        .map(|a| {
+            format!(
+                "<tool_response>\n{}\n</tool_response>",
+                serde_json::json!({"name": a.name, "content": a.result})
+            )
+        })
+        .collect();
+    Message::User {
+        content: blocks.join("\n"),
+    }
+}
+
+fn problem_responses(problems: &[String]) -> Message {
+    let blocks: Vec<String> = problems
+        .iter()
+        .map(|p| {
+            format!(
+                "<tool_response>\n{}\n</tool_response>",
+                serde_json::json!({"error": format!("{p}. Please try again with correct format.")})
+            )
+        })
+        .collect();
+    Message::User {
+        content: blocks.join("\n"),
+    }
+}
+
+/// Text that imitates a tool result after a call: the model inventing what the tool said.
+const RESULT_MARKERS: &[&str] = &[
+    "TOOL_RESULT",
+    "TOOL_ERROR",
+    "<tool_response>",
+    "[TOOL_RESULTS]",
+    "<|start_header_id|>ipython",
+];
+/// End-of-turn tokens some servers leave in the text.
+const END_TOKENS: &[&str] = &[
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "</s>",
+    "<|endoftext|>",
+];
+
+/// Parses a whole reply.
+pub fn parse(format: &dyn Format, text: &str) -> Parsed {
+    let mut segmenter = Segmenter::new();
+    segmenter.advance(text, true, format);
+    assemble(format, segmenter.segments)
+}
+
+fn assemble(format: &dyn Format, segments: Vec<Segment>) -> Parsed {
+    let mut items: Vec<Item> = Vec::new();
+    let mut reasoning = String::new();
+    for segment in segments {
+        match segment {
+            Segment::Text(text) => region::push_content(&mut items, &text),
+            Segment::Reasoning(text) => reasoning.push_str(&text),
+            Segment::FenceCalls(calls) => items.extend(calls.into_iter().map(Item::Call)),
+            Segment::Region(text) => {
+                for item in format.parse_region(&text) {
+                    match item {
+                        Item::Content(text) => region::push_content(&mut items, &text),
+                        call => items.push(call),
+                    }
+                }
+            }
+        }
+    }
+    let last_call = items.iter().rposition(|i| matches!(i, Item::Call(_)));
+    let mut parsed = Parsed {
+        reasoning,
+        ..Parsed::default()
+    };
+    for (index, item) in items.into_iter().enumerate() {
+        match item {
+            Item::Call(Ok(call)) => parsed.calls.push(call),
+            Item::Call(Err(problem)) => parsed.diagnostics.push(problem),
+            Item::Content(mut text) => {
+                if last_call.is_some_and(|last| index > last)
+                    && let Some(cut) = RESULT_MARKERS.iter().filter_map(|m| text.find(m)).min()
+                {
+                    text.truncate(cut);
+                }
+                parsed.content.push_str(&text);
+            }
+        }
+    }
+    for token in END_TOKENS {
+        if parsed.content.contains(token) {
+            parsed.content = parsed.content.replace(token, "");
+        }
+    }
+    parsed
+}
+
+/// Reads a reply constrained to `{"tool_call": {...}}` or `{"response": "..."}` (llama.cpp's
+/// generic shapes); anything else is taken as the answer itself.
+pub fn constrained_reply(text: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let Ok(value) = lenient::parse(text) else {
+        parsed.content = text.to_string();
+        return parsed;
+    };
+    if let Some(answer) = value.get("response").and_then(Value::as_str) {
+        parsed.content = answer.to_string();
+        return parsed;
+    }
+    match shape::calls_in(&value, shape::Need::NameOnly) {
+        Some(calls) => {
+            for call in calls {
+                match call {
+                    Ok(call) => parsed.calls.push(call),
+                    Err(problem) => parsed.diagnostics.push(problem),
+                }
+            }
+        }
+        None => parsed.content = text.to_string(),
+    }
+    parsed
+}
+
+/// What the streaming parser reports as text arrives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// Text that is certainly content (not a call, not reasoning).
+    Text(String),
+    /// A call in a fenced block, complete.
+    Call(ParsedCall),
+}
+
+/// Parses a reply as it streams; `finish` returns exactly what `parse` would of the whole text.
+pub struct StreamParser<'f> {
+    format: &'f dyn Format,
+    buffer: String,
+    segmenter: Segmenter,
+    /// Segments already reported.
+    seen: usize,
+    /// Bytes of the segmenter's text log already reported.
+    shown: usize,
+}
+
+impl<'f> StreamParser<'f> {
+    pub fn new(format: &'f dyn Format) -> Self {
+        StreamParser {
+            format,
+            buffer: String::new(),
+            segmenter: Segmenter::new(),
+            seen: 0,
+            shown: 0,
+        }
+    }
+
+    pub fn feed(&mut self, chunk: &str) -> Vec<StreamEvent> {
+        self.buffer.push_str(chunk);
+        self.segmenter.advance(&self.buffer, false, self.format);
+        self.new_events()
+    }
+
+    /// The text held back at the end (a possible marker, a call) is decided now.
+    pub fn finish(mut self) -> (Vec<StreamEvent>, Parsed) {
+        self.segmenter.advance(&self.buffer, true, self.format);
+        let mut events = self.new_events();
+        let shown = std::mem::take(&mut self.segmenter.text_log);
+        let parsed = assemble(self.format, self.segmenter.segments);
+        // Text between and after calls is only known now; show it if it extends what was shown.
+        if let Some(rest) = parsed.content.strip_prefix(shown.as_str())
+            && !rest.is_empty()
+        {
+            events.push(StreamEvent::Text(rest.to_string()));
+        }
+        (events, parsed)
+    }
+
+    pub fn raw(&self) -> &str {
+        &self.buffer
+    }
+
+    fn new_events(&mut self) -> Vec<StreamEvent> {
+        let mut events = Vec::new();
+        let log = &self.segmenter.text_log;
+        if log.len() > self.shown {
+            events.push(StreamEvent::Text(log[self.shown..].to_string()));
+            self.shown = log.len();
+        }
+        let segments = &self.segmenter.segments;
+        while self.seen < segments.len() {
+            match &segments[self.seen] {
+                Segment::FenceCalls(calls) => {
+                    events.extend(
+                        calls
+                            .iter()
+                            .filter_map(|c| c.clone().ok())
+                            .map(StreamEvent::Call),
+                    );
+                }
+                Segment::Text(_) | Segment::Reasoning(_) | Segment::Region(_) => {}
+            }
+            self.seen += 1;
+        }
+        events
+    }
+}
+
+#[cfg(test)]
+mod tests;
