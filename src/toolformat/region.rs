@@ -157,7 +157,7 @@ pub fn named_args(name: &str, text: &str) -> (Vec<Item>, usize) {
                 "malformed arguments for `{name}`: {}",
                 short(text)
             )))],
-            at.max(1),
+            at.max(text.char_indices().nth(1).map_or(text.len(), |(i, _)| i)),
         ),
     }
 }

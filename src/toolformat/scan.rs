@@ -134,7 +134,7 @@ impl Segmenter {
                         self.text(buf, i);
                         self.wait = Some(Wait {
                             at: i,
-                            searched: buf.len().saturating_sub(close.len()),
+                            searched: floor_char(buf, buf.len().saturating_sub(close.len())),
                         });
                         return;
                     }
@@ -259,7 +259,7 @@ impl Segmenter {
                     self.text(buf, i);
                     self.wait = Some(Wait {
                         at: i,
-                        searched: buf.len().saturating_sub(run),
+                        searched: before_trailing_backticks(buf, from),
                     });
                     return None;
                 }
@@ -343,6 +343,21 @@ fn opens_call(after: &str, marker: &str) -> bool {
         || marker.starts_with("<function=")
         // Mistral v11: `[TOOL_CALLS]name{...}`; Llama 3: `<|python_tag|>name.call(...)`.
         || ((marker == "[TOOL_CALLS]" || marker.starts_with("<|python")) && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}
+
+/// Where a resumed search for a closing run must start: before any backticks at the end, which
+/// may be the beginning of a longer run.
+fn before_trailing_backticks(buf: &str, from: usize) -> usize {
+    let trailing = buf.bytes().rev().take_while(|b| *b == b'`').count();
+    (buf.len() - trailing).max(from)
+}
+
+/// The nearest char boundary at or before `i` (a resume point must be one).
+fn floor_char(buf: &str, mut i: usize) -> usize {
+    while i > 0 && !buf.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// What follows a marker is too short to tell yet whether a call starts.

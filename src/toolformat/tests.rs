@@ -1124,3 +1124,66 @@ fn every_case_parses_the_same_in_random_chunks() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::super::{Family, StreamParser, format_for, parse};
+
+    const FAMILIES: [Family; 6] = [
+        Family::Generic,
+        Family::Hermes,
+        Family::Qwen,
+        Family::Llama3,
+        Family::Mistral,
+        Family::Json,
+    ];
+
+    /// Text made of the pieces parsers care about, so random input reaches the tricky paths.
+    fn model_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("<TOOL_CALL>".to_string()),
+            Just("</TOOL_CALL>".to_string()),
+            Just("<tool_call>".to_string()),
+            Just("</tool_call>".to_string()),
+            Just("[TOOL_CALLS]".to_string()),
+            Just("<|python_tag|>".to_string()),
+            Just("<think>".to_string()),
+            Just("</think>".to_string()),
+            Just("```".to_string()),
+            Just("`".to_string()),
+            Just("\n".to_string()),
+            Just("<function=f>".to_string()),
+            Just("<parameter=a>".to_string()),
+            Just(r#"{"name": "f", "arguments": {"a": 1}}"#.to_string()),
+            Just("{'tool': 'f', 'args': {".to_string()),
+            Just("[f(a=1)".to_string()),
+            "[{}\\[\\]\"'(),:;=a-z0-9 ]{0,8}",
+            any::<String>(),
+        ];
+        prop::collection::vec(piece, 0..12).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_text_never_panics_and_streaming_matches_whole(text in model_text(), split in 0usize..64) {
+            for family in FAMILIES {
+                let format = format_for(family, &[]);
+                let whole = parse(format.as_ref(), &text);
+                let mut parser = StreamParser::new(format.as_ref());
+                let mut last = 0;
+                for (index, (at, _)) in text.char_indices().enumerate() {
+                    if split > 0 && index % split == 0 && at > last {
+                        parser.feed(&text[last..at]);
+                        last = at;
+                    }
+                }
+                parser.feed(&text[last..]);
+                let (_, streamed) = parser.finish();
+                prop_assert_eq!(streamed, whole);
+            }
+        }
+    }
+}

@@ -9,6 +9,7 @@ mod cli;
 mod layering;
 mod oneshot;
 mod policy;
+mod prompt_tools;
 mod provider;
 mod pty;
 mod tool_loop;

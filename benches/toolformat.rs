@@ -1,0 +1,53 @@
+//! How fast the prompt-based parsers are: 1 MB of model text parsed whole, and fed to the
+//! streaming parser one byte (character) at a time. Prints MB/s; run with `cargo bench`.
+
+#![allow(clippy::print_stdout)] // a benchmark reports on stdout
+
+use std::time::Instant;
+
+use swebash_ai::toolformat::{Family, StreamParser, format_for, parse};
+
+fn corpus() -> String {
+    let mut text = String::new();
+    while text.len() < 1 << 20 {
+        text.push_str("Some prose with `inline code`, a [link](x) and <b>tags</b>. ");
+        text.push_str("```rust\nfn main() { println!(\"{}\", 1); }\n```\n");
+    }
+    text.push_str("<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>");
+    text
+}
+
+fn main() {
+    let text = corpus();
+    let mb = text.len() as f64 / (1 << 20) as f64;
+    for family in [
+        Family::Generic,
+        Family::Hermes,
+        Family::Qwen,
+        Family::Llama3,
+        Family::Mistral,
+        Family::Json,
+    ] {
+        let format = format_for(family, &[]);
+        let started = Instant::now();
+        let whole = parse(format.as_ref(), &text);
+        let whole_secs = started.elapsed().as_secs_f64();
+
+        let started = Instant::now();
+        let mut parser = StreamParser::new(format.as_ref());
+        let mut chars = [0u8; 4];
+        for c in text.chars() {
+            parser.feed(c.encode_utf8(&mut chars));
+        }
+        let (_, streamed) = parser.finish();
+        let stream_secs = started.elapsed().as_secs_f64();
+        assert_eq!(whole, streamed);
+        println!(
+            "{:<8} whole {:>7.1} MB/s   streamed a character at a time {:>7.1} MB/s   ({} calls)",
+            family.name(),
+            mb / whole_secs,
+            mb / stream_secs,
+            whole.calls.len()
+        );
+    }
+}
