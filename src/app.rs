@@ -15,7 +15,7 @@ use crate::config::{Env, FileLayer, Secret, Settings, config_path, resolve};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, assess_command, sandbox};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
-use crate::provider::{HttpClient, OpenAiProvider, Provider, SERVICES, select_endpoint};
+use crate::provider::{HttpClient, SERVICES, provider_for, select_endpoint};
 use crate::tool::{ExecSettings, Registry, ToolContext, WebBackend, WebSettings};
 use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, TerminalAsker, frontend_for};
@@ -39,6 +39,12 @@ pub fn run(cli: Cli) -> i32 {
     if cli.show_config {
         return show_config(&settings, &env);
     }
+    if cli.list_models {
+        return match runtime() {
+            Ok(runtime) => runtime.block_on(list_models(&settings, &env, cli.json)),
+            Err(report) => fail(&report),
+        };
+    }
     let prompt = match read_prompt(&cli, &settings) {
         Ok(prompt) => prompt,
         Err(report) => return fail(&report),
@@ -57,6 +63,30 @@ pub fn run(cli: Cli) -> i32 {
         }
     };
     runtime.block_on(one_shot(&settings, &env, prompt))
+}
+
+/// `ai --list-models`: what the configured endpoint serves, one per line (a JSON array with --json).
+async fn list_models(settings: &Settings, env: &Env, json: bool) -> i32 {
+    let endpoint = match select_endpoint(settings, env) {
+        Ok(endpoint) => endpoint,
+        Err(err) => return fail(&Report::from(err)),
+    };
+    let http = match HttpClient::new(settings.http, &endpoint.base_url) {
+        Ok(http) => http,
+        Err(err) => return fail(&err.to_report()),
+    };
+    match provider_for(endpoint, http).list_models().await {
+        Ok(models) => {
+            let text = if json {
+                serde_json::Value::from(models).to_string()
+            } else {
+                models.join("\n")
+            };
+            ui::to_stdout(&text);
+            ExitCode::Ok.code()
+        }
+        Err(err) => fail(&err.to_report()),
+    }
 }
 
 /// `ai --check-command CMD`: the policy's decision and its reasons.
@@ -138,6 +168,14 @@ fn command_shell(env: &Env) -> PathBuf {
         }
         _ => PathBuf::from("/bin/sh"),
     }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Report> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|err| Report::new(ExitCode::Runtime, format!("cannot start: {err}")))
 }
 
 fn fail(report: &Report) -> i32 {
@@ -254,7 +292,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Err(err) => return fail(&err.to_report()),
     };
     let provider_key = endpoint.api_key.clone();
-    let mut provider = OpenAiProvider::new(endpoint, http);
+    let mut provider = provider_for(endpoint, http);
     if let Err(err) = provider.prepare().await {
         return fail(&err.to_report());
     }
@@ -309,7 +347,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         .collect();
     let mut audit = state_dir(env).and_then(|dir| AuditLog::open(&dir, &secrets));
     let mut agent = Agent {
-        provider: &provider,
+        provider: provider.as_ref(),
         registry: &registry,
         ctx: &ctx,
         policy: &policy,

@@ -28,6 +28,10 @@ pub struct Cli {
     #[arg(long, value_name = "CMD")]
     pub check_command: Option<String>,
 
+    /// List the models the configured endpoint serves, then exit.
+    #[arg(long)]
+    pub list_models: bool,
+
     /// Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic,
     /// hermes, qwen, llama3, mistral, json), then exit.
     #[arg(long, value_name = "FORMAT")]

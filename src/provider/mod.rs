@@ -1,19 +1,25 @@
 //! Talking to LLMs: one `Provider` per wire protocol, all streaming through the same callback and
 //! returning the same `Completion`.
 
+mod anthropic;
 mod assemble;
 mod error;
+mod gemini;
 mod http;
+mod ollama;
 mod openai;
 mod service;
 mod sse;
 
 use std::time::Duration;
 
+pub use anthropic::AnthropicProvider;
 pub use error::ProviderError;
+pub use gemini::GeminiProvider;
 pub use http::HttpClient;
+pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
-pub use service::{Endpoint, SERVICES, Service, select_endpoint};
+pub use service::{Endpoint, Protocol, SERVICES, Service, select_endpoint};
 
 pub use crate::protocol::BoxFuture;
 use crate::protocol::{Message, ToolCall, ToolChoice, ToolSpec, Usage};
@@ -66,4 +72,16 @@ pub trait Provider {
         request: ChatRequest<'a>,
         sink: &'a mut Sink<'_>,
     ) -> BoxFuture<'a, Result<Completion, ProviderError>>;
+    /// The models the endpoint serves (`ai --list-models`).
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ProviderError>>;
+}
+
+/// The provider for an endpoint, by its wire protocol.
+pub fn provider_for(endpoint: Endpoint, http: HttpClient) -> Box<dyn Provider> {
+    match endpoint.protocol {
+        Protocol::OpenAi => Box::new(OpenAiProvider::new(endpoint, http)),
+        Protocol::Anthropic => Box::new(AnthropicProvider::new(endpoint, http)),
+        Protocol::Ollama => Box::new(OllamaProvider::new(endpoint, http)),
+        Protocol::Gemini => Box::new(GeminiProvider::new(endpoint, http)),
+    }
 }

@@ -39,25 +39,15 @@ impl OpenAiProvider {
         format!("{}/{path}", self.endpoint.base_url)
     }
 
-    /// Asks `/models` which model the server serves, for local servers with no default.
-    async fn first_served_model(&self) -> Result<String, ProviderError> {
+    /// Asks `/models` which models the server serves.
+    async fn served_models(&self) -> Result<Vec<String>, ProviderError> {
         let url = self.url("models");
         let deadline = self.http.deadline();
         let request = self.http.get(&url, self.endpoint.api_key.as_ref());
         let response = self.http.send(request, &url, "", deadline).await?;
         let body = read_body(response, &url, deadline).await?;
         let value: Value = serde_json::from_str(&body).map_err(|_| not_json(&url, &body))?;
-        value
-            .get("data")
-            .and_then(Value::as_array)
-            .and_then(|models| models.first())
-            .and_then(|m| m.get("id"))
-            .and_then(Value::as_str)
-            .map(String::from)
-            .ok_or_else(|| ProviderError::BadResponse {
-                url,
-                message: "it lists no model; pass -m MODEL".into(),
-            })
+        Ok(super::anthropic::ids(&value, "/data", "id"))
     }
 
     async fn complete_inner(
@@ -204,10 +194,18 @@ impl Provider for OpenAiProvider {
     fn prepare(&mut self) -> BoxFuture<'_, Result<(), ProviderError>> {
         Box::pin(async move {
             if self.model.is_empty() {
-                self.model = self.first_served_model().await?;
+                let first = self.served_models().await?.into_iter().next();
+                self.model = first.ok_or_else(|| ProviderError::BadResponse {
+                    url: self.url("models"),
+                    message: "it lists no model; pass -m MODEL".into(),
+                })?;
             }
             Ok(())
         })
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ProviderError>> {
+        Box::pin(self.served_models())
     }
 
     fn complete<'a>(

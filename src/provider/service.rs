@@ -6,75 +6,117 @@ use std::process::Command;
 use crate::config::{Env, Secret, Settings};
 use crate::error::ConfigError;
 
-/// One OpenAI-compatible service.
+/// The wire protocol a service speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    OpenAi,
+    Anthropic,
+    Ollama,
+    Gemini,
+}
+
+/// One service: a wire protocol at a base URL, with its key variable and default model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Service {
     pub name: &'static str,
+    pub protocol: Protocol,
     pub base_url: &'static str,
     /// The variable holding its API key; `None` for local servers that need none.
     pub key_var: Option<&'static str>,
-    /// `None`: ask the server's `/models` for the first model it serves.
+    /// `None`: ask the server which models it serves and take the first.
     pub default_model: Option<&'static str>,
 }
 
+/// In the order auto-detection tries their keys.
 pub const SERVICES: &[Service] = &[
     Service {
+        name: "anthropic",
+        protocol: Protocol::Anthropic,
+        base_url: "https://api.anthropic.com",
+        key_var: Some("ANTHROPIC_API_KEY"),
+        default_model: Some("claude-sonnet-4-5"),
+    },
+    Service {
         name: "openai",
+        protocol: Protocol::OpenAi,
         base_url: "https://api.openai.com/v1",
         key_var: Some("OPENAI_API_KEY"),
         default_model: Some("gpt-4o-mini"),
     },
     Service {
+        name: "gemini",
+        protocol: Protocol::Gemini,
+        base_url: "https://generativelanguage.googleapis.com",
+        key_var: Some("GEMINI_API_KEY"),
+        default_model: Some("gemini-2.5-flash"),
+    },
+    Service {
         name: "groq",
+        protocol: Protocol::OpenAi,
         base_url: "https://api.groq.com/openai/v1",
         key_var: Some("GROQ_API_KEY"),
         default_model: Some("llama-3.3-70b-versatile"),
     },
     Service {
         name: "openrouter",
+        protocol: Protocol::OpenAi,
         base_url: "https://openrouter.ai/api/v1",
         key_var: Some("OPENROUTER_API_KEY"),
         default_model: Some("openai/gpt-4o-mini"),
     },
     Service {
         name: "deepseek",
+        protocol: Protocol::OpenAi,
         base_url: "https://api.deepseek.com/v1",
         key_var: Some("DEEPSEEK_API_KEY"),
         default_model: Some("deepseek-chat"),
     },
     Service {
         name: "mistral",
+        protocol: Protocol::OpenAi,
         base_url: "https://api.mistral.ai/v1",
         key_var: Some("MISTRAL_API_KEY"),
         default_model: Some("mistral-small-latest"),
     },
     Service {
         name: "together",
+        protocol: Protocol::OpenAi,
         base_url: "https://api.together.xyz/v1",
         key_var: Some("TOGETHER_API_KEY"),
         default_model: Some("meta-llama/Llama-3.3-70B-Instruct-Turbo"),
     },
     Service {
         name: "lmstudio",
+        protocol: Protocol::OpenAi,
         base_url: "http://127.0.0.1:1234/v1",
         key_var: None,
         default_model: None,
     },
     Service {
         name: "vllm",
+        protocol: Protocol::OpenAi,
         base_url: "http://127.0.0.1:8000/v1",
         key_var: Some("VLLM_API_KEY"),
         default_model: None,
     },
     Service {
         name: "llamacpp",
+        protocol: Protocol::OpenAi,
         base_url: "http://127.0.0.1:8080/v1",
         key_var: None,
         default_model: None,
     },
     Service {
         name: "ollama",
+        protocol: Protocol::Ollama,
+        base_url: "http://127.0.0.1:11434",
+        key_var: None,
+        default_model: None,
+    },
+    Service {
+        name: "ollama-openai",
         base_url: "http://127.0.0.1:11434/v1",
+        protocol: Protocol::OpenAi,
         key_var: None,
         default_model: None,
     },
@@ -84,6 +126,7 @@ pub const SERVICES: &[Service] = &[
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub service: &'static str,
+    pub protocol: Protocol,
     pub base_url: String,
     pub api_key: Option<Secret>,
     /// `None` until asked of the server's `/models`.
@@ -94,6 +137,8 @@ fn find_service(name: &str) -> Option<&'static Service> {
     let name = name.to_ascii_lowercase();
     let name = match name.as_str() {
         "openai-compatible" | "openai_compatible" => "openai",
+        "claude" => "anthropic",
+        "google" | "google-ai-studio" => "gemini",
         "llama.cpp" | "llama-cpp" => "llamacpp",
         "lm-studio" => "lmstudio",
         other => other,
@@ -117,16 +162,20 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
                     .join(", ")
             ),
         })?,
-        None if settings.base_url.is_some() => &SERVICES[0],
-        None => SERVICES
-            .iter()
-            .find(|s| s.key_var.is_some_and(|var| env.get(var).is_some()))
-            .ok_or(ConfigError::NoProvider)?,
+        None if settings.base_url.is_some() => service_named("openai"),
+        None => detect(env).ok_or(ConfigError::NoProvider)?,
+    };
+    // The SDKs' own variables name a service's URL; a key may follow it there.
+    let own_override = match service.protocol {
+        Protocol::Anthropic => env.get("ANTHROPIC_BASE_URL").map(String::from),
+        Protocol::Ollama => env.get("OLLAMA_HOST").map(ollama_url),
+        _ => None,
     };
     let base_url = settings
         .base_url
-        .as_deref()
-        .unwrap_or(service.base_url)
+        .clone()
+        .or_else(|| own_override.clone())
+        .unwrap_or_else(|| service.base_url.to_string())
         .trim_end_matches('/')
         .to_string();
     if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
@@ -136,15 +185,13 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
             expected: "an http:// or https:// URL".into(),
         });
     }
-    let own_url = base_url == service.base_url;
+    let own_url = base_url == service.base_url
+        || own_override.is_some_and(|url| url.trim_end_matches('/') == base_url);
     let api_key = match (&settings.api_key, &settings.api_key_cmd) {
         (Some(key), _) => Some(key.clone()),
         (None, Some(cmd)) => Some(key_from_command(cmd)?),
         // A service's own key goes only to that service's own URL: never leak it elsewhere.
-        (None, None) if own_url => service
-            .key_var
-            .and_then(|var| env.get(var))
-            .map(Secret::new),
+        (None, None) if own_url => key_of(service, env),
         (None, None) => None,
     };
     let model = settings
@@ -153,10 +200,54 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
         .or_else(|| service.default_model.filter(|_| own_url).map(String::from));
     Ok(Endpoint {
         service: service.name,
+        protocol: service.protocol,
         base_url,
         api_key,
         model,
     })
+}
+
+fn service_named(name: &str) -> &'static Service {
+    SERVICES
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or(&SERVICES[0])
+}
+
+/// A service's key from the environment (Gemini's also under `GOOGLE_API_KEY`).
+fn key_of(service: &Service, env: &Env) -> Option<Secret> {
+    let key = service.key_var.and_then(|var| env.get(var));
+    let key = match service.protocol {
+        Protocol::Gemini => key.or_else(|| env.get("GOOGLE_API_KEY")),
+        _ => key,
+    };
+    key.map(Secret::new)
+}
+
+/// With no provider named: the first service whose key is set, else a local server that
+/// answers on its usual port (probed briefly, only when no key is set).
+fn detect(env: &Env) -> Option<&'static Service> {
+    if let Some(service) = SERVICES.iter().find(|s| key_of(s, env).is_some()) {
+        return Some(service);
+    }
+    const LOCAL: [(&str, u16); 3] = [("ollama", 11434), ("llamacpp", 8080), ("lmstudio", 1234)];
+    let timeout = std::time::Duration::from_millis(150);
+    LOCAL.iter().find_map(|(name, port)| {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], *port));
+        std::net::TcpStream::connect_timeout(&addr, timeout)
+            .ok()
+            .map(|_| service_named(name))
+    })
+}
+
+/// `OLLAMA_HOST` as a URL: it is often written `host:port` or `0.0.0.0:11434`.
+fn ollama_url(host: &str) -> String {
+    let host = host.replace("0.0.0.0", "127.0.0.1");
+    if host.starts_with("http://") || host.starts_with("https://") {
+        host
+    } else {
+        format!("http://{host}")
+    }
 }
 
 /// Runs `SWEBASH_AI_API_KEY_CMD` and takes its first line as the key; its output is never shown.

@@ -11,5 +11,6 @@ mod oneshot;
 mod policy;
 mod prompt_tools;
 mod provider;
+mod providers;
 mod pty;
 mod tool_loop;

@@ -31,6 +31,8 @@ pub enum Reply {
     Gated(Vec<Value>, Vec<Value>),
     /// Sends raw SSE text as it is.
     RawSse(String),
+    /// Sends a body with this content type (e.g. NDJSON), then closes.
+    Raw(&'static str, String),
 }
 
 /// A request the server received.
@@ -76,6 +78,16 @@ impl FakeServer {
 
     pub fn start_with_models(script: Vec<Reply>, models: Vec<String>) -> FakeServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        Self::serve_on(listener, script, models)
+    }
+
+    /// On a fixed port (for auto-detection), if it is free.
+    pub fn start_on(port: u16, script: Vec<Reply>) -> Option<FakeServer> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).ok()?;
+        Some(Self::serve_on(listener, script, vec!["fake-model".into()]))
+    }
+
+    fn serve_on(listener: TcpListener, script: Vec<Reply>, models: Vec<String>) -> FakeServer {
         let url = format!("http://{}/v1", listener.local_addr().expect("local addr"));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let (go, wait) = channel();
@@ -119,12 +131,20 @@ impl FakeServer {
         self.requests.lock().expect("requests lock").clone()
     }
 
-    /// The bodies of the chat requests, in order.
+    /// The bodies of the chat requests (any protocol), in order.
     pub fn chat_bodies(&self) -> Vec<Value> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path.ends_with("/chat/completions"))
+            .filter(|r| is_chat(&r.path))
             .map(|r| r.body)
+            .collect()
+    }
+
+    /// The chat requests themselves (headers, path), in order.
+    pub fn chat_requests(&self) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(|r| is_chat(&r.path))
             .collect()
     }
 
@@ -145,25 +165,23 @@ fn serve(stream: TcpStream, shared: &Shared) {
         };
         let path = request.path.clone();
         shared.requests.lock().expect("requests lock").push(request);
-        if !path.starts_with("/v1/") {
+        if path.starts_with("/html") || path.starts_with("/search") {
             let page = shared.web.lock().expect("web lock").pop_front();
             let (status, body) = page.unwrap_or((404, "no page scripted".into()));
             let headers = vec![("content-type", "text/html; charset=utf-8".to_string())];
             respond(&mut stream, status, &headers, &body);
             continue;
         }
-        if path.ends_with("/models") {
-            let data: Vec<Value> = shared
-                .models
-                .iter()
-                .map(|m| json!({"id": m, "object": "model"}))
-                .collect();
-            respond(
-                &mut stream,
-                200,
-                &[],
-                &json!({"object": "list", "data": data}).to_string(),
-            );
+        if !is_chat(&path) {
+            let names = shared.models.iter();
+            let list = if path.ends_with("/api/tags") {
+                json!({"models": names.map(|m| json!({"name": m})).collect::<Vec<_>>()})
+            } else if path.starts_with("/v1beta/models") {
+                json!({"models": names.map(|m| json!({"name": format!("models/{m}")})).collect::<Vec<_>>()})
+            } else {
+                json!({"object": "list", "data": names.map(|m| json!({"id": m, "object": "model"})).collect::<Vec<_>>()})
+            };
+            respond(&mut stream, 200, &[], &list.to_string());
             continue;
         }
         let reply = shared.script.lock().expect("script lock").pop_front();
@@ -191,6 +209,13 @@ fn serve(stream: TcpStream, shared: &Shared) {
             }
             Some(Reply::Stream(chunks)) => {
                 stream_events(&mut stream, &chunks, true);
+                false
+            }
+            Some(Reply::Raw(content_type, text)) => {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n{text}"
+                );
                 false
             }
             Some(Reply::RawSse(text)) => {
@@ -239,6 +264,13 @@ fn serve(stream: TcpStream, shared: &Shared) {
             return;
         }
     }
+}
+
+fn is_chat(path: &str) -> bool {
+    path.ends_with("/chat/completions")
+        || path.ends_with("/v1/messages")
+        || path.ends_with("/api/chat")
+        || path.contains(":streamGenerateContent")
 }
 
 fn stream_events(stream: &mut TcpStream, chunks: &[Value], done: bool) {
