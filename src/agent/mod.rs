@@ -72,7 +72,7 @@ impl Agent<'_> {
             } else {
                 ToolChoice::Auto
             };
-            let shaped = self.mode.response_format(&specs);
+            let shaped = self.mode.response_format(&specs, &choice);
             let request = ChatRequest {
                 messages,
                 tools: if self.mode.is_native() { &specs } else { &[] },

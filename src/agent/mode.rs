@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::config::ToolFormat;
-use crate::protocol::{Event, Message, ToolCall, ToolResult, ToolSpec};
+use crate::protocol::{Event, Message, ToolCall, ToolChoice, ToolResult, ToolSpec};
 use crate::provider::{Completion, ProviderError};
 use crate::toolformat::{
     self, Answered, Family, Format, Parsed, StreamEvent, StreamParser, format_for,
@@ -88,23 +88,31 @@ impl ToolMode {
         }
     }
 
-    /// The schema a constrained reply must follow: a call of a listed tool, or a final answer.
-    pub fn response_format(&self, tools: &[ToolSpec]) -> Option<Value> {
-        match self {
-            ToolMode::Prompt {
-                constrain: true, ..
-            } if !tools.is_empty() => {
-                let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-                Some(json!({"oneOf": [
-                    {"type": "object", "properties": {"tool_call": {"type": "object", "properties": {
-                        "name": {"type": "string", "enum": names},
-                        "arguments": {"type": "object"}}, "required": ["name", "arguments"]}},
-                     "required": ["tool_call"]},
-                    {"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"]}
-                ]}))
-            }
-            _ => None,
+    /// The schema a constrained reply must follow: a call of a listed tool, or a final answer;
+    /// only a call (of the named tool) when the tool choice demands one.
+    pub fn response_format(&self, tools: &[ToolSpec], choice: &ToolChoice) -> Option<Value> {
+        let ToolMode::Prompt {
+            constrain: true, ..
+        } = self
+        else {
+            return None;
+        };
+        if tools.is_empty() || *choice == ToolChoice::None {
+            return None;
         }
+        let names: Vec<&str> = match choice {
+            ToolChoice::Named(name) => vec![name.as_str()],
+            _ => tools.iter().map(|t| t.name.as_str()).collect(),
+        };
+        let call = json!({"type": "object", "properties": {"tool_call": {"type": "object", "properties": {
+            "name": {"type": "string", "enum": names},
+            "arguments": {"type": "object"}}, "required": ["name", "arguments"]}},
+            "required": ["tool_call"]});
+        Some(match choice {
+            ToolChoice::Auto => json!({"oneOf": [call,
+                {"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"]}]}),
+            _ => call,
+        })
     }
 
     /// Whether `err` is a server refusing native tools (an HTTP 400 about tools or functions)
