@@ -7,18 +7,19 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::agent::{
-    Agent, Gate, Limits, Recorder, Sandbox, ToolMode, TurnEnd, millis, system_prompt,
+    Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, ToolMode, TurnEnd, millis, system_prompt,
 };
 use crate::audit::{AuditLog, state_dir};
 use crate::cli::Cli;
-use crate::config::{Env, FileLayer, Secret, Settings, config_path, resolve};
+use crate::commands;
+use crate::config::{Env, FileLayer, OutputMode, Secret, Settings, config_path, resolve};
 use crate::error::{ConfigError, ExitCode, Report};
-use crate::policy::{Policy, Roots, assess_command, sandbox};
+use crate::policy::{Policy, Roots, sandbox};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::{HttpClient, SERVICES, provider_for, select_endpoint};
+use crate::shell::{command_instructions, context_file, extract_command, last_command};
 use crate::tool::{ExecSettings, Registry, ToolContext, WebBackend, WebSettings};
-use crate::toolformat::{self, Family, format_for};
-use crate::ui::{self, TerminalAsker, frontend_for};
+use crate::ui::{self, TerminalAsker, fail, frontend_for};
 
 /// Most bytes of piped stdin added to the prompt.
 const STDIN_MAX: usize = 200 * 1024;
@@ -26,11 +27,8 @@ const STDIN_MAX: usize = 200 * 1024;
 /// Runs `ai` and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let env = Env::from_process();
-    if let Some(command) = &cli.check_command {
-        return check_command(command, cli.json, &env);
-    }
-    if let Some(format) = &cli.parse_tool_calls {
-        return parse_tool_calls(format);
+    if let Some(code) = utility(&cli, &env) {
+        return code;
     }
     let settings = match load_settings(&cli, &env) {
         Ok(settings) => settings,
@@ -41,7 +39,7 @@ pub fn run(cli: Cli) -> i32 {
     }
     if cli.list_models {
         return match runtime() {
-            Ok(runtime) => runtime.block_on(list_models(&settings, &env, cli.json)),
+            Ok(runtime) => runtime.block_on(commands::list_models(&settings, &env, cli.json)),
             Err(report) => fail(&report),
         };
     }
@@ -63,78 +61,6 @@ pub fn run(cli: Cli) -> i32 {
         }
     };
     runtime.block_on(one_shot(&settings, &env, prompt))
-}
-
-/// `ai --list-models`: what the configured endpoint serves, one per line (a JSON array with --json).
-async fn list_models(settings: &Settings, env: &Env, json: bool) -> i32 {
-    let endpoint = match select_endpoint(settings, env) {
-        Ok(endpoint) => endpoint,
-        Err(err) => return fail(&Report::from(err)),
-    };
-    let http = match HttpClient::new(settings.http, &endpoint.base_url) {
-        Ok(http) => http,
-        Err(err) => return fail(&err.to_report()),
-    };
-    match provider_for(endpoint, http).list_models().await {
-        Ok(models) => {
-            let text = if json {
-                serde_json::Value::from(models).to_string()
-            } else {
-                models.join("\n")
-            };
-            ui::to_stdout(&text);
-            ExitCode::Ok.code()
-        }
-        Err(err) => fail(&err.to_report()),
-    }
-}
-
-/// `ai --check-command CMD`: the policy's decision and its reasons.
-fn check_command(command: &str, json: bool, env: &Env) -> i32 {
-    let assessment = assess_command(command, env.get("HOME"));
-    let text = if json {
-        serde_json::to_string(&assessment).unwrap_or_default()
-    } else {
-        let verdict = serde_json::to_value(assessment.verdict)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
-        assessment
-            .reasons
-            .iter()
-            .map(|reason| format!("{verdict}: {reason}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    ui::to_stdout(&text);
-    ExitCode::Ok.code()
-}
-
-/// `ai --parse-tool-calls FORMAT`: the calls found in model text read from stdin.
-fn parse_tool_calls(format: &str) -> i32 {
-    let Some(family) = Family::parse(format) else {
-        return fail(&Report::from(ConfigError::Invalid {
-            name: "--parse-tool-calls".into(),
-            value: format.into(),
-            expected: "generic, hermes, qwen, llama3, mistral or json".into(),
-        }));
-    };
-    let mut text = String::new();
-    if let Err(err) = std::io::stdin().read_to_string(&mut text) {
-        return fail(&Report::new(
-            ExitCode::Runtime,
-            format!("cannot read stdin: {err}"),
-        ));
-    }
-    let mut parsed = toolformat::parse(format_for(family, &[]).as_ref(), &text);
-    parsed.content = parsed.content.trim().to_string();
-    let value = serde_json::json!({
-        "calls": parsed.calls.iter().map(|c| serde_json::json!({"name": c.name, "arguments": c.arguments})).collect::<Vec<_>>(),
-        "content": parsed.content,
-        "diagnostics": parsed.diagnostics,
-    });
-    ui::to_stdout(&value.to_string());
-    ExitCode::Ok.code()
 }
 
 /// Variables holding API keys: removed from the environment of commands the model runs.
@@ -170,17 +96,29 @@ fn command_shell(env: &Env) -> PathBuf {
     }
 }
 
+/// The commands that answer without settings or a conversation.
+fn utility(cli: &Cli, env: &Env) -> Option<i32> {
+    if let Some(command) = &cli.check_command {
+        return Some(commands::check_command(command, cli.json, env));
+    }
+    if let Some(format) = &cli.parse_tool_calls {
+        return Some(commands::parse_tool_calls(format));
+    }
+    if let Some(shell) = &cli.init {
+        return Some(commands::init(shell, cli.key.as_deref(), cli.context, env));
+    }
+    if let Some(shell) = &cli.completions {
+        return Some(commands::completions(shell));
+    }
+    cli.man.then(commands::man)
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime, Report> {
     tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()
         .map_err(|err| Report::new(ExitCode::Runtime, format!("cannot start: {err}")))
-}
-
-fn fail(report: &Report) -> i32 {
-    ui::to_stderr(&report.to_string());
-    report.exit.code()
 }
 
 fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
@@ -329,13 +267,21 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         min_interval: std::time::Duration::from_secs(1),
         max_per_turn: 5,
     };
-    let registry = Registry::from_settings(settings, web);
+    let command_mode = settings.output == OutputMode::Command;
+    let mut offered = settings.clone();
+    // The widget only looks things up; it never runs commands to find an answer.
+    offered.tools.exec &= !command_mode;
+    let registry = Registry::from_settings(&offered, web);
     let specs = registry.specs();
     let gate = match Gate::new(
         settings.confirm,
         settings.approve_all,
         &settings.allow,
-        Box::new(TerminalAsker),
+        if command_mode {
+            Box::new(NobodyAsker)
+        } else {
+            Box::new(TerminalAsker)
+        },
     ) {
         Ok(gate) => gate,
         Err(message) => return fail(&Report::from(ConfigError::Usage(message))),
@@ -369,7 +315,22 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
             settings.constrain,
         ),
     };
-    let mut system = system_prompt(&cwd, &registry.names());
+    let mut system = if command_mode {
+        let shell = command_shell(env);
+        let shell = shell
+            .file_name()
+            .map_or("sh".into(), |n| n.to_string_lossy().into_owned());
+        command_instructions(&shell, std::env::consts::OS)
+    } else {
+        system_prompt(&cwd, &registry.names())
+    };
+    if let Some((status, command)) =
+        state_dir(env).and_then(|dir| last_command(&context_file(&dir)))
+    {
+        system.push_str(&format!(
+            "\n\nThe user's last shell command was `{command}`; it exited with status {status}."
+        ));
+    }
     let section = agent.mode.system_section(&specs);
     if !section.is_empty() {
         system.push_str("\n\n");
@@ -423,6 +384,9 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Ended::PipeClosed => return ExitCode::Ok.code(),
     };
     let result = recorder.finish(status, error, millis(started));
+    if command_mode && status == RunStatus::Ok {
+        return print_command(&result.answer);
+    }
     frontend.handle(&Event::RunCompleted { result });
     if frontend.broken() {
         return ExitCode::Ok.code();
@@ -438,6 +402,23 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         RunStatus::Error => report.map_or(ExitCode::Runtime, |r| r.exit),
     }
     .code()
+}
+
+/// `ai --command`: exactly one command line on stdout, or nothing and a failure.
+fn print_command(answer: &str) -> i32 {
+    match extract_command(answer) {
+        Some(command) => {
+            if ui::to_stdout(&command) {
+                ExitCode::Ok.code()
+            } else {
+                ExitCode::Runtime.code()
+            }
+        }
+        None => fail(&Report::new(
+            ExitCode::Runtime,
+            "the model's answer held no command",
+        )),
+    }
 }
 
 enum Ended {

@@ -28,6 +28,31 @@ pub struct Cli {
     #[arg(long, value_name = "CMD")]
     pub check_command: Option<String>,
 
+    /// Widget mode: print exactly one shell command for the request, nothing else.
+    #[arg(long)]
+    pub command: bool,
+
+    /// Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)".
+    #[arg(long, value_name = "SHELL")]
+    pub init: Option<String>,
+
+    /// With --init: the key that asks ai, in the shell's notation (default Alt-E: '\ee', '^[e').
+    #[arg(long, value_name = "KEY", requires = "init")]
+    pub key: Option<String>,
+
+    /// With --init: also record the last command and its exit status, so `ai "why did that
+    /// fail?"` knows them.
+    #[arg(long, requires = "init")]
+    pub context: bool,
+
+    /// Print a completion script: bash, zsh, fish, elvish or powershell.
+    #[arg(long, value_name = "SHELL")]
+    pub completions: Option<String>,
+
+    /// Print the man page (roff).
+    #[arg(long)]
+    pub man: bool,
+
     /// List the models the configured endpoint serves, then exit.
     #[arg(long)]
     pub list_models: bool,

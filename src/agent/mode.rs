@@ -100,14 +100,22 @@ impl ToolMode {
         if tools.is_empty() || *choice == ToolChoice::None {
             return None;
         }
-        let names: Vec<&str> = match choice {
-            ToolChoice::Named(name) => vec![name.as_str()],
-            _ => tools.iter().map(|t| t.name.as_str()).collect(),
+        // One alternative per allowed tool, its arguments constrained by the tool's own schema.
+        let calls: Vec<Value> = tools
+            .iter()
+            .filter(|t| !matches!(choice, ToolChoice::Named(name) if *name != t.name))
+            .map(|t| {
+                json!({"type": "object", "properties": {"tool_call": {"type": "object", "properties": {
+                    "name": {"type": "string", "enum": [t.name]},
+                    "arguments": t.parameters}, "required": ["name", "arguments"]}},
+                    "required": ["tool_call"]})
+            })
+            .collect();
+        let call = if calls.len() == 1 {
+            calls[0].clone()
+        } else {
+            json!({"oneOf": calls})
         };
-        let call = json!({"type": "object", "properties": {"tool_call": {"type": "object", "properties": {
-            "name": {"type": "string", "enum": names},
-            "arguments": {"type": "object"}}, "required": ["name", "arguments"]}},
-            "required": ["tool_call"]});
         Some(match choice {
             ToolChoice::Auto => json!({"oneOf": [call,
                 {"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"]}]}),

@@ -19,6 +19,8 @@ pub enum OutputMode {
     Plain,
     Json,
     Jsonl,
+    /// `--command`: one shell command line, nothing else.
+    Command,
 }
 
 /// How tool calls are exchanged with the model (DESIGN §7).
@@ -334,7 +336,9 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         )?,
     };
 
-    let output = if cli.json {
+    let output = if cli.command {
+        OutputMode::Command
+    } else if cli.json {
         OutputMode::Json
     } else if cli.jsonl {
         OutputMode::Jsonl

@@ -174,9 +174,14 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Stri
     })
 }
 
-/// The JSON Schema of an argument type, as providers want it (no `$schema`, no `title`).
+/// The JSON Schema of an argument type, as providers want it: self-contained (sub-schemas
+/// inlined, no `$ref`, which grammar converters and Gemini reject), no `$schema`, no `title`.
 pub fn schema_of<T: schemars::JsonSchema>() -> Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator();
+    let mut schema =
+        serde_json::to_value(generator.into_root_schema_for::<T>()).unwrap_or(Value::Null);
     if let Some(object) = schema.as_object_mut() {
         object.remove("$schema");
         object.remove("title");
@@ -191,4 +196,23 @@ pub fn invalid_arguments(tool: &str, message: &str) -> ToolResult {
         format!("invalid arguments for {tool}: {message}"),
     )
     .with_suggestion("call the tool again with arguments that match its schema")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_schemas_are_self_contained_objects() {
+        for spec in [FilesystemTool.spec(), ExecTool.spec()] {
+            let text = spec.parameters.to_string();
+            assert_eq!(spec.parameters["type"], "object", "{text}");
+            assert!(
+                !text.contains("$ref") && !text.contains("$defs") && !text.contains("$schema"),
+                "{text}"
+            );
+        }
+        let fs = FilesystemTool.spec().parameters;
+        assert_eq!(fs["required"], serde_json::json!(["operation", "path"]));
+    }
 }

@@ -36,8 +36,16 @@ pub fn frontend_for(mode: OutputMode, quiet: bool) -> Box<dyn Frontend> {
             ))
         }
         OutputMode::Json => Box::new(JsonPrinter::new(stdout, false)),
+        // The widget's command is printed once the run is over; nothing streams.
+        OutputMode::Command => Box::new(JsonPrinter::new(Box::new(std::io::sink()), false)),
         OutputMode::Jsonl => Box::new(JsonPrinter::new(stdout, true)),
     }
+}
+
+/// Shows a failure on stderr and returns its exit code.
+pub fn fail(report: &crate::error::Report) -> i32 {
+    to_stderr(&report.to_string());
+    report.exit.code()
 }
 
 /// Writes to stderr, ignoring failures: there is nowhere left to report them.

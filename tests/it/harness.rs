@@ -159,6 +159,11 @@ impl Ai {
         command
     }
 
+    /// The sandbox's environment, for starting other programs (a shell) in it.
+    pub fn env_pairs(&self) -> &[(String, String)] {
+        &self.env
+    }
+
     pub fn state_dir(&self) -> PathBuf {
         self.root.path().join("state")
     }

@@ -13,6 +13,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("config", &["protocol", "error", "cli"]),
     ("policy", &["protocol", "config"]),
     ("toolformat", &["protocol"]),
+    ("shell", &[]),
     ("provider", &["protocol", "config", "error", "net"]),
     ("tool", &["protocol", "config", "error", "net"]),
     (
@@ -28,7 +29,22 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("audit", &["protocol", "config"]),
-    ("ui", &["protocol", "config", "agent", "policy"]),
+    ("ui", &["protocol", "config", "agent", "policy", "error"]),
+    (
+        "commands",
+        &[
+            "protocol",
+            "config",
+            "error",
+            "provider",
+            "ui",
+            "cli",
+            "policy",
+            "audit",
+            "toolformat",
+            "shell",
+        ],
+    ),
     (
         "app",
         &[
@@ -44,6 +60,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "audit",
             "net",
             "toolformat",
+            "shell",
+            "commands",
         ],
     ),
 ];

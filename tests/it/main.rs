@@ -13,4 +13,5 @@ mod prompt_tools;
 mod provider;
 mod providers;
 mod pty;
+mod shell;
 mod tool_loop;

@@ -1,0 +1,61 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'ai'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'ai' {
+            [CompletionResult]::new('--check-command', '--check-command', [CompletionResultType]::ParameterName, 'Print the policy decision for a shell command and why (JSON with --json), then exit')
+            [CompletionResult]::new('--init', '--init', [CompletionResultType]::ParameterName, 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'With --init: the key that asks ai, in the shell''s notation (default Alt-E: ''\ee'', ''^[e'')')
+            [CompletionResult]::new('--completions', '--completions', [CompletionResultType]::ParameterName, 'Print a completion script: bash, zsh, fish, elvish or powershell')
+            [CompletionResult]::new('--parse-tool-calls', '--parse-tool-calls', [CompletionResultType]::ParameterName, 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json), then exit')
+            [CompletionResult]::new('--tool-format', '--tool-format', [CompletionResultType]::ParameterName, 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]')
+            [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Approve commands matching this glob pattern, e.g. ''git push*'' (repeatable)')
+            [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'Sandbox for commands that run without asking: workspace (writes only under the working and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model name [env: SWEBASH_AI_MODEL]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name [env: SWEBASH_AI_MODEL]')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider or service: openai (alias openai-compatible), groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama [env: SWEBASH_AI_PROVIDER]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 [env: SWEBASH_AI_BASE_URL]')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Tools to offer the model, comma-separated: fs,exec,web')
+            [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout when the run ends (schema_version 1)')
+            [CompletionResult]::new('--jsonl', '--jsonl', [CompletionResultType]::ParameterName, 'Print one JSON event per line on stdout while the run goes on')
+            [CompletionResult]::new('--show-config', '--show-config', [CompletionResultType]::ParameterName, 'Print every effective setting and where it came from (secrets redacted), then exit')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Widget mode: print exactly one shell command for the request, nothing else')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'With --init: also record the last command and its exit status, so `ai "why did that fail?"` knows them')
+            [CompletionResult]::new('--man', '--man', [CompletionResultType]::ParameterName, 'Print the man page (roff)')
+            [CompletionResult]::new('--list-models', '--list-models', [CompletionResultType]::ParameterName, 'List the models the configured endpoint serves, then exit')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Approve every tool call that would ask (calls the policy denies still never run)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Approve every tool call that would ask (calls the policy denies still never run)')
+            [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Offer no tools at all')
+            [CompletionResult]::new('--no-stream', '--no-stream', [CompletionResultType]::ParameterName, 'Ask for the whole reply at once instead of streaming it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the answer: no tool traces or notices on stderr (errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the answer: no tool traces or notices on stderr (errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,27 @@
+# swebash-ai: shell integration for bash 4+. Load it with:  eval "$(ai --init bash)"
+# Press Alt-E (or the key given to --init --key) on a typed request: the line is sent to
+# `ai --command` and replaced by the suggested command, never run. Ctrl-C or a failure gives the
+# typed line back exactly. Sourcing it twice is harmless.
+
+__ai_widget() {
+  local __ai_orig=$READLINE_LINE __ai_out __ai_status __ai_trap
+  [[ -n ${__ai_orig//[[:space:]]/} ]] || return 0
+  printf '\r\e[K%s' "${__ai_orig} [ai…]" >/dev/tty 2>/dev/null
+  # Ctrl-C stops ai (it gets the signal) but must not abort the line we are about to restore.
+  __ai_trap=$(trap -p INT)
+  trap ':' INT
+  __ai_out=$(command ai --command "$__ai_orig" </dev/null 2>/dev/null)
+  __ai_status=$?
+  eval "${__ai_trap:-trap - INT}"
+  printf '\r\e[K' >/dev/tty 2>/dev/null
+  if ((__ai_status == 0)) && [[ -n $__ai_out ]]; then
+    READLINE_LINE=$__ai_out
+  else
+    READLINE_LINE=$__ai_orig
+  fi
+  READLINE_POINT=${#READLINE_LINE}
+}
+
+if [[ $- == *i* ]] && ((BASH_VERSINFO[0] >= 4)); then
+  bind -x '"__AI_KEY__": __ai_widget'
+fi

@@ -1,0 +1,163 @@
+//! The utility commands: each answers from the command line and exits, without a conversation
+//! (`--check-command`, `--parse-tool-calls`, `--list-models`, `--init`, `--completions`, `--man`).
+
+use std::io::Read;
+
+use clap::CommandFactory;
+
+use crate::audit::state_dir;
+use crate::cli::Cli;
+use crate::config::{Env, Settings};
+use crate::error::{ConfigError, ExitCode, Report};
+use crate::policy::assess_command;
+use crate::provider::{HttpClient, provider_for, select_endpoint};
+use crate::shell::{Shell, context_file, init_script};
+use crate::toolformat::{self, Family, format_for};
+use crate::ui::{self, fail};
+
+/// `ai --check-command CMD`: the policy's decision and its reasons.
+pub fn check_command(command: &str, json: bool, env: &Env) -> i32 {
+    let assessment = assess_command(command, env.get("HOME"));
+    let text = if json {
+        serde_json::to_string(&assessment).unwrap_or_default()
+    } else {
+        let verdict = serde_json::to_value(assessment.verdict)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        assessment
+            .reasons
+            .iter()
+            .map(|reason| format!("{verdict}: {reason}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    ui::to_stdout(&text);
+    ExitCode::Ok.code()
+}
+
+/// `ai --parse-tool-calls FORMAT`: the calls found in model text read from stdin.
+pub fn parse_tool_calls(format: &str) -> i32 {
+    let Some(family) = Family::parse(format) else {
+        return fail(&Report::from(ConfigError::Invalid {
+            name: "--parse-tool-calls".into(),
+            value: format.into(),
+            expected: "generic, hermes, qwen, llama3, mistral or json".into(),
+        }));
+    };
+    let mut text = String::new();
+    if let Err(err) = std::io::stdin().read_to_string(&mut text) {
+        return fail(&Report::new(
+            ExitCode::Runtime,
+            format!("cannot read stdin: {err}"),
+        ));
+    }
+    let mut parsed = toolformat::parse(format_for(family, &[]).as_ref(), &text);
+    parsed.content = parsed.content.trim().to_string();
+    let value = serde_json::json!({
+        "calls": parsed.calls.iter().map(|c| serde_json::json!({"name": c.name, "arguments": c.arguments})).collect::<Vec<_>>(),
+        "content": parsed.content,
+        "diagnostics": parsed.diagnostics,
+    });
+    ui::to_stdout(&value.to_string());
+    ExitCode::Ok.code()
+}
+
+/// `ai --list-models`: what the configured endpoint serves, one per line (a JSON array with --json).
+pub async fn list_models(settings: &Settings, env: &Env, json: bool) -> i32 {
+    let endpoint = match select_endpoint(settings, env) {
+        Ok(endpoint) => endpoint,
+        Err(err) => return fail(&Report::from(err)),
+    };
+    let http = match HttpClient::new(settings.http, &endpoint.base_url) {
+        Ok(http) => http,
+        Err(err) => return fail(&err.to_report()),
+    };
+    match provider_for(endpoint, http).list_models().await {
+        Ok(models) => {
+            let text = if json {
+                serde_json::Value::from(models).to_string()
+            } else {
+                models.join("\n")
+            };
+            ui::to_stdout(&text);
+            ExitCode::Ok.code()
+        }
+        Err(err) => fail(&err.to_report()),
+    }
+}
+
+/// `ai --init SHELL [--key KEY] [--context]`: the widget script to eval.
+pub fn init(shell: &str, key: Option<&str>, context: bool, env: &Env) -> i32 {
+    let Some(shell) = Shell::parse(shell) else {
+        return usage("--init", shell, "bash, zsh or fish");
+    };
+    let context_path = if context {
+        let Some(dir) = state_dir(env) else {
+            return fail(&Report::new(
+                ExitCode::Usage,
+                "--context needs HOME or XDG_STATE_HOME",
+            ));
+        };
+        if let Err(err) = std::fs::create_dir_all(&dir) {
+            return fail(&Report::new(
+                ExitCode::Runtime,
+                format!("cannot create {}: {err}", dir.display()),
+            ));
+        }
+        Some(context_file(&dir))
+    } else {
+        None
+    };
+    match init_script(shell, key, context_path.as_deref()) {
+        Ok(script) => {
+            ui::to_stdout(script.trim_end());
+            ExitCode::Ok.code()
+        }
+        Err(message) => fail(&Report::from(ConfigError::Usage(message))),
+    }
+}
+
+/// `ai --completions SHELL`: a completion script generated from the command line definition.
+pub fn completions(shell: &str) -> i32 {
+    use clap_complete::Shell as Target;
+    let target = match shell {
+        "bash" => Target::Bash,
+        "zsh" => Target::Zsh,
+        "fish" => Target::Fish,
+        "elvish" => Target::Elvish,
+        "powershell" => Target::PowerShell,
+        _ => {
+            return usage(
+                "--completions",
+                shell,
+                "bash, zsh, fish, elvish or powershell",
+            );
+        }
+    };
+    let mut out = Vec::new();
+    clap_complete::generate(target, &mut Cli::command(), "ai", &mut out);
+    ui::to_stdout(String::from_utf8_lossy(&out).trim_end());
+    ExitCode::Ok.code()
+}
+
+/// `ai --man`: the man page, in roff.
+pub fn man() -> i32 {
+    let mut out = Vec::new();
+    if let Err(err) = clap_mangen::Man::new(Cli::command()).render(&mut out) {
+        return fail(&Report::new(
+            ExitCode::Runtime,
+            format!("cannot render the man page: {err}"),
+        ));
+    }
+    ui::to_stdout(String::from_utf8_lossy(&out).trim_end());
+    ExitCode::Ok.code()
+}
+
+fn usage(flag: &str, value: &str, expected: &str) -> i32 {
+    fail(&Report::from(ConfigError::Invalid {
+        name: flag.into(),
+        value: value.into(),
+        expected: expected.into(),
+    }))
+}

@@ -1,0 +1,179 @@
+//! Shell integration: the widget scripts (real files in `shell/`, embedded here) printed by
+//! `ai --init`, the instructions and answer clean-up of `ai --command`, and the optional record
+//! of the last command that `--context` hooks keep.
+
+use std::path::{Path, PathBuf};
+
+/// The shells with a widget script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl Shell {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "bash" => Some(Shell::Bash),
+            "zsh" => Some(Shell::Zsh),
+            "fish" => Some(Shell::Fish),
+            _ => None,
+        }
+    }
+
+    /// Alt-E in the shell's own key notation.
+    fn default_key(self) -> &'static str {
+        match self {
+            Shell::Bash | Shell::Fish => "\\ee",
+            Shell::Zsh => "^[e",
+        }
+    }
+
+    fn script(self) -> (&'static str, &'static str) {
+        match self {
+            Shell::Bash => (
+                include_str!("../shell/ai.bash"),
+                include_str!("../shell/ai.bash.context"),
+            ),
+            Shell::Zsh => (
+                include_str!("../shell/ai.zsh"),
+                include_str!("../shell/ai.zsh.context"),
+            ),
+            Shell::Fish => (
+                include_str!("../shell/ai.fish"),
+                include_str!("../shell/ai.fish.context"),
+            ),
+        }
+    }
+}
+
+/// The script `ai --init SHELL [--key KEY] [--context]` prints. `context` is the file the hooks
+/// write the last command to.
+pub fn init_script(
+    shell: Shell,
+    key: Option<&str>,
+    context: Option<&Path>,
+) -> Result<String, String> {
+    let key = key.unwrap_or(shell.default_key());
+    if key.is_empty() || key.contains(['\'', '"', '\n', '\r', ' ']) {
+        return Err(format!(
+            "--key {key:?}: give the key in the shell's own notation, e.g. '\\ee' or '^G'"
+        ));
+    }
+    let (widget, hooks) = shell.script();
+    let mut script = widget.replace("__AI_KEY__", key);
+    if let Some(file) = context {
+        let file = file.display().to_string();
+        if file.contains(['\'', '"', '\n', '$', '`']) {
+            return Err(format!(
+                "the context file path {file:?} has characters a shell would expand"
+            ));
+        }
+        script.push_str(&hooks.replace("__AI_CONTEXT_FILE__", &file));
+    }
+    Ok(script)
+}
+
+/// Where `--context` hooks keep the last command: `$XDG_STATE_HOME/swebash-ai/shell-context`.
+pub fn context_file(state_dir: &Path) -> PathBuf {
+    state_dir.join("shell-context")
+}
+
+/// The last command and its exit status, when the hooks recorded one.
+pub fn last_command(file: &Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().next()?;
+    let (status, command) = line.split_once('\t')?;
+    let command = command.trim();
+    (!command.is_empty()).then(|| (status.trim().to_string(), command.to_string()))
+}
+
+/// The system prompt of `ai --command`.
+pub fn command_instructions(shell: &str, os: &str) -> String {
+    format!(
+        "Turn the user's request into exactly one command line for {shell} on {os}. Reply with the \
+         command only: no explanation, no code fences, no prompt sign, no placeholder the user must \
+         fill in if you can find the value. If the request already is a command, fix or complete it. \
+         Use the tools to look up facts you need (file names, what a directory holds)."
+    )
+}
+
+/// The one command line in a model's answer: fences, prompt signs and prose around it removed.
+pub fn extract_command(answer: &str) -> Option<String> {
+    let text = answer.trim();
+    let body = match fenced(text) {
+        Some(inside) => inside,
+        None => text,
+    };
+    let lines: Vec<&str> = body
+        .lines()
+        .map(|l| l.trim_end())
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    // A command continued with `\` spans lines; otherwise the first line is the command.
+    let mut command = String::new();
+    for (index, line) in lines.into_iter().enumerate() {
+        // Continuation lines keep their indentation; the first loses a prompt sign.
+        let line = if index == 0 { line.trim_start() } else { line };
+        let line = line.strip_prefix("$ ").unwrap_or(line);
+        command.push_str(line);
+        if command.ends_with('\\') {
+            command.push('\n');
+        } else {
+            break;
+        }
+    }
+    let command = command.trim().trim_matches('`').trim().to_string();
+    (!command.is_empty()).then_some(command)
+}
+
+/// The inside of the first fenced block, if the answer has one.
+fn fenced(text: &str) -> Option<&str> {
+    let start = text.find("```")?;
+    let after = &text[start + 3..];
+    let body_start = after.find('\n')? + 1;
+    let body = &after[body_start..];
+    let end = body.find("```").unwrap_or(body.len());
+    Some(&body[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_come_out_of_fences_prose_and_prompt_signs() {
+        assert_eq!(
+            extract_command("find . -size +100M"),
+            Some("find . -size +100M".into())
+        );
+        assert_eq!(
+            extract_command("```bash\nfind . -size +100M\n```"),
+            Some("find . -size +100M".into())
+        );
+        assert_eq!(
+            extract_command("Here you go:\n```sh\n$ du -sh *\n```\nThis lists sizes."),
+            Some("du -sh *".into())
+        );
+        assert_eq!(extract_command("`ls -la`"), Some("ls -la".into()));
+        assert_eq!(
+            extract_command("tar czf out.tgz \\\n  src"),
+            Some("tar czf out.tgz \\\n  src".into())
+        );
+        assert_eq!(extract_command("  \n "), None);
+    }
+
+    #[test]
+    fn init_scripts_bind_the_key_and_refuse_quotes() {
+        let script = init_script(Shell::Zsh, Some("^G"), None).unwrap_or_default();
+        assert!(script.contains("bindkey '^G' __ai_widget"));
+        assert!(!script.contains("__AI_"));
+        assert!(init_script(Shell::Bash, Some("x'; rm -rf ~; '"), None).is_err());
+        let with_context =
+            init_script(Shell::Fish, None, Some(Path::new("/s/shell-context"))).unwrap_or_default();
+        assert!(
+            with_context.contains("/s/shell-context") && with_context.contains("fish_postexec")
+        );
+    }
+}

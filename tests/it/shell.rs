@@ -1,0 +1,413 @@
+//! Shell integration in real shells: `ai --command`, the `--init` scripts (syntax, silent
+//! sourcing, shellcheck), the widget driven in tmux for bash, zsh and fish, and the generated
+//! completions and man page compared with what the binary prints.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::harness::Ai;
+use crate::server::{FakeServer, Reply, text_reply};
+
+fn ai_output(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_ai"))
+        .args(args)
+        .output()
+        .expect("run ai");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn need(program: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "`{program}` is needed by the shell tests: apt-get install {program} (.ci/run does)"
+    );
+}
+
+#[test]
+fn generated_completions_and_man_page_match_the_committed_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stale = Vec::new();
+    for (shell, file) in [
+        ("bash", "ai.bash"),
+        ("zsh", "ai.zsh"),
+        ("fish", "ai.fish"),
+        ("elvish", "ai.elvish"),
+        ("powershell", "ai.ps1"),
+    ] {
+        let committed =
+            std::fs::read_to_string(root.join("completions").join(file)).unwrap_or_default();
+        if committed != ai_output(&["--completions", shell]) {
+            stale.push(format!("completions/{file}"));
+        }
+    }
+    if std::fs::read_to_string(root.join("man/ai.1")).unwrap_or_default() != ai_output(&["--man"]) {
+        stale.push("man/ai.1".into());
+    }
+    assert!(
+        stale.is_empty(),
+        "{} out of date; regenerate with: for s in bash zsh fish elvish; do ai --completions $s > completions/ai.$s; done; \
+         ai --completions powershell > completions/ai.ps1; ai --man > man/ai.1",
+        stale.join(", ")
+    );
+}
+
+#[test]
+fn command_mode_prints_exactly_one_command_with_read_only_tools() {
+    let server = FakeServer::start(vec![text_reply(
+        "Sure! Here it is:\n```bash\nfind . -size +100M\n```\nThis finds big files.",
+    )]);
+    let run = Ai::new(&server.url)
+        .args(&["--command", "find files over 100MB here"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "find . -size +100M\n");
+    assert_eq!(run.stderr, "");
+    let body = &server.chat_bodies()[0];
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(!tools.contains(&"execute_command"), "{tools:?}");
+    assert!(
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("exactly one command line")
+    );
+}
+
+#[test]
+fn command_mode_prints_nothing_on_failure() {
+    let server = FakeServer::start(vec![crate::server::status(
+        401,
+        r#"{"error":{"message":"bad key"}}"#,
+    )]);
+    let run = Ai::new(&server.url).args(&["--command", "anything"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("bad key"));
+    let empty = FakeServer::start(vec![text_reply("   ")]);
+    let run = Ai::new(&empty.url).args(&["--command", "anything"]).run();
+    assert_ne!(run.code, 0);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn the_last_command_recorded_by_context_hooks_reaches_the_model() {
+    let server = FakeServer::start(vec![text_reply("A typo.")]);
+    let ai = Ai::new(&server.url).arg("why did that fail?");
+    std::fs::create_dir_all(ai.state_dir().join("swebash-ai")).expect("mkdir");
+    std::fs::write(
+        ai.state_dir().join("swebash-ai/shell-context"),
+        "127\tcargo biuld\n",
+    )
+    .expect("write");
+    assert_eq!(ai.run().code, 0);
+    let system = server.chat_bodies()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        system.contains("`cargo biuld`; it exited with status 127"),
+        "{system}"
+    );
+}
+
+fn init(shell: &str, extra: &[&str]) -> String {
+    let mut args = vec!["--init", shell];
+    args.extend_from_slice(extra);
+    ai_output(&args)
+}
+
+#[test]
+fn the_scripts_are_valid_shell_and_shellcheck_clean() {
+    for (shell, check) in [
+        ("bash", vec!["bash", "-n"]),
+        ("zsh", vec!["zsh", "-n"]),
+        ("fish", vec!["fish", "--no-execute"]),
+    ] {
+        need(check[0]);
+        for extra in [&[][..], &["--context"][..], &["--key", "^G"][..]] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let file = dir.path().join("script");
+            std::fs::write(&file, init(shell, extra)).expect("write");
+            let out = Command::new(check[0])
+                .args(&check[1..])
+                .arg(&file)
+                .output()
+                .expect("run shell");
+            assert!(
+                out.status.success(),
+                "{shell} {extra:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    need("shellcheck");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("shellcheck")
+        .args(["--shell=bash"])
+        .arg(root.join("shell/ai.bash"))
+        .arg(root.join("shell/ai.bash.context"))
+        .output()
+        .expect("shellcheck");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn sourcing_twice_in_a_clean_shell_prints_nothing() {
+    let ai = env!("CARGO_BIN_EXE_ai");
+    for (shell, args, script) in [
+        (
+            "bash",
+            vec!["--norc", "--noprofile", "-c"],
+            format!("eval \"$({ai} --init bash --context)\"; eval \"$({ai} --init bash)\""),
+        ),
+        (
+            "zsh",
+            vec!["-f", "-c"],
+            format!("eval \"$({ai} --init zsh --context)\"; eval \"$({ai} --init zsh)\""),
+        ),
+        (
+            "fish",
+            vec!["--no-config", "-c"],
+            format!("{ai} --init fish --context | source; {ai} --init fish | source"),
+        ),
+    ] {
+        need(shell);
+        let home = tempfile::tempdir().expect("tempdir");
+        let out = Command::new(shell)
+            .args(&args)
+            .arg(&script)
+            .env("HOME", home.path())
+            .env_remove("XDG_STATE_HOME")
+            .output()
+            .expect("run shell");
+        assert!(
+            out.status.success(),
+            "{shell}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{shell}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{shell}");
+    }
+}
+
+/// An interactive shell in a private tmux server.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(shell: &str, ai: &Ai) -> Tmux {
+        need("tmux");
+        need(shell);
+        let socket = format!("ai-test-{}-{shell}-{}", std::process::id(), rand_suffix());
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_ai"))
+            .parent()
+            .expect("bin dir")
+            .display()
+            .to_string();
+        let mut env: Vec<String> = ai
+            .env_pairs()
+            .iter()
+            .map(|(k, v)| {
+                if k == "PATH" {
+                    format!("PATH={bin_dir}:{v}")
+                } else {
+                    format!("{k}={v}")
+                }
+            })
+            .collect();
+        env.push("TERM=xterm".into());
+        let program = match shell {
+            "bash" => "bash --norc --noprofile -i",
+            "zsh" => "zsh -f -i",
+            _ => "fish --no-config -i",
+        };
+        let command = format!(
+            "cd {} && env -i {} {program}",
+            ai.work().display(),
+            env.iter()
+                .map(|e| shell_quote(e))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                "160",
+                "-y",
+                "24",
+                &command,
+            ])
+            .status()
+            .expect("tmux");
+        assert!(status.success());
+        let tmux = Tmux { socket };
+        std::thread::sleep(Duration::from_millis(400));
+        let load = match shell {
+            "fish" => "ai --init fish | source",
+            "zsh" => "eval \"$(ai --init zsh)\"",
+            _ => "eval \"$(ai --init bash)\"",
+        };
+        tmux.keys(&[load, "Enter"]);
+        std::thread::sleep(Duration::from_millis(300));
+        tmux.keys(&["clear", "Enter"]);
+        std::thread::sleep(Duration::from_millis(300));
+        tmux
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-t", "t"])
+            .args(keys)
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    fn literal(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-t", "t", "-l", text])
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "t"])
+            .output()
+            .expect("capture");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) || start.elapsed() > Duration::from_secs(15) {
+                return screen;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+fn widget_replaces_the_line(shell: &str) {
+    let server = FakeServer::start(vec![text_reply("```bash\ntouch ran-by-mistake\n```")]);
+    let ai = Ai::new(&server.url);
+    let tmux = Tmux::start(shell, &ai);
+    tmux.literal("make an empty file");
+    tmux.keys(&["M-e"]);
+    let screen = tmux.wait_for("touch ran-by-mistake");
+    assert!(screen.contains("touch ran-by-mistake"), "{shell}: {screen}");
+    assert!(
+        !screen.contains("make an empty file"),
+        "{shell}: the line was replaced: {screen}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !ai.work().join("ran-by-mistake").exists(),
+        "{shell}: the command must not run"
+    );
+    assert_eq!(
+        server.chat_bodies()[0]["messages"][1]["content"],
+        json!("make an empty file")
+    );
+}
+
+fn ctrl_c_restores_the_line(shell: &str) {
+    let server = FakeServer::start(vec![Reply::StallAfter(vec![], Duration::from_secs(8))]);
+    let ai = Ai::new(&server.url);
+    let tmux = Tmux::start(shell, &ai);
+    tmux.literal("a slow request");
+    tmux.keys(&["M-e"]);
+    let start = Instant::now();
+    while server.chat_bodies().is_empty() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.keys(&["C-c"]);
+    std::thread::sleep(Duration::from_millis(500));
+    // The typed line is back and still being edited: more typing extends it.
+    tmux.literal(" and more");
+    let screen = tmux.wait_for("a slow request and more");
+    assert!(
+        screen.contains("a slow request and more"),
+        "{shell}: {screen}"
+    );
+}
+
+#[test]
+fn bash_widget_replaces_the_line() {
+    widget_replaces_the_line("bash");
+}
+
+#[test]
+fn zsh_widget_replaces_the_line() {
+    widget_replaces_the_line("zsh");
+}
+
+#[test]
+fn fish_widget_replaces_the_line() {
+    widget_replaces_the_line("fish");
+}
+
+#[test]
+fn bash_ctrl_c_restores_the_line() {
+    ctrl_c_restores_the_line("bash");
+}
+
+#[test]
+fn zsh_ctrl_c_restores_the_line() {
+    ctrl_c_restores_the_line("zsh");
+}
+
+#[test]
+fn fish_ctrl_c_restores_the_line() {
+    ctrl_c_restores_the_line("fish");
+}
