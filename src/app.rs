@@ -2,24 +2,19 @@
 //! end) and the run into an exit code. Ctrl-C and a closed stdout are handled here.
 
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
-use crate::agent::{
-    Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, ToolMode, TurnEnd, millis, system_prompt,
-};
-use crate::audit::{AuditLog, state_dir};
+use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
-use crate::config::{Env, FileLayer, OutputMode, Secret, Settings, config_path, resolve};
+use crate::config::{Env, FileLayer, OutputMode, Settings, config_path, resolve};
+use crate::conversation::ConversationStore;
 use crate::error::{ConfigError, ExitCode, Report};
-use crate::policy::{Policy, Roots, sandbox};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
-use crate::provider::{HttpClient, SERVICES, provider_for, select_endpoint};
-use crate::shell::{command_instructions, context_file, extract_command, last_command};
-use crate::tool::{ExecSettings, Registry, ToolContext, WebBackend, WebSettings};
-use crate::ui::{self, TerminalAsker, fail, frontend_for};
+use crate::provider::select_endpoint;
+use crate::session::{Ended, Parts, Sinks, drive_turn};
+use crate::shell::extract_command;
+use crate::ui::{self, fail, frontend_for};
 
 /// Most bytes of piped stdin added to the prompt.
 const STDIN_MAX: usize = 200 * 1024;
@@ -61,39 +56,6 @@ pub fn run(cli: Cli) -> i32 {
         }
     };
     runtime.block_on(one_shot(&settings, &env, prompt))
-}
-
-/// Variables holding API keys: removed from the environment of commands the model runs.
-fn key_variables() -> Vec<String> {
-    let mut names: Vec<String> = SERVICES
-        .iter()
-        .filter_map(|s| s.key_var.map(String::from))
-        .collect();
-    names.extend(
-        [
-            "SWEBASH_AI_API_KEY",
-            "SWEBASH_AI_WEB_API_KEY",
-            "ANTHROPIC_API_KEY",
-            "GEMINI_API_KEY",
-            "GOOGLE_API_KEY",
-            "BRAVE_API_KEY",
-        ]
-        .map(String::from),
-    );
-    names
-}
-
-/// The user's shell when commands written for POSIX shells run in it, else `/bin/sh`.
-fn command_shell(env: &Env) -> PathBuf {
-    match env.get("SHELL") {
-        Some(shell)
-            if ["bash", "zsh", "sh", "dash", "ksh"]
-                .contains(&shell.rsplit('/').next().unwrap_or_default()) =>
-        {
-            PathBuf::from(shell)
-        }
-        _ => PathBuf::from("/bin/sh"),
-    }
 }
 
 /// The commands that answer without settings or a conversation.
@@ -221,152 +183,41 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
 
 async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     let started = Instant::now();
-    let endpoint = match select_endpoint(settings, env) {
-        Ok(endpoint) => endpoint,
-        Err(err) => return fail(&Report::from(err)),
-    };
-    let http = match HttpClient::new(settings.http, &endpoint.base_url) {
-        Ok(http) => http,
-        Err(err) => return fail(&err.to_report()),
-    };
-    let provider_key = endpoint.api_key.clone();
-    let mut provider = provider_for(endpoint, http);
-    if let Err(err) = provider.prepare().await {
-        return fail(&err.to_report());
-    }
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => cwd,
-        Err(err) => {
-            return fail(&Report::new(
-                ExitCode::Runtime,
-                format!("cannot read the working directory: {err}"),
-            ));
-        }
-    };
-    let home: Option<PathBuf> = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
-    let temp = std::env::temp_dir();
-    let policy = Policy {
-        roots: Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref()),
-        home: home.clone(),
-    };
-    let ctx = ToolContext {
-        cwd: cwd.clone(),
-        home,
-        fs_max_size: settings.fs_max_size,
-        exec: ExecSettings {
-            shell: command_shell(env),
-            timeout: settings.exec_timeout,
-            strip_env: key_variables(),
-        },
-    };
-    let web = WebSettings {
-        backend: WebBackend::parse(&settings.web_provider).unwrap_or(WebBackend::DuckDuckGo),
-        base_url: settings.web_url.clone(),
-        api_key: settings.web_api_key.clone(),
-        timeout: std::time::Duration::from_secs(15),
-        min_interval: std::time::Duration::from_secs(1),
-        max_per_turn: 5,
-    };
     let command_mode = settings.output == OutputMode::Command;
-    let mut offered = settings.clone();
-    // The widget only looks things up; it never runs commands to find an answer.
-    offered.tools.exec &= !command_mode;
-    let registry = Registry::from_settings(&offered, web);
-    let specs = registry.specs();
-    let gate = match Gate::new(
-        settings.confirm,
-        settings.approve_all,
-        &settings.allow,
-        if command_mode {
-            Box::new(NobodyAsker)
-        } else {
-            Box::new(TerminalAsker)
-        },
-    ) {
-        Ok(gate) => gate,
-        Err(message) => return fail(&Report::from(ConfigError::Usage(message))),
+    let parts = match Parts::prepare(settings, env, command_mode).await {
+        Ok(parts) => parts,
+        Err(report) => return fail(&report),
     };
-    let secrets: Vec<Secret> = [&settings.api_key, &provider_key, &settings.web_api_key]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect();
-    let mut audit = state_dir(env).and_then(|dir| AuditLog::open(&dir, &secrets));
-    let mut agent = Agent {
-        provider: provider.as_ref(),
-        registry: &registry,
-        ctx: &ctx,
-        policy: &policy,
-        gate,
-        sandbox: Sandbox::new(sandbox::launcher_prefix(
-            settings.sandbox,
-            policy.roots.dirs(),
-        )),
-        limits: Limits {
-            max_iterations: settings.max_iterations,
-            max_tool_calls: settings.max_tool_calls,
-        },
-        tool_choice: settings.tool_choice.clone(),
-        stream: settings.stream,
-        mode: ToolMode::from_settings(
-            settings.tool_format,
-            provider.model(),
-            &specs,
-            settings.constrain,
-        ),
+    let mut agent = match parts.agent(settings, command_mode) {
+        Ok(agent) => agent,
+        Err(report) => return fail(&report),
     };
-    let mut system = if command_mode {
-        let shell = command_shell(env);
-        let shell = shell
-            .file_name()
-            .map_or("sh".into(), |n| n.to_string_lossy().into_owned());
-        command_instructions(&shell, std::env::consts::OS)
-    } else {
-        system_prompt(&cwd, &registry.names())
-    };
-    if let Some((status, command)) =
-        state_dir(env).and_then(|dir| last_command(&context_file(&dir)))
-    {
-        system.push_str(&format!(
-            "\n\nThe user's last shell command was `{command}`; it exited with status {status}."
-        ));
-    }
-    let section = agent.mode.system_section(&specs);
-    if !section.is_empty() {
-        system.push_str("\n\n");
-        system.push_str(&section);
-    }
     let mut messages = vec![
-        Message::System { content: system },
+        Message::System {
+            content: parts.system_prompt(&agent, env, command_mode),
+        },
         Message::User { content: prompt },
     ];
-
+    let mut audit = parts.audit_log(env);
+    let mut store = ConversationStore::create(env, &parts.provider_label());
     let mut frontend = frontend_for(settings.output, settings.quiet);
     let mut recorder = Recorder::default();
-    let pipe_closed = Arc::new(tokio::sync::Notify::new());
     let ended = {
-        let closed = Arc::clone(&pipe_closed);
-        let mut emit = |event: &Event| {
-            recorder.observe(event);
-            if let Some(audit) = audit.as_mut() {
-                audit.observe(event);
-            }
-            frontend.handle(event);
-            if frontend.broken() {
-                closed.notify_one();
-            }
+        let mut sinks = Sinks {
+            recorder: &mut recorder,
+            audit: audit.as_mut(),
+            frontend: frontend.as_mut(),
         };
-        emit(&Event::RunStarted {
-            provider: provider.name().to_string(),
-            model: provider.model().to_string(),
+        sinks.emit(&Event::RunStarted {
+            provider: parts.provider.name().to_string(),
+            model: parts.provider.model().to_string(),
             tool_format: agent.mode.name().into(),
         });
-        tokio::select! {
-            end = agent.run_turn(&mut messages, &mut emit) => Ended::Turn(end),
-            _ = tokio::signal::ctrl_c() => Ended::Interrupted,
-            () = pipe_closed.notified() => Ended::PipeClosed,
-        }
+        drive_turn(&mut agent, &mut messages, &mut sinks).await
     };
+    if let Some(store) = store.as_mut() {
+        store.save(&messages);
+    }
     let (status, error, report) = match ended {
         Ended::Turn(TurnEnd {
             status,
@@ -419,10 +270,4 @@ fn print_command(answer: &str) -> i32 {
             "the model's answer held no command",
         )),
     }
-}
-
-enum Ended {
-    Turn(TurnEnd),
-    Interrupted,
-    PipeClosed,
 }

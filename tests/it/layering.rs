@@ -14,6 +14,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("policy", &["protocol", "config"]),
     ("toolformat", &["protocol"]),
     ("shell", &[]),
+    ("conversation", &["protocol", "config"]),
+    (
+        "session",
+        &[
+            "protocol", "config", "error", "provider", "tool", "agent", "ui", "policy", "audit",
+            "shell",
+        ],
+    ),
     ("provider", &["protocol", "config", "error", "net"]),
     ("tool", &["protocol", "config", "error", "net"]),
     (
@@ -62,6 +70,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolformat",
             "shell",
             "commands",
+            "session",
+            "conversation",
+            "repl",
         ],
     ),
 ];

@@ -1,0 +1,249 @@
+//! One session with a model: everything a run needs (provider, tools, policy, the agent and its
+//! system prompt) built once from settings, and one turn driven with Ctrl-C and a closed stdout
+//! handled. The one-shot run and the REPL both stand on it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::agent::{
+    Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, ToolMode, TurnEnd, system_prompt,
+};
+use crate::audit::{AuditLog, state_dir};
+use crate::config::{Env, Secret, Settings};
+use crate::error::{ConfigError, ExitCode, Report};
+use crate::policy::{Policy, Roots, sandbox};
+use crate::protocol::{Event, Message, ToolSpec};
+use crate::provider::{HttpClient, Provider, SERVICES, provider_for, select_endpoint};
+use crate::shell::{command_instructions, context_file, last_command};
+use crate::tool::{ExecSettings, Registry, ToolContext, WebBackend, WebSettings};
+use crate::ui::{Frontend, TerminalAsker};
+
+/// What a session is made of.
+pub struct Parts {
+    pub provider: Box<dyn Provider>,
+    pub registry: Registry,
+    pub ctx: ToolContext,
+    pub policy: Policy,
+    pub specs: Vec<ToolSpec>,
+    secrets: Vec<Secret>,
+}
+
+impl Parts {
+    /// Chooses the endpoint, settles the model, and sets up tools and policy. In command mode
+    /// (the shell widget) only read-only tools are offered.
+    pub async fn prepare(
+        settings: &Settings,
+        env: &Env,
+        command_mode: bool,
+    ) -> Result<Parts, Report> {
+        let endpoint = select_endpoint(settings, env)?;
+        let http =
+            HttpClient::new(settings.http, &endpoint.base_url).map_err(|err| err.to_report())?;
+        let provider_key = endpoint.api_key.clone();
+        let mut provider = provider_for(endpoint, http);
+        provider.prepare().await.map_err(|err| err.to_report())?;
+        let cwd = std::env::current_dir().map_err(|err| {
+            Report::new(
+                ExitCode::Runtime,
+                format!("cannot read the working directory: {err}"),
+            )
+        })?;
+        let home: Option<PathBuf> =
+            directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+        let temp = std::env::temp_dir();
+        let policy = Policy {
+            roots: Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref()),
+            home: home.clone(),
+        };
+        let ctx = ToolContext {
+            cwd,
+            home,
+            fs_max_size: settings.fs_max_size,
+            exec: ExecSettings {
+                shell: command_shell(env),
+                timeout: settings.exec_timeout,
+                strip_env: key_variables(),
+            },
+        };
+        let web = WebSettings {
+            backend: WebBackend::parse(&settings.web_provider).unwrap_or(WebBackend::DuckDuckGo),
+            base_url: settings.web_url.clone(),
+            api_key: settings.web_api_key.clone(),
+            timeout: std::time::Duration::from_secs(15),
+            min_interval: std::time::Duration::from_secs(1),
+            max_per_turn: 5,
+        };
+        let mut offered = settings.clone();
+        // The widget only looks things up; it never runs commands to find an answer.
+        offered.tools.exec &= !command_mode;
+        let registry = Registry::from_settings(&offered, web);
+        let specs = registry.specs();
+        let secrets = [&settings.api_key, &provider_key, &settings.web_api_key]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        Ok(Parts {
+            provider,
+            registry,
+            ctx,
+            policy,
+            specs,
+            secrets,
+        })
+    }
+
+    /// The agent over these parts. Nobody is asked for approval in command mode.
+    pub fn agent(&self, settings: &Settings, command_mode: bool) -> Result<Agent<'_>, Report> {
+        let asker: Box<dyn crate::agent::Asker> = if command_mode {
+            Box::new(NobodyAsker)
+        } else {
+            Box::new(TerminalAsker)
+        };
+        let gate = Gate::new(
+            settings.confirm,
+            settings.approve_all,
+            &settings.allow,
+            asker,
+        )
+        .map_err(|message| Report::from(ConfigError::Usage(message)))?;
+        Ok(Agent {
+            provider: self.provider.as_ref(),
+            registry: &self.registry,
+            ctx: &self.ctx,
+            policy: &self.policy,
+            gate,
+            sandbox: Sandbox::new(sandbox::launcher_prefix(
+                settings.sandbox,
+                self.policy.roots.dirs(),
+            )),
+            limits: Limits {
+                max_iterations: settings.max_iterations,
+                max_tool_calls: settings.max_tool_calls,
+            },
+            tool_choice: settings.tool_choice.clone(),
+            stream: settings.stream,
+            mode: ToolMode::from_settings(
+                settings.tool_format,
+                self.provider.model(),
+                &self.specs,
+                settings.constrain,
+            ),
+        })
+    }
+
+    /// The system prompt: the task, the last shell command if the hooks recorded one, and the
+    /// tool section of prompt-based formats.
+    pub fn system_prompt(&self, agent: &Agent<'_>, env: &Env, command_mode: bool) -> String {
+        let mut system = if command_mode {
+            let shell = command_shell(env);
+            let shell = shell
+                .file_name()
+                .map_or("sh".into(), |n| n.to_string_lossy().into_owned());
+            command_instructions(&shell, std::env::consts::OS)
+        } else {
+            system_prompt(&self.ctx.cwd, &self.registry.names())
+        };
+        if let Some((status, command)) =
+            state_dir(env).and_then(|dir| last_command(&context_file(&dir)))
+        {
+            system.push_str(&format!(
+                "\n\nThe user's last shell command was `{command}`; it exited with status {status}."
+            ));
+        }
+        let section = agent.mode.system_section(&self.specs);
+        if !section.is_empty() {
+            system.push_str("\n\n");
+            system.push_str(&section);
+        }
+        system
+    }
+
+    pub fn audit_log(&self, env: &Env) -> Option<AuditLog> {
+        state_dir(env).and_then(|dir| AuditLog::open(&dir, &self.secrets))
+    }
+
+    /// `provider/model`, for saved conversations.
+    pub fn provider_label(&self) -> String {
+        format!("{}/{}", self.provider.name(), self.provider.model())
+    }
+}
+
+/// Where a run's events go.
+pub struct Sinks<'a> {
+    pub recorder: &'a mut Recorder,
+    pub audit: Option<&'a mut AuditLog>,
+    pub frontend: &'a mut dyn Frontend,
+}
+
+impl Sinks<'_> {
+    pub fn emit(&mut self, event: &Event) {
+        self.recorder.observe(event);
+        if let Some(audit) = self.audit.as_mut() {
+            audit.observe(event);
+        }
+        self.frontend.handle(event);
+    }
+}
+
+/// How a turn ended.
+pub enum Ended {
+    Turn(TurnEnd),
+    Interrupted,
+    PipeClosed,
+}
+
+/// Runs one turn; Ctrl-C or a closed stdout end it early (the agent's future is dropped, which
+/// kills any running command's process group).
+pub async fn drive_turn(
+    agent: &mut Agent<'_>,
+    messages: &mut Vec<Message>,
+    sinks: &mut Sinks<'_>,
+) -> Ended {
+    let pipe_closed = Arc::new(tokio::sync::Notify::new());
+    let closed = Arc::clone(&pipe_closed);
+    let mut emit = |event: &Event| {
+        sinks.emit(event);
+        if sinks.frontend.broken() {
+            closed.notify_one();
+        }
+    };
+    tokio::select! {
+        end = agent.run_turn(messages, &mut emit) => Ended::Turn(end),
+        _ = tokio::signal::ctrl_c() => Ended::Interrupted,
+        () = pipe_closed.notified() => Ended::PipeClosed,
+    }
+}
+
+/// Variables holding API keys: removed from the environment of commands the model runs.
+fn key_variables() -> Vec<String> {
+    let mut names: Vec<String> = SERVICES
+        .iter()
+        .filter_map(|s| s.key_var.map(String::from))
+        .collect();
+    names.extend(
+        [
+            "SWEBASH_AI_API_KEY",
+            "SWEBASH_AI_WEB_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "BRAVE_API_KEY",
+        ]
+        .map(String::from),
+    );
+    names
+}
+
+/// The user's shell when commands written for POSIX shells run in it, else `/bin/sh`.
+fn command_shell(env: &Env) -> PathBuf {
+    match env.get("SHELL") {
+        Some(shell)
+            if ["bash", "zsh", "sh", "dash", "ksh"]
+                .contains(&shell.rsplit('/').next().unwrap_or_default()) =>
+        {
+            PathBuf::from(shell)
+        }
+        _ => PathBuf::from("/bin/sh"),
+    }
+}
