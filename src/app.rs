@@ -38,6 +38,12 @@ pub fn run(cli: Cli) -> i32 {
             Err(report) => fail(&report),
         };
     }
+    if cli.interactive {
+        return match runtime() {
+            Ok(runtime) => runtime.block_on(crate::repl::run(&settings, &env, cli.resume)),
+            Err(report) => fail(&report),
+        };
+    }
     let prompt = match read_prompt(&cli, &settings) {
         Ok(prompt) => prompt,
         Err(report) => return fail(&report),
@@ -68,6 +74,9 @@ fn utility(cli: &Cli, env: &Env) -> Option<i32> {
     }
     if let Some(shell) = &cli.init {
         return Some(commands::init(shell, cli.key.as_deref(), cli.context, env));
+    }
+    if cli.history {
+        return Some(commands::history(env, cli.json));
     }
     if let Some(shell) = &cli.completions {
         return Some(commands::completions(shell));
@@ -194,13 +203,13 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     };
     let mut messages = vec![
         Message::System {
-            content: parts.system_prompt(&agent, env, command_mode),
+            content: parts.system_prompt(&agent.mode, env, command_mode),
         },
         Message::User { content: prompt },
     ];
     let mut audit = parts.audit_log(env);
     let mut store = ConversationStore::create(env, &parts.provider_label());
-    let mut frontend = frontend_for(settings.output, settings.quiet);
+    let mut frontend = frontend_for(settings.output, settings.quiet, color(env));
     let mut recorder = Recorder::default();
     let ended = {
         let mut sinks = Sinks {
@@ -253,6 +262,11 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         RunStatus::Error => report.map_or(ExitCode::Runtime, |r| r.exit),
     }
     .code()
+}
+
+/// Colour unless `NO_COLOR` is set (to anything).
+pub fn color(env: &Env) -> bool {
+    env.get("NO_COLOR").is_none()
 }
 
 /// `ai --command`: exactly one command line on stdout, or nothing and a failure.

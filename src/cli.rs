@@ -12,6 +12,18 @@ pub struct Cli {
     #[arg(value_name = "PROMPT", trailing_var_arg = true)]
     pub prompt: Vec<String>,
 
+    /// Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply.
+    #[arg(short = 'i', long)]
+    pub interactive: bool,
+
+    /// With -i: continue the last saved conversation.
+    #[arg(long, requires = "interactive")]
+    pub resume: bool,
+
+    /// List recent saved conversations, then exit.
+    #[arg(long)]
+    pub history: bool,
+
     /// Print one JSON object on stdout when the run ends (schema_version 1).
     #[arg(long, conflicts_with = "jsonl")]
     pub json: bool,

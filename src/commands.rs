@@ -118,6 +118,38 @@ pub fn init(shell: &str, key: Option<&str>, context: bool, env: &Env) -> i32 {
     }
 }
 
+/// `ai --history`: recent saved conversations (a JSON array with --json).
+pub fn history(env: &Env, json: bool) -> i32 {
+    let conversations = crate::conversation::recent(env, 20);
+    let text = if json {
+        serde_json::Value::from(
+            conversations
+                .iter()
+                .map(|c| {
+                    serde_json::json!({"file": c.path.display().to_string(), "started_unix_ms": c.started_unix_ms,
+                        "model": c.model, "messages": c.messages, "first_question": c.first_question})
+                })
+                .collect::<Vec<_>>(),
+        )
+        .to_string()
+    } else if conversations.is_empty() {
+        "(no saved conversations)".to_string()
+    } else {
+        conversations
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}  {:<28} {:>3} msgs  {}",
+                    c.started_unix_ms, c.model, c.messages, c.first_question
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    ui::to_stdout(&text);
+    ExitCode::Ok.code()
+}
+
 /// `ai --completions SHELL`: a completion script generated from the command line definition.
 pub fn completions(shell: &str) -> i32 {
     use clap_complete::Shell as Target;

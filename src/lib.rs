@@ -13,6 +13,7 @@ pub mod net;
 pub mod policy;
 pub mod protocol;
 pub mod provider;
+pub mod repl;
 pub mod session;
 pub mod shell;
 pub mod tool;

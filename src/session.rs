@@ -93,21 +93,41 @@ impl Parts {
         })
     }
 
-    /// The agent over these parts. Nobody is asked for approval in command mode.
-    pub fn agent(&self, settings: &Settings, command_mode: bool) -> Result<Agent<'_>, Report> {
+    /// The approval gate. Nobody is asked in command mode.
+    pub fn gate(settings: &Settings, command_mode: bool) -> Result<Gate, Report> {
         let asker: Box<dyn crate::agent::Asker> = if command_mode {
             Box::new(NobodyAsker)
         } else {
             Box::new(TerminalAsker)
         };
-        let gate = Gate::new(
+        Gate::new(
             settings.confirm,
             settings.approve_all,
             &settings.allow,
             asker,
         )
-        .map_err(|message| Report::from(ConfigError::Usage(message)))?;
-        Ok(Agent {
+        .map_err(|message| Report::from(ConfigError::Usage(message)))
+    }
+
+    /// How tools are called with the current model.
+    pub fn mode(&self, settings: &Settings) -> ToolMode {
+        ToolMode::from_settings(
+            settings.tool_format,
+            self.provider.model(),
+            &self.specs,
+            settings.constrain,
+        )
+    }
+
+    /// The agent over these parts, for one run.
+    pub fn agent(&self, settings: &Settings, command_mode: bool) -> Result<Agent<'_>, Report> {
+        let gate = Self::gate(settings, command_mode)?;
+        Ok(self.agent_with(settings, gate, self.mode(settings)))
+    }
+
+    /// The agent with a gate and mode kept from earlier turns (REPL approvals, a format switch).
+    pub fn agent_with(&self, settings: &Settings, gate: Gate, mode: ToolMode) -> Agent<'_> {
+        Agent {
             provider: self.provider.as_ref(),
             registry: &self.registry,
             ctx: &self.ctx,
@@ -123,18 +143,13 @@ impl Parts {
             },
             tool_choice: settings.tool_choice.clone(),
             stream: settings.stream,
-            mode: ToolMode::from_settings(
-                settings.tool_format,
-                self.provider.model(),
-                &self.specs,
-                settings.constrain,
-            ),
-        })
+            mode,
+        }
     }
 
     /// The system prompt: the task, the last shell command if the hooks recorded one, and the
     /// tool section of prompt-based formats.
-    pub fn system_prompt(&self, agent: &Agent<'_>, env: &Env, command_mode: bool) -> String {
+    pub fn system_prompt(&self, mode: &ToolMode, env: &Env, command_mode: bool) -> String {
         let mut system = if command_mode {
             let shell = command_shell(env);
             let shell = shell
@@ -151,7 +166,7 @@ impl Parts {
                 "\n\nThe user's last shell command was `{command}`; it exited with status {status}."
             ));
         }
-        let section = agent.mode.system_section(&self.specs);
+        let section = mode.system_section(&self.specs);
         if !section.is_empty() {
             system.push_str("\n\n");
             system.push_str(&section);
@@ -183,6 +198,77 @@ impl Sinks<'_> {
             audit.observe(event);
         }
         self.frontend.handle(event);
+    }
+}
+
+/// Drops the oldest whole turns until the conversation's estimated size (about four characters
+/// a token) fits `budget` tokens; the system prompt and the last turn always stay. Returns how
+/// many messages were dropped.
+pub fn trim_to_budget(messages: &mut Vec<Message>, budget: usize) -> usize {
+    let size = |m: &Message| -> usize {
+        match m {
+            Message::System { content } | Message::User { content } => content.len(),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                content.len()
+                    + tool_calls
+                        .iter()
+                        .map(|c| c.arguments.to_string().len() + c.name.len())
+                        .sum::<usize>()
+            }
+            Message::Tool { content, .. } => content.len(),
+        }
+    };
+    let mut dropped = 0;
+    while messages.iter().map(size).sum::<usize>() / 4 > budget {
+        let users: Vec<usize> = messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| matches!(m, Message::User { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        if users.len() < 2 {
+            break;
+        }
+        let (first, next) = (users[0], users[1]);
+        messages.drain(first..next);
+        dropped += next - first;
+    }
+    dropped
+}
+
+/// After an interruption, answers the calls of the last assistant message that got no result,
+/// so the conversation stays valid for the next request.
+pub fn repair_after_interrupt(messages: &mut Vec<Message>) {
+    let Some(last_assistant) = messages
+        .iter()
+        .rposition(|m| matches!(m, Message::Assistant { .. }))
+    else {
+        return;
+    };
+    let answered: Vec<String> = messages[last_assistant..]
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { tool_call_id, .. } => Some(tool_call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    let missing: Vec<(String, String)> = match &messages[last_assistant] {
+        Message::Assistant { tool_calls, .. } => tool_calls
+            .iter()
+            .filter(|c| !answered.contains(&c.id))
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (id, name) in missing {
+        messages.push(Message::Tool {
+            tool_call_id: id,
+            name,
+            content: r#"{"success":false,"data":null,"error":"interrupted by the user"}"#.into(),
+        });
     }
 }
 

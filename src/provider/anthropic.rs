@@ -142,6 +142,10 @@ impl Provider for AnthropicProvider {
         &self.model
     }
 
+    fn set_model(&mut self, model: String) {
+        self.model = model;
+    }
+
     fn prepare(&mut self) -> BoxFuture<'_, Result<(), ProviderError>> {
         Box::pin(async move {
             if self.model.is_empty() {

@@ -64,6 +64,8 @@ pub trait Provider {
     fn name(&self) -> &str;
     /// The model in use (known after `prepare`).
     fn model(&self) -> &str;
+    /// Switches to another model (`/model` in the REPL).
+    fn set_model(&mut self, model: String);
     /// Anything to settle before the first request (e.g. which model a local server serves).
     fn prepare(&mut self) -> BoxFuture<'_, Result<(), ProviderError>>;
     /// Sends one request, streaming text to `sink`, and returns the whole reply.

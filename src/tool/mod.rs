@@ -114,6 +114,8 @@ pub trait Tool {
 #[derive(Default)]
 pub struct Registry {
     tools: Vec<Box<dyn Tool>>,
+    /// Tools switched off for now (`/tools disable NAME` in the REPL).
+    disabled: Vec<String>,
 }
 
 impl Registry {
@@ -137,19 +139,43 @@ impl Registry {
         }
     }
 
+    fn enabled(&self) -> impl Iterator<Item = &dyn Tool> {
+        self.tools
+            .iter()
+            .map(|t| t.as_ref())
+            .filter(|t| !self.disabled.iter().any(|d| d == t.name()))
+    }
+
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.iter().map(|t| t.spec()).collect()
+        self.enabled().map(|t| t.spec()).collect()
     }
 
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.tools
-            .iter()
-            .find(|t| t.name() == name)
-            .map(|t| t.as_ref())
+        self.enabled().find(|t| t.name() == name)
     }
 
     pub fn names(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.name()).collect()
+        self.enabled().map(|t| t.name()).collect()
+    }
+
+    /// Every tool with whether it is on.
+    pub fn all(&self) -> Vec<(&'static str, bool)> {
+        self.tools
+            .iter()
+            .map(|t| (t.name(), !self.disabled.iter().any(|d| d == t.name())))
+            .collect()
+    }
+
+    /// Switches a tool on or off; `false` when there is no such tool.
+    pub fn set_enabled(&mut self, name: &str, on: bool) -> bool {
+        if !self.tools.iter().any(|t| t.name() == name) {
+            return false;
+        }
+        self.disabled.retain(|d| d != name);
+        if !on {
+            self.disabled.push(name.to_string());
+        }
+        true
     }
 }
 

@@ -2,8 +2,10 @@
 
 mod confirm;
 mod json;
+mod markdown;
 mod plain;
 mod sanitize;
+mod spinner;
 
 use std::io::{IsTerminal, Write};
 
@@ -22,18 +24,24 @@ pub trait Frontend {
     fn broken(&self) -> bool;
 }
 
-/// The front end for an output mode, writing to stdout and stderr.
-pub fn frontend_for(mode: OutputMode, quiet: bool) -> Box<dyn Frontend> {
+/// The front end for an output mode, writing to stdout and stderr. On a terminal the answer is
+/// rendered as Markdown; when stderr is a terminal a spinner shows progress. `color` is false
+/// under `NO_COLOR`.
+pub fn frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Frontend> {
     let stdout: Box<dyn Write> = Box::new(std::io::stdout());
     match mode {
         OutputMode::Plain => {
             let terminal = std::io::stdout().is_terminal();
-            Box::new(PlainPrinter::new(
-                stdout,
-                Box::new(std::io::stderr()),
-                quiet,
-                terminal,
-            ))
+            let mut printer =
+                PlainPrinter::new(stdout, Box::new(std::io::stderr()), quiet, terminal);
+            if terminal {
+                let width = dialoguer::console::Term::stdout().size().1;
+                printer = printer.with_markdown(usize::from(width), color);
+            }
+            if std::io::stderr().is_terminal() {
+                printer = printer.with_spinner(color);
+            }
+            Box::new(printer)
         }
         OutputMode::Json => Box::new(JsonPrinter::new(stdout, false)),
         // The widget's command is printed once the run is over; nothing streams.

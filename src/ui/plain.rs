@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use super::markdown::MarkdownStream;
+use super::spinner::Spinner;
 use super::{Frontend, sanitize};
 use crate::agent::AnswerText;
 use crate::protocol::Event;
@@ -15,6 +17,10 @@ pub struct PlainPrinter {
     terminal: bool,
     answer: AnswerText,
     broken: bool,
+    /// Markdown rendering, when stdout is a terminal.
+    markdown: Option<MarkdownStream>,
+    /// The spinner, when stderr is a terminal.
+    spinner: Option<Spinner>,
 }
 
 impl PlainPrinter {
@@ -26,19 +32,52 @@ impl PlainPrinter {
             terminal,
             answer: AnswerText::default(),
             broken: false,
+            markdown: None,
+            spinner: None,
         }
     }
 
-    fn write_out(&mut self, text: &str) {
+    /// Renders Markdown (stdout is a terminal `width` columns wide).
+    pub fn with_markdown(mut self, width: usize, color: bool) -> Self {
+        self.markdown = Some(MarkdownStream::new(width, color));
+        self
+    }
+
+    /// Shows a spinner on stderr.
+    pub fn with_spinner(mut self, color: bool) -> Self {
+        if !self.quiet {
+            self.spinner = Some(Spinner::new(color));
+        }
+        self
+    }
+
+    fn spin(&mut self, label: &str) {
+        if let Some(spinner) = &mut self.spinner {
+            spinner.start(label);
+        }
+    }
+
+    fn stop_spinner(&mut self) {
+        if let Some(spinner) = &mut self.spinner {
+            spinner.stop();
+        }
+    }
+
+    /// Writes the rest of a half-rendered line (before a tool runs, or at the end).
+    fn flush_markdown(&mut self) {
+        if let Some(markdown) = &mut self.markdown {
+            let rest = markdown.finish();
+            if !rest.is_empty() {
+                let rest = format!("{rest}\n");
+                self.raw_out(&rest);
+            }
+        }
+    }
+
+    fn raw_out(&mut self, text: &str) {
         if self.broken {
             return;
         }
-        let text = if self.terminal {
-            sanitize(text)
-        } else {
-            text.to_string()
-        };
-        // A closed pipe, or any other failure to deliver the answer: stop either way.
         self.broken = self
             .out
             .write_all(text.as_bytes())
@@ -46,8 +85,21 @@ impl PlainPrinter {
             .is_err();
     }
 
+    fn write_out(&mut self, text: &str) {
+        let text = match &mut self.markdown {
+            Some(markdown) => markdown.push(text),
+            None if self.terminal => sanitize(text),
+            None => text.to_string(),
+        };
+        if !text.is_empty() {
+            // A closed pipe, or any other failure to deliver the answer: stop either way.
+            self.raw_out(&text);
+        }
+    }
+
     fn note(&mut self, line: &str) {
         if !self.quiet {
+            self.stop_spinner();
             let _ = writeln!(self.err, "{}", sanitize(line));
         }
     }
@@ -56,11 +108,33 @@ impl PlainPrinter {
 impl Frontend for PlainPrinter {
     fn handle(&mut self, event: &Event) {
         match event {
+            Event::RunStarted { .. } => self.spin("thinking"),
             Event::MessageDelta { text } => {
+                self.stop_spinner();
                 let piece = self.answer.push(text);
                 self.write_out(&piece);
             }
-            Event::ToolCallStarted { .. } => self.answer.tools_ran(),
+            Event::ToolCallStarted {
+                name, arguments, ..
+            } => {
+                self.answer.tools_ran();
+                self.flush_markdown();
+                let label = format!("{name} {}", summarize(arguments));
+                self.spin(&label);
+            }
+            Event::ToolCallOutput { chunk, .. } => {
+                if let Some(spinner) = &mut self.spinner
+                    && let Some(last) = chunk.lines().rev().find(|l| !l.trim().is_empty())
+                {
+                    let last: String = sanitize(last).chars().take(60).collect();
+                    spinner.detail(&last);
+                }
+            }
+            Event::ApprovalRequested { .. } => self.stop_spinner(),
+            Event::TurnCompleted { .. } => {
+                self.stop_spinner();
+                self.flush_markdown();
+            }
             Event::ToolCallCompleted { record } => {
                 let mark = if record.ok { "✓" } else { "✗" };
                 let mut line = format!(
@@ -73,12 +147,18 @@ impl Frontend for PlainPrinter {
                     line.push_str(&format!(": {}", error.message));
                 }
                 self.note(&line);
+                self.spin("thinking");
             }
             Event::Notice { message } => self.note(&format!("ai: {message}")),
-            Event::RunCompleted { .. }
-                if !self.answer.as_str().is_empty() && !self.answer.as_str().ends_with('\n') =>
-            {
-                self.write_out("\n");
+            Event::RunCompleted { .. } => {
+                self.stop_spinner();
+                self.flush_markdown();
+                if self.markdown.is_none()
+                    && !self.answer.as_str().is_empty()
+                    && !self.answer.as_str().ends_with('\n')
+                {
+                    self.raw_out("\n");
+                }
             }
             _ => {}
         }

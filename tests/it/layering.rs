@@ -16,6 +16,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("shell", &[]),
     ("conversation", &["protocol", "config"]),
     (
+        "repl",
+        &[
+            "protocol",
+            "config",
+            "error",
+            "agent",
+            "ui",
+            "session",
+            "conversation",
+            "app",
+            "audit",
+        ],
+    ),
+    (
         "session",
         &[
             "protocol", "config", "error", "provider", "tool", "agent", "ui", "policy", "audit",

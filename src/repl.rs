@@ -1,0 +1,423 @@
+//! `ai -i`: the REPL. rustyline reads input (persistent history, multi-line with a trailing `\`
+//! or a `"""` block, Tab completion of slash commands); each turn runs like a one-shot run, with
+//! Ctrl-C cancelling the reply (and any running command) and returning to the prompt. Context is
+//! kept across turns, trimmed to a budget, and the conversation is saved after every turn.
+
+use std::path::PathBuf;
+
+use rustyline::completion::Completer;
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::Validator;
+use rustyline::{Config, Context, Editor, Helper};
+
+use crate::agent::{Agent, Recorder};
+use crate::config::{Env, Settings};
+use crate::conversation::{ConversationStore, data_dir, recent};
+use crate::error::ExitCode;
+use crate::protocol::{Event, Message};
+use crate::session::{Ended, Parts, Sinks, drive_turn, repair_after_interrupt, trim_to_budget};
+use crate::ui::{self, fail, frontend_for};
+
+/// Estimated tokens of context kept across turns.
+const CONTEXT_BUDGET: usize = 24_000;
+const HISTORY_SIZE: usize = 1_000;
+
+const COMMANDS: &[(&str, &str)] = &[
+    ("/help", "this list"),
+    ("/model", "show the model, or switch: /model NAME"),
+    (
+        "/tools",
+        "list tools; /tools enable NAME, /tools disable NAME",
+    ),
+    ("/clear", "start a new conversation"),
+    ("/history", "recent saved conversations"),
+    ("/save", "save this conversation as Markdown: /save FILE"),
+    ("/exit", "leave (or Ctrl-D)"),
+];
+
+/// Tab completion of slash commands and tool names.
+struct ReplHelper {
+    tools: Vec<String>,
+}
+
+impl Completer for ReplHelper {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let before = &line[..pos];
+        if !before.starts_with('/') {
+            return Ok((pos, Vec::new()));
+        }
+        match before.split_once(' ') {
+            None => Ok((
+                0,
+                COMMANDS
+                    .iter()
+                    .map(|(c, _)| c.to_string())
+                    .filter(|c| c.starts_with(before))
+                    .collect(),
+            )),
+            Some((_, rest)) if before.starts_with("/tools ") => {
+                let word_start = before.rfind(' ').map_or(0, |i| i + 1);
+                let word = &before[word_start..];
+                let options: Vec<String> = if rest.contains(' ') {
+                    self.tools.clone()
+                } else {
+                    vec!["enable".into(), "disable".into()]
+                };
+                Ok((
+                    word_start,
+                    options
+                        .into_iter()
+                        .filter(|o| o.starts_with(word))
+                        .collect(),
+                ))
+            }
+            Some(_) => Ok((pos, Vec::new())),
+        }
+    }
+}
+
+impl Hinter for ReplHelper {
+    type Hint = String;
+}
+impl Highlighter for ReplHelper {}
+impl Validator for ReplHelper {}
+impl Helper for ReplHelper {}
+
+/// Runs the REPL until Ctrl-D or `/exit`.
+pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
+    let mut parts = match Parts::prepare(settings, env, false).await {
+        Ok(parts) => parts,
+        Err(report) => return fail(&report),
+    };
+    let mut gate = match Parts::gate(settings, false) {
+        Ok(gate) => gate,
+        Err(report) => return fail(&report),
+    };
+    let mut mode = parts.mode(settings);
+    let system = parts.system_prompt(&mode, env, false);
+    let (mut store, mut messages) = start_conversation(env, &parts, &system, resume);
+    let mut audit = parts.audit_log(env);
+    let history = data_dir(env).map(|d| d.join("history"));
+    let mut editor = match new_editor(&parts, history.as_ref()) {
+        Ok(editor) => editor,
+        Err(message) => return fail(&crate::error::Report::new(ExitCode::Runtime, message)),
+    };
+    if !settings.quiet {
+        ui::to_stderr(&format!(
+            "ai {} · {} via {}. /help for commands, Ctrl-D to leave.{}",
+            env!("CARGO_PKG_VERSION"),
+            parts.provider.model(),
+            parts.provider.name(),
+            if resume && messages.len() > 1 {
+                format!(
+                    " Resumed a conversation of {} messages.",
+                    messages.len() - 1
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
+    loop {
+        let prompt = format!("{}> ", parts.provider.model());
+        let input = match read_input(&mut editor, &prompt) {
+            Ok(Some(input)) => input,
+            Ok(None) => continue,
+            Err(ReadlineError::Interrupted) => continue, // Ctrl-C: a fresh line
+            Err(ReadlineError::Eof) => break,
+            Err(err) => {
+                ui::to_stderr(&format!("ai: error: reading input: {err}"));
+                break;
+            }
+        };
+        if let Some(history) = &history {
+            let _ = editor.add_history_entry(input.as_str());
+            let _ = editor.save_history(history);
+        }
+        if input.starts_with('/') {
+            match slash(&input, &mut parts, env, &messages) {
+                Slash::Exit => break,
+                Slash::Clear => {
+                    (store, messages) = start_conversation(env, &parts, &system, false);
+                    ui::to_stderr("(a new conversation)");
+                }
+                Slash::Done => {}
+            }
+            if let Some(helper) = editor.helper_mut() {
+                helper.tools = parts
+                    .registry
+                    .all()
+                    .into_iter()
+                    .map(|(n, _)| n.to_string())
+                    .collect();
+            }
+            continue;
+        }
+        messages.push(Message::User { content: input });
+        let dropped = trim_to_budget(&mut messages, CONTEXT_BUDGET);
+        if dropped > 0 {
+            ui::to_stderr(&format!(
+                "(dropped the {dropped} oldest messages to stay within the context budget)"
+            ));
+            if let Some(store) = store.as_mut() {
+                store.forget_dropped(dropped);
+            }
+        }
+        let mut agent = parts.agent_with(settings, gate, mode);
+        let (ended, partial) = turn(&mut agent, &mut messages, settings, env, audit.as_mut()).await;
+        let Agent {
+            gate: kept_gate,
+            mode: kept_mode,
+            ..
+        } = agent;
+        (gate, mode) = (kept_gate, kept_mode);
+        if let Ended::Interrupted = ended {
+            repair_after_interrupt(&mut messages);
+            if !partial.is_empty() {
+                messages.push(Message::Assistant {
+                    content: format!("{partial} [interrupted]"),
+                    tool_calls: Vec::new(),
+                });
+            }
+            ui::to_stderr("^C (reply cancelled)");
+        }
+        if let Some(store) = store.as_mut() {
+            store.save(&messages);
+        }
+    }
+    ExitCode::Ok.code()
+}
+
+fn new_editor(
+    parts: &Parts,
+    history: Option<&PathBuf>,
+) -> Result<Editor<ReplHelper, DefaultHistory>, String> {
+    let config = Config::builder()
+        .max_history_size(HISTORY_SIZE)
+        .map_err(|err| err.to_string())?
+        .history_ignore_dups(true)
+        .map_err(|err| err.to_string())?
+        .auto_add_history(false)
+        .build();
+    let mut editor = Editor::with_config(config).map_err(|err| err.to_string())?;
+    editor.set_helper(Some(ReplHelper {
+        tools: parts
+            .registry
+            .all()
+            .into_iter()
+            .map(|(n, _)| n.to_string())
+            .collect(),
+    }));
+    if let Some(path) = history {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = editor.load_history(path);
+    }
+    Ok(editor)
+}
+
+fn start_conversation(
+    env: &Env,
+    parts: &Parts,
+    system: &str,
+    resume: bool,
+) -> (Option<ConversationStore>, Vec<Message>) {
+    let mut messages = vec![Message::System {
+        content: system.to_string(),
+    }];
+    if resume && let Some((store, earlier)) = ConversationStore::open_last(env) {
+        messages.extend(earlier);
+        return (Some(store), messages);
+    }
+    (
+        ConversationStore::create(env, &parts.provider_label()),
+        messages,
+    )
+}
+
+/// One input: a line, a line continued with `\`, or a `"""` block. `None` for an empty line.
+fn read_input(
+    editor: &mut Editor<ReplHelper, DefaultHistory>,
+    prompt: &str,
+) -> Result<Option<String>, ReadlineError> {
+    let first = editor.readline(prompt)?;
+    if first.trim() == "\"\"\"" {
+        let mut lines = Vec::new();
+        loop {
+            let line = editor.readline("... ")?;
+            if line.trim() == "\"\"\"" {
+                break;
+            }
+            lines.push(line);
+        }
+        return Ok(Some(lines.join("\n")).filter(|t| !t.trim().is_empty()));
+    }
+    let mut text = first;
+    while text.ends_with('\\') {
+        text.pop();
+        text.push('\n');
+        text.push_str(&editor.readline("... ")?);
+    }
+    let text = text.trim().to_string();
+    Ok((!text.is_empty()).then_some(text))
+}
+
+enum Slash {
+    Done,
+    Clear,
+    Exit,
+}
+
+fn slash(input: &str, parts: &mut Parts, env: &Env, messages: &[Message]) -> Slash {
+    let mut words = input.split_whitespace();
+    let command = words.next().unwrap_or_default();
+    let args: Vec<&str> = words.collect();
+    match command {
+        "/exit" | "/quit" => return Slash::Exit,
+        "/clear" => return Slash::Clear,
+        "/help" => {
+            let lines: Vec<String> = COMMANDS
+                .iter()
+                .map(|(c, what)| format!("  {c:<9} {what}"))
+                .collect();
+            ui::to_stderr(&format!(
+                "{}\n  A line ending in \\ continues; \"\"\" starts and ends a block.",
+                lines.join("\n")
+            ));
+        }
+        "/model" => match args.first() {
+            Some(name) => {
+                parts.provider.set_model((*name).to_string());
+                ui::to_stderr(&format!("(model: {name})"));
+            }
+            None => ui::to_stderr(&format!(
+                "model: {} via {}",
+                parts.provider.model(),
+                parts.provider.name()
+            )),
+        },
+        "/tools" => match (args.first(), args.get(1)) {
+            (Some(&verb @ ("enable" | "disable")), Some(name)) => {
+                if parts.registry.set_enabled(name, verb == "enable") {
+                    parts.specs = parts.registry.specs();
+                    ui::to_stderr(&format!("({name} {verb}d)"));
+                } else {
+                    ui::to_stderr(&format!("no tool named {name}"));
+                }
+            }
+            _ => {
+                let lines: Vec<String> = parts
+                    .registry
+                    .all()
+                    .into_iter()
+                    .map(|(name, on)| format!("  {name:<16} {}", if on { "on" } else { "off" }))
+                    .collect();
+                ui::to_stderr(&lines.join("\n"));
+            }
+        },
+        "/history" => {
+            let lines: Vec<String> = recent(env, 10)
+                .into_iter()
+                .map(|s| {
+                    format!(
+                        "  {}  {:>3} msgs  {}",
+                        s.path
+                            .file_stem()
+                            .map(|f| f.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        s.messages,
+                        s.first_question
+                    )
+                })
+                .collect();
+            ui::to_stderr(&if lines.is_empty() {
+                "(no saved conversations)".to_string()
+            } else {
+                lines.join("\n")
+            });
+        }
+        "/save" => match args.first() {
+            Some(file) => match std::fs::write(file, markdown(messages)) {
+                Ok(()) => ui::to_stderr(&format!("(saved to {file})")),
+                Err(err) => ui::to_stderr(&format!("ai: error: cannot write {file}: {err}")),
+            },
+            None => ui::to_stderr("usage: /save FILE"),
+        },
+        other => ui::to_stderr(&format!("unknown command {other}; /help lists them")),
+    }
+    Slash::Done
+}
+
+/// The conversation as Markdown, for `/save`.
+fn markdown(messages: &[Message]) -> String {
+    let mut out = String::from("# Conversation with ai\n");
+    for message in messages {
+        match message {
+            Message::System { .. } => {}
+            Message::User { content } => out.push_str(&format!("\n## You\n\n{content}\n")),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                if !content.is_empty() {
+                    out.push_str(&format!("\n## ai\n\n{content}\n"));
+                }
+                for call in tool_calls {
+                    out.push_str(&format!("\n> tool `{}` {}\n", call.name, call.arguments));
+                }
+            }
+            Message::Tool { .. } => {}
+        }
+    }
+    out
+}
+
+/// One turn with its own printer; returns how it ended and the answer text shown so far.
+async fn turn(
+    agent: &mut Agent<'_>,
+    messages: &mut Vec<Message>,
+    settings: &Settings,
+    env: &Env,
+    audit: Option<&mut crate::audit::AuditLog>,
+) -> (Ended, String) {
+    let mut frontend = frontend_for(settings.output, settings.quiet, crate::app::color(env));
+    let mut recorder = Recorder::default();
+    let ended = {
+        let mut sinks = Sinks {
+            recorder: &mut recorder,
+            audit,
+            frontend: frontend.as_mut(),
+        };
+        sinks.emit(&Event::RunStarted {
+            provider: agent.provider.name().to_string(),
+            model: agent.provider.model().to_string(),
+            tool_format: agent.mode.name().into(),
+        });
+        drive_turn(agent, messages, &mut sinks).await
+    };
+    match &ended {
+        Ended::Turn(end) => {
+            if let Some(report) = &end.report {
+                ui::to_stderr(&report.to_string());
+            }
+            let result = recorder.finish(end.status, end.error.clone(), 0);
+            frontend.handle(&Event::RunCompleted { result });
+        }
+        Ended::Interrupted | Ended::PipeClosed => {
+            let result = recorder.finish(crate::protocol::RunStatus::Interrupted, None, 0);
+            frontend.handle(&Event::RunCompleted { result });
+        }
+    }
+    (ended, recorder.answer.as_str().to_string())
+}

@@ -1,0 +1,206 @@
+//! Markdown for a terminal, rendered line by line as the answer streams: headings, emphasis,
+//! inline code, lists, and fenced code blocks set apart; prose wrapped to the terminal width.
+//! Only used when stdout is a terminal; piped output is the model's text exactly.
+
+use super::sanitize;
+
+pub struct MarkdownStream {
+    pending: String,
+    in_code: bool,
+    width: usize,
+    color: bool,
+}
+
+const BOLD: &str = "\x1b[1m";
+const ITALIC: &str = "\x1b[3m";
+const DIM: &str = "\x1b[2m";
+const CODE: &str = "\x1b[36m";
+const RESET: &str = "\x1b[0m";
+
+impl MarkdownStream {
+    pub fn new(width: usize, color: bool) -> Self {
+        MarkdownStream {
+            pending: String::new(),
+            in_code: false,
+            width: width.clamp(20, 200),
+            color,
+        }
+    }
+
+    /// Adds streamed text; returns the rendering of every line it completed.
+    pub fn push(&mut self, text: &str) -> String {
+        self.pending.push_str(text);
+        let mut out = String::new();
+        while let Some(newline) = self.pending.find('\n') {
+            let line: String = self.pending.drain(..=newline).collect();
+            out.push_str(&self.line(line.trim_end_matches('\n')));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Renders what is left (a last line with no newline).
+    pub fn finish(&mut self) -> String {
+        if self.pending.is_empty() {
+            return String::new();
+        }
+        let line = std::mem::take(&mut self.pending);
+        self.line(&line)
+    }
+
+    fn paint(&self, style: &str, text: &str) -> String {
+        if self.color {
+            format!("{style}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn line(&mut self, raw: &str) -> String {
+        let line = sanitize(raw);
+        let trimmed = line.trim_start();
+        if let Some(lang) = trimmed.strip_prefix("```") {
+            self.in_code = !self.in_code;
+            let label = if self.in_code && !lang.trim().is_empty() {
+                format!("── {} ──", lang.trim())
+            } else {
+                "────".to_string()
+            };
+            return self.paint(DIM, &label);
+        }
+        if self.in_code {
+            return format!("  {}", self.paint(CODE, &line));
+        }
+        let hashes = trimmed.chars().take_while(|c| *c == '#').count();
+        if (1..=6).contains(&hashes) && trimmed[hashes..].starts_with(' ') {
+            let title = trimmed[hashes..].trim();
+            return self.paint(BOLD, &inline(title, false));
+        }
+        let indent = line.len() - trimmed.len();
+        let (marker, body) = if let Some(rest) = ["- ", "* ", "+ "]
+            .iter()
+            .find_map(|m| trimmed.strip_prefix(m))
+        {
+            ("• ".to_string(), rest)
+        } else if let Some(dot) = trimmed
+            .find(". ")
+            .filter(|d| *d > 0 && *d <= 3 && trimmed[..*d].chars().all(|c| c.is_ascii_digit()))
+        {
+            (trimmed[..dot + 2].to_string(), &trimmed[dot + 2..])
+        } else {
+            (String::new(), trimmed)
+        };
+        let lead = " ".repeat(indent);
+        let hang = " ".repeat(indent + marker.chars().count());
+        wrap(body, self.width.saturating_sub(hang.len()).max(10))
+            .iter()
+            .enumerate()
+            .map(|(i, piece)| {
+                let prefix = if i == 0 {
+                    format!("{lead}{marker}")
+                } else {
+                    hang.clone()
+                };
+                format!("{prefix}{}", inline(piece, self.color))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// `**bold**`, `*em*`/`_em_` and `` `code` `` as terminal styles (markers dropped).
+fn inline(text: &str, color: bool) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (marker, style) = if rest.starts_with("**") {
+            ("**", BOLD)
+        } else if rest.starts_with('`') {
+            ("`", CODE)
+        } else if rest.starts_with('*') && !rest.starts_with("* ") {
+            ("*", ITALIC)
+        } else {
+            let next = rest[1..].find(['*', '`']).map_or(rest.len(), |i| i + 1);
+            out.push_str(&rest[..next]);
+            rest = &rest[next..];
+            continue;
+        };
+        match rest[marker.len()..].find(marker) {
+            Some(end) if end > 0 => {
+                let inner = &rest[marker.len()..marker.len() + end];
+                if color {
+                    out.push_str(&format!("{style}{inner}{RESET}"));
+                } else {
+                    out.push_str(inner);
+                }
+                rest = &rest[marker.len() * 2 + end..];
+            }
+            _ => {
+                out.push_str(marker);
+                rest = &rest[marker.len()..];
+            }
+        }
+    }
+    out
+}
+
+/// Word-wraps to `width` columns (a word longer than a line gets a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let Some(line) = lines.last_mut() else { break };
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if len > 0 {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(text: &str, width: usize) -> String {
+        let mut md = MarkdownStream::new(width, false);
+        let mut out = String::new();
+        for c in text.chars() {
+            out.push_str(&md.push(&c.to_string()));
+        }
+        out.push_str(&md.finish());
+        out
+    }
+
+    #[test]
+    fn structure_is_kept_without_colour() {
+        let text =
+            "# Title\nSome **bold** and `code`.\n- one\n- two\n```rust\nfn main() {}\n```\nend";
+        assert_eq!(
+            render(text, 80),
+            "Title\nSome bold and code.\n• one\n• two\n── rust ──\n  fn main() {}\n────\nend"
+        );
+    }
+
+    #[test]
+    fn prose_wraps_with_hanging_indents() {
+        assert_eq!(
+            render("- alpha beta gamma delta", 20),
+            "• alpha beta gamma\n  delta"
+        );
+    }
+
+    #[test]
+    fn colour_marks_emphasis_and_code() {
+        let mut md = MarkdownStream::new(80, true);
+        let out = md.push("a **b** `c`\n");
+        assert!(
+            out.contains("\x1b[1mb\x1b[0m") && out.contains("\x1b[36mc\x1b[0m"),
+            "{out:?}"
+        );
+    }
+}

@@ -1,0 +1,60 @@
+//! The spinner on stderr (only when stderr is a terminal): "thinking" until the first token, the
+//! running tool's name, arguments, elapsed time and last output line, then one line per finished
+//! call. It is cleared before any answer text is written, so the two never interleave.
+
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+pub struct Spinner {
+    bar: Option<ProgressBar>,
+    color: bool,
+    label: String,
+}
+
+impl Spinner {
+    pub fn new(color: bool) -> Self {
+        Spinner {
+            bar: None,
+            color,
+            label: String::new(),
+        }
+    }
+
+    /// Shows `label` with a spinner and a timer.
+    pub fn start(&mut self, label: &str) {
+        self.stop();
+        let style = ProgressStyle::with_template(if self.color {
+            "{spinner:.cyan} {msg} {elapsed:.dim}"
+        } else {
+            "{spinner} {msg} {elapsed}"
+        })
+        .unwrap_or_else(|_| ProgressStyle::default_spinner());
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+            .with_style(style.tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ "));
+        self.label = label.to_string();
+        bar.set_message(self.label.clone());
+        bar.enable_steady_tick(Duration::from_millis(100));
+        self.bar = Some(bar);
+    }
+
+    /// Adds a detail after the label (the last line of a tool's output).
+    pub fn detail(&mut self, detail: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} · {detail}", self.label));
+        }
+    }
+
+    /// Clears the spinner line.
+    pub fn stop(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
