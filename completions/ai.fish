@@ -11,6 +11,9 @@ complete -c ai -l provider -d 'Provider or service: openai (alias openai-compati
 complete -c ai -l base-url -d 'Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 [env: SWEBASH_AI_BASE_URL]' -r
 complete -c ai -l tools -d 'Tools to offer the model, comma-separated: fs,exec,web' -r
 complete -c ai -l max-iterations -d 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]' -r
+complete -c ai -s i -l interactive -d 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply'
+complete -c ai -l resume -d 'With -i: continue the last saved conversation'
+complete -c ai -l history -d 'List recent saved conversations, then exit'
 complete -c ai -l json -d 'Print one JSON object on stdout when the run ends (schema_version 1)'
 complete -c ai -l jsonl -d 'Print one JSON event per line on stdout while the run goes on'
 complete -c ai -l show-config -d 'Print every effective setting and where it came from (secrets redacted), then exit'

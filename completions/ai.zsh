@@ -29,6 +29,10 @@ _ai() {
 '--base-url=[Base URL of an OpenAI-compatible endpoint, e.g. http\://127.0.0.1\:8080/v1 \[env\: SWEBASH_AI_BASE_URL\]]:URL:_default' \
 '(--no-tools)--tools=[Tools to offer the model, comma-separated\: fs,exec,web]:LIST:_default' \
 '--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
+'-i[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
+'--interactive[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
+'--resume[With -i\: continue the last saved conversation]' \
+'--history[List recent saved conversations, then exit]' \
 '(--jsonl)--json[Print one JSON object on stdout when the run ends (schema_version 1)]' \
 '--jsonl[Print one JSON event per line on stdout while the run goes on]' \
 '--show-config[Print every effective setting and where it came from (secrets redacted), then exit]' \

@@ -56,7 +56,7 @@ impl Asker for TerminalAsker {
             Ok(Some(2)) => Answer::Always,
             Ok(Some(3)) => {
                 let edited = Input::<String>::new()
-                    .with_prompt("command")
+                    .with_prompt("new command")
                     .with_initial_text(request.subject.clone())
                     .interact_text_on(&term);
                 match edited {

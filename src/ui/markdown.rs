@@ -6,6 +6,8 @@ use super::sanitize;
 
 pub struct MarkdownStream {
     pending: String,
+    /// Characters of `pending` already shown raw (so a half line appears as it streams).
+    shown: usize,
     in_code: bool,
     width: usize,
     color: bool,
@@ -21,20 +23,28 @@ impl MarkdownStream {
     pub fn new(width: usize, color: bool) -> Self {
         MarkdownStream {
             pending: String::new(),
+            shown: 0,
             in_code: false,
             width: width.clamp(20, 200),
             color,
         }
     }
 
-    /// Adds streamed text; returns the rendering of every line it completed.
+    /// Adds streamed text; returns what to write: each completed line rendered (replacing its
+    /// raw half shown earlier), then the new part of an unfinished line as it is.
     pub fn push(&mut self, text: &str) -> String {
         self.pending.push_str(text);
         let mut out = String::new();
         while let Some(newline) = self.pending.find('\n') {
             let line: String = self.pending.drain(..=newline).collect();
+            out.push_str(&self.erase_shown());
             out.push_str(&self.line(line.trim_end_matches('\n')));
             out.push('\n');
+        }
+        let unshown: String = self.pending.chars().skip(self.shown).collect();
+        if !unshown.is_empty() {
+            self.shown += unshown.chars().count();
+            out.push_str(&sanitize(&unshown));
         }
         out
     }
@@ -44,8 +54,23 @@ impl MarkdownStream {
         if self.pending.is_empty() {
             return String::new();
         }
+        let erase = self.erase_shown();
         let line = std::mem::take(&mut self.pending);
-        self.line(&line)
+        format!("{erase}{}", self.line(&line))
+    }
+
+    /// Moves back over the raw half line shown so far and clears it (it may have wrapped).
+    fn erase_shown(&mut self) -> String {
+        if self.shown == 0 {
+            return String::new();
+        }
+        let rows_up = (self.shown.saturating_sub(1)) / self.width;
+        self.shown = 0;
+        if rows_up > 0 {
+            format!("\r\x1b[{rows_up}A\x1b[J")
+        } else {
+            "\r\x1b[J".to_string()
+        }
     }
 
     fn paint(&self, style: &str, text: &str) -> String {
@@ -166,6 +191,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// What a terminal shows after the stream: raw half lines are erased by `\r\x1b[J`.
     fn render(text: &str, width: usize) -> String {
         let mut md = MarkdownStream::new(width, false);
         let mut out = String::new();
@@ -173,7 +199,41 @@ mod tests {
             out.push_str(&md.push(&c.to_string()));
         }
         out.push_str(&md.finish());
-        out
+        screen(&out)
+    }
+
+    /// Applies `\r\x1b[J` (erase the current line) to a transcript.
+    fn screen(transcript: &str) -> String {
+        let mut lines: Vec<String> = vec![String::new()];
+        let mut rest = transcript;
+        while !rest.is_empty() {
+            // `\r`, maybe `\x1b[nA` (the half line wrapped; one logical line here), `\x1b[J`.
+            if let Some(after) = rest.strip_prefix("\r\x1b[") {
+                let end = after.find('J').unwrap_or(after.len());
+                if let Some(last) = lines.last_mut() {
+                    last.clear();
+                }
+                rest = &after[(end + 1).min(after.len())..];
+            } else if let Some(after) = rest.strip_prefix('\n') {
+                lines.push(String::new());
+                rest = after;
+            } else {
+                let c = rest.chars().next().unwrap_or(' ');
+                if let Some(last) = lines.last_mut() {
+                    last.push(c);
+                }
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        lines.join("\n")
+    }
+
+    #[test]
+    fn a_half_line_is_shown_as_it_streams() {
+        let mut md = MarkdownStream::new(80, false);
+        assert_eq!(md.push("Hel"), "Hel");
+        assert_eq!(md.push("lo **x"), "lo **x");
+        assert_eq!(md.push("**\n"), "\r\x1b[JHello x\n");
     }
 
     #[test]

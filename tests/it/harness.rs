@@ -82,6 +82,10 @@ impl Ai {
             .env("SWEBASH_AI_HTTP_TIMEOUT", "20")
     }
 
+    pub fn root_dir(&self) -> PathBuf {
+        self.root.path().to_path_buf()
+    }
+
     pub fn work(&self) -> PathBuf {
         self.root.path().join("work")
     }
@@ -181,6 +185,13 @@ impl Ai {
             let _ = pipe.write_all(bytes);
         }
         child
+    }
+
+    /// Runs in the same sandbox with other arguments.
+    pub fn run_with(&self, args: &[&str]) -> Run {
+        let mut command = self.command();
+        command.args(args).stdin(Stdio::null());
+        finish(command.output().expect("run ai"))
     }
 
     pub fn run(&self) -> Run {

@@ -65,6 +65,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "audit",
             "toolformat",
             "shell",
+            "conversation",
         ],
     ),
     (

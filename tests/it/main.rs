@@ -13,5 +13,6 @@ mod prompt_tools;
 mod provider;
 mod providers;
 mod pty;
+mod repl;
 mod shell;
 mod tool_loop;
