@@ -23,7 +23,7 @@ _ai() {
 
     case "${cmd}" in
         ai)
-            opts="-i -y -m -q -h -V --interactive --resume --history --json --jsonl --show-config --check-command --command --init --key --context --completions --man --list-models --parse-tool-calls --tool-format --yes --allow --sandbox --model --provider --base-url --tools --no-tools --max-iterations --no-stream --quiet --help --version"
+            opts="-i -y -m -q -h -V --interactive --resume --history --json --jsonl --show-config --check-command --command --init --key --context --completions --man --list-tools --list-models --parse-tool-calls --tool-format --yes --allow --sandbox --model --provider --base-url --tools --no-tools --max-iterations --no-stream --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

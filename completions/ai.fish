@@ -20,6 +20,7 @@ complete -c ai -l show-config -d 'Print every effective setting and where it cam
 complete -c ai -l command -d 'Widget mode: print exactly one shell command for the request, nothing else'
 complete -c ai -l context -d 'With --init: also record the last command and its exit status, so `ai "why did that fail?"` knows them'
 complete -c ai -l man -d 'Print the man page (roff)'
+complete -c ai -l list-tools -d 'List every tool the model would see (built-in and MCP), its source and when it asks'
 complete -c ai -l list-models -d 'List the models the configured endpoint serves, then exit'
 complete -c ai -s y -l yes -d 'Approve every tool call that would ask (calls the policy denies still never run)'
 complete -c ai -l no-tools -d 'Offer no tools at all'

@@ -45,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
             [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Widget mode: print exactly one shell command for the request, nothing else')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'With --init: also record the last command and its exit status, so `ai "why did that fail?"` knows them')
             [CompletionResult]::new('--man', '--man', [CompletionResultType]::ParameterName, 'Print the man page (roff)')
+            [CompletionResult]::new('--list-tools', '--list-tools', [CompletionResultType]::ParameterName, 'List every tool the model would see (built-in and MCP), its source and when it asks')
             [CompletionResult]::new('--list-models', '--list-models', [CompletionResultType]::ParameterName, 'List the models the configured endpoint serves, then exit')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Approve every tool call that would ask (calls the policy denies still never run)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Approve every tool call that would ask (calls the policy denies still never run)')

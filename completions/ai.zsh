@@ -39,6 +39,7 @@ _ai() {
 '--command[Widget mode\: print exactly one shell command for the request, nothing else]' \
 '--context[With --init\: also record the last command and its exit status, so \`ai "why did that fail?"\` knows them]' \
 '--man[Print the man page (roff)]' \
+'--list-tools[List every tool the model would see (built-in and MCP), its source and when it asks]' \
 '--list-models[List the models the configured endpoint serves, then exit]' \
 '-y[Approve every tool call that would ask (calls the policy denies still never run)]' \
 '--yes[Approve every tool call that would ask (calls the policy denies still never run)]' \

@@ -32,6 +32,12 @@ pub fn run(cli: Cli) -> i32 {
     if cli.show_config {
         return show_config(&settings, &env);
     }
+    if cli.list_tools {
+        return match runtime() {
+            Ok(runtime) => runtime.block_on(commands::list_tools(&settings, cli.json)),
+            Err(report) => fail(&report),
+        };
+    }
     if cli.list_models {
         return match runtime() {
             Ok(runtime) => runtime.block_on(commands::list_models(&settings, &env, cli.json)),
@@ -227,6 +233,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     if let Some(store) = store.as_mut() {
         store.save(&messages);
     }
+    parts.mcp.shutdown().await;
     let (status, error, report) = match ended {
         Ended::Turn(TurnEnd {
             status,

@@ -65,6 +65,10 @@ pub struct Cli {
     #[arg(long)]
     pub man: bool,
 
+    /// List every tool the model would see (built-in and MCP), its source and when it asks.
+    #[arg(long)]
+    pub list_tools: bool,
+
     /// List the models the configured endpoint serves, then exit.
     #[arg(long)]
     pub list_models: bool,

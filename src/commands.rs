@@ -118,6 +118,30 @@ pub fn init(shell: &str, key: Option<&str>, context: bool, env: &Env) -> i32 {
     }
 }
 
+/// `ai --list-tools`: every tool the model would see, where it comes from and when it asks.
+pub async fn list_tools(settings: &Settings, json: bool) -> i32 {
+    let (registry, mcp) = crate::session::tools(settings, false).await;
+    let listing = registry.listing();
+    mcp.shutdown().await;
+    let text = if json {
+        serde_json::Value::from(
+            listing
+                .iter()
+                .map(|(name, source, asks)| serde_json::json!({"name": name, "source": source, "asks": asks}))
+                .collect::<Vec<_>>(),
+        )
+        .to_string()
+    } else {
+        listing
+            .iter()
+            .map(|(name, source, asks)| format!("{name:<32} {source:<9} asks: {asks}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    ui::to_stdout(&text);
+    ExitCode::Ok.code()
+}
+
 /// `ai --history`: recent saved conversations (a JSON array with --json).
 pub fn history(env: &Env, json: bool) -> i32 {
     let conversations = crate::conversation::recent(env, 20);

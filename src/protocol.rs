@@ -57,6 +57,12 @@ pub enum Action {
     Exec { command: String },
     /// Reach the network (e.g. a web search).
     Network { what: String },
+    /// A tool of an MCP server: its effects are unknown unless the user allowed it.
+    External {
+        tool: String,
+        server: String,
+        allowed: bool,
+    },
 }
 
 /// A call the model asked for. `arguments` is whatever JSON the model produced; it is validated by

@@ -195,6 +195,7 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
             store.save(&messages);
         }
     }
+    parts.mcp.shutdown().await;
     ExitCode::Ok.code()
 }
 

@@ -15,7 +15,7 @@ use crate::policy::{Policy, Roots, sandbox};
 use crate::protocol::{Event, Message, ToolSpec};
 use crate::provider::{HttpClient, Provider, SERVICES, provider_for, select_endpoint};
 use crate::shell::{command_instructions, context_file, last_command};
-use crate::tool::{ExecSettings, Registry, ToolContext, WebBackend, WebSettings};
+use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebBackend, WebSettings};
 use crate::ui::{Frontend, TerminalAsker};
 
 /// What a session is made of.
@@ -25,6 +25,8 @@ pub struct Parts {
     pub ctx: ToolContext,
     pub policy: Policy,
     pub specs: Vec<ToolSpec>,
+    /// The MCP servers started for this session (stopped by `shutdown`).
+    pub mcp: McpHub,
     secrets: Vec<Secret>,
 }
 
@@ -65,18 +67,7 @@ impl Parts {
                 strip_env: key_variables(),
             },
         };
-        let web = WebSettings {
-            backend: WebBackend::parse(&settings.web_provider).unwrap_or(WebBackend::DuckDuckGo),
-            base_url: settings.web_url.clone(),
-            api_key: settings.web_api_key.clone(),
-            timeout: std::time::Duration::from_secs(15),
-            min_interval: std::time::Duration::from_secs(1),
-            max_per_turn: 5,
-        };
-        let mut offered = settings.clone();
-        // The widget only looks things up; it never runs commands to find an answer.
-        offered.tools.exec &= !command_mode;
-        let registry = Registry::from_settings(&offered, web);
+        let (registry, mcp) = tools(settings, command_mode).await;
         let specs = registry.specs();
         let secrets = [&settings.api_key, &provider_key, &settings.web_api_key]
             .into_iter()
@@ -89,6 +80,7 @@ impl Parts {
             ctx,
             policy,
             specs,
+            mcp,
             secrets,
         })
     }
@@ -182,6 +174,35 @@ impl Parts {
     pub fn provider_label(&self) -> String {
         format!("{}/{}", self.provider.name(), self.provider.model())
     }
+}
+
+/// The tools of a session: the built-in ones the settings enable and those of the configured
+/// MCP servers (started in parallel; a server that fails is reported and left out). In command
+/// mode (the shell widget) `execute_command` is not offered.
+pub async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub) {
+    let web = WebSettings {
+        backend: WebBackend::parse(&settings.web_provider).unwrap_or(WebBackend::DuckDuckGo),
+        base_url: settings.web_url.clone(),
+        api_key: settings.web_api_key.clone(),
+        timeout: std::time::Duration::from_secs(15),
+        min_interval: std::time::Duration::from_secs(1),
+        max_per_turn: 5,
+    };
+    let mut offered = settings.clone();
+    offered.tools.exec &= !command_mode;
+    let mut registry = Registry::from_settings(&offered, web);
+    let mut mcp = if settings.mcp_servers.is_empty() {
+        McpHub::default()
+    } else {
+        McpHub::start(&settings.mcp_servers).await
+    };
+    for failure in &mcp.failures {
+        crate::ui::to_stderr(&format!("ai: {failure}"));
+    }
+    for tool in std::mem::take(&mut mcp.tools) {
+        registry.add(Box::new(tool));
+    }
+    (registry, mcp)
 }
 
 /// Where a run's events go.

@@ -196,6 +196,7 @@ fn subject_of(action: &Action) -> String {
         Action::Exec { command } => command.clone(),
         Action::Read { resolved, .. } => resolved.display().to_string(),
         Action::Network { what } => what.clone(),
+        Action::External { tool, .. } => tool.clone(),
     }
 }
 

@@ -92,11 +92,40 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// The values of the config file, flattened to strings keyed by setting name.
+/// The values of the config file, flattened to strings keyed by setting name, and the MCP
+/// servers it configures.
 #[derive(Debug, Default)]
 pub struct FileLayer {
     pub path: Option<PathBuf>,
     values: BTreeMap<String, String>,
+    pub mcp_servers: Vec<McpServerConfig>,
+}
+
+/// One `[[mcp_servers]]` table.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    pub name: String,
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// The server's own tool names that may run without asking.
+    #[serde(default)]
+    pub allowed_tools: Vec<String>,
+    #[serde(default = "default_timeout")]
+    pub timeout_seconds: u64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_timeout() -> u64 {
+    60
 }
 
 impl FileLayer {
@@ -127,7 +156,14 @@ impl FileLayer {
             .parse()
             .map_err(|err: toml::de::Error| file_error(err.message().to_string()))?;
         let mut values = BTreeMap::new();
+        let mut mcp_servers = Vec::new();
         for (key, value) in table {
+            if key == "mcp_servers" {
+                mcp_servers = value.try_into().map_err(|err: toml::de::Error| {
+                    file_error(format!("[[mcp_servers]]: {}", err.message()))
+                })?;
+                continue;
+            }
             let text = match value {
                 toml::Value::String(s) => s,
                 toml::Value::Integer(i) => i.to_string(),
@@ -146,9 +182,23 @@ impl FileLayer {
             };
             values.insert(key, text);
         }
+        for server in &mcp_servers {
+            let McpServerConfig { name, .. } = server;
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                || name.contains("__")
+            {
+                return Err(file_error(format!(
+                    "[[mcp_servers]] name {name:?}: use letters, digits, - and _ (no __)"
+                )));
+            }
+        }
         Ok(FileLayer {
             path: Some(path.to_path_buf()),
             values,
+            mcp_servers,
         })
     }
 

@@ -6,7 +6,7 @@ mod layer;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use layer::{ENV_PREFIX, Env, FileLayer, Secret, Shown, Source, env_name};
+pub use layer::{ENV_PREFIX, Env, FileLayer, McpServerConfig, Secret, Shown, Source, env_name};
 
 use crate::cli::Cli;
 use crate::error::ConfigError;
@@ -144,6 +144,8 @@ pub struct Settings {
     pub tool_choice: ToolChoice,
     pub constrain: bool,
     pub mcp: bool,
+    /// The enabled MCP servers (none when `SWEBASH_AI_MCP=off`).
+    pub mcp_servers: Vec<McpServerConfig>,
     pub http: HttpSettings,
     /// Each value with its source, for `--show-config`.
     pub shown: Vec<Shown>,
@@ -376,6 +378,15 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         tool_choice,
         constrain,
         mcp,
+        mcp_servers: if mcp {
+            file.mcp_servers
+                .iter()
+                .filter(|s| s.enabled)
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        },
         http,
         shown: r.shown,
         unknown_file_keys,

@@ -92,6 +92,21 @@ impl Policy {
                 assess_command(command, home.as_deref())
             }
             Action::Network { .. } => Assessment::allow("a web search only reads public pages"),
+            Action::External {
+                server,
+                allowed: true,
+                ..
+            } => Assessment::allow(&format!("in the allowed_tools of the MCP server {server}")),
+            Action::External {
+                tool,
+                server,
+                allowed: false,
+            } => Assessment {
+                verdict: Verdict::Ask,
+                reasons: vec![format!(
+                    "`{tool}` comes from the MCP server {server}; what it does is unknown"
+                )],
+            },
         }
     }
 

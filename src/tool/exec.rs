@@ -54,6 +54,10 @@ impl Tool for ExecTool {
         }
     }
 
+    fn asks(&self) -> &'static str {
+        "when the command is risky"
+    }
+
     fn validate(&self, arguments: &Value) -> Result<(), String> {
         let args: ExecArgs = parse_arguments(arguments)?;
         if args.command.trim().is_empty() {

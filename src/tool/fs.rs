@@ -69,6 +69,10 @@ impl Tool for FilesystemTool {
         }
     }
 
+    fn asks(&self) -> &'static str {
+        "outside the allowed roots (never for secrets: denied)"
+    }
+
     fn validate(&self, arguments: &Value) -> Result<(), String> {
         let args: FsArgs = parse_arguments(arguments)?;
         if args.offset == Some(0) {

@@ -5,6 +5,7 @@
 mod capture;
 mod exec;
 mod fs;
+mod mcp;
 mod path;
 mod web;
 
@@ -17,6 +18,7 @@ use serde_json::Value;
 
 pub use exec::ExecTool;
 pub use fs::FilesystemTool;
+pub use mcp::{McpHub, McpServer, McpTool, check_schema};
 pub use path::{absolute, resolve};
 pub use web::{WebBackend, WebSearchTool, WebSettings};
 
@@ -31,6 +33,8 @@ pub enum Effect {
     Read,
     Exec,
     Network,
+    /// An MCP server's tool: unknown effects.
+    External,
 }
 
 /// What a finished call produced: the result for the model plus facts for the record.
@@ -91,7 +95,7 @@ pub struct RunOptions<'a> {
 }
 
 pub trait Tool {
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     fn effect(&self) -> Effect;
     /// The definition offered to the model; its `parameters` are derived from the argument type.
     fn spec(&self) -> ToolSpec;
@@ -108,6 +112,10 @@ pub trait Tool {
     ) -> BoxFuture<'a, ToolOutcome>;
     /// A new turn starts (per-turn budgets reset).
     fn begin_turn(&self) {}
+    /// When a call asks for approval, in words (`ai --list-tools`).
+    fn asks(&self) -> &'static str {
+        "never"
+    }
 }
 
 /// The tools enabled for a run.
@@ -133,6 +141,25 @@ impl Registry {
         registry
     }
 
+    /// Adds tools from elsewhere (MCP servers).
+    pub fn add(&mut self, tool: Box<dyn Tool>) {
+        self.tools.push(tool);
+    }
+
+    /// Every tool offered, with where it comes from and when calling it asks.
+    pub fn listing(&self) -> Vec<(String, &'static str, &'static str)> {
+        self.enabled()
+            .map(|t| {
+                let source = if t.effect() == Effect::External {
+                    "mcp"
+                } else {
+                    "built-in"
+                };
+                (t.name().to_string(), source, t.asks())
+            })
+            .collect()
+    }
+
     pub fn begin_turn(&self) {
         for tool in &self.tools {
             tool.begin_turn();
@@ -154,12 +181,12 @@ impl Registry {
         self.enabled().find(|t| t.name() == name)
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
+    pub fn names(&self) -> Vec<&str> {
         self.enabled().map(|t| t.name()).collect()
     }
 
     /// Every tool with whether it is on.
-    pub fn all(&self) -> Vec<(&'static str, bool)> {
+    pub fn all(&self) -> Vec<(&str, bool)> {
         self.tools
             .iter()
             .map(|t| (t.name(), !self.disabled.iter().any(|d| d == t.name())))

@@ -66,6 +66,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolformat",
             "shell",
             "conversation",
+            "session",
         ],
     ),
     (

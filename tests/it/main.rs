@@ -7,6 +7,7 @@ mod server;
 
 mod cli;
 mod layering;
+mod mcp;
 mod oneshot;
 mod policy;
 mod prompt_tools;
