@@ -194,7 +194,7 @@ pub async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub
     let mut mcp = if settings.mcp_servers.is_empty() {
         McpHub::default()
     } else {
-        McpHub::start(&settings.mcp_servers).await
+        McpHub::start(&settings.mcp_servers, settings.cache_dir.as_deref()).await
     };
     for failure in &mcp.failures {
         crate::ui::to_stderr(&format!("ai: {failure}"));

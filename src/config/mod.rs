@@ -144,6 +144,8 @@ pub struct Settings {
     pub tool_choice: ToolChoice,
     pub constrain: bool,
     pub mcp: bool,
+    /// `$XDG_CACHE_HOME/swebash-ai` (or `~/.cache/swebash-ai`): the MCP tool lists.
+    pub cache_dir: Option<PathBuf>,
     /// The enabled MCP servers (none when `SWEBASH_AI_MCP=off`).
     pub mcp_servers: Vec<McpServerConfig>,
     pub http: HttpSettings,
@@ -378,6 +380,11 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         tool_choice,
         constrain,
         mcp,
+        cache_dir: env
+            .get("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .map(|d| d.join("swebash-ai").join("mcp")),
         mcp_servers: if mcp {
             file.mcp_servers
                 .iter()

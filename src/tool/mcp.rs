@@ -4,6 +4,7 @@
 //! that fails to start is reported once and its tools withdrawn; one that dies mid-call answers
 //! with a clear tool error and the run goes on.
 
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,9 +24,12 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 type Client = RunningService<RoleClient, ()>;
 
-/// A started server, shared by its tools.
+/// A server, shared by its tools: started at once when its tool list had to be read, else
+/// on the first call of one of its tools (the list came from the cache).
 pub struct McpServer {
     pub name: String,
+    config: McpServerConfig,
+    cache: Option<PathBuf>,
     client: tokio::sync::Mutex<Option<Client>>,
     timeout: Duration,
     /// Why the server is gone, once it is.
@@ -33,11 +37,39 @@ pub struct McpServer {
 }
 
 impl McpServer {
+    fn mark_dead(&self, why: &str) {
+        if let Ok(mut dead) = self.dead.lock() {
+            *dead = Some(why.to_string());
+        }
+    }
+
     async fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<Value, String> {
         if let Some(why) = self.dead.lock().ok().and_then(|d| d.clone()) {
             return Err(why);
         }
-        let guard = self.client.lock().await;
+        let mut guard = self.client.lock().await;
+        if guard.is_none() {
+            match tokio::time::timeout(START_TIMEOUT, start_one(&self.config)).await {
+                Ok(Ok((client, tools))) => {
+                    write_cache(self.cache.as_deref(), &tools);
+                    *guard = Some(client);
+                }
+                Ok(Err(err)) => {
+                    let why = format!("the MCP server {} could not start: {err}", self.name);
+                    self.mark_dead(&why);
+                    return Err(why);
+                }
+                Err(_) => {
+                    let why = format!(
+                        "the MCP server {} did not start within {} s",
+                        self.name,
+                        START_TIMEOUT.as_secs()
+                    );
+                    self.mark_dead(&why);
+                    return Err(why);
+                }
+            }
+        }
         let Some(client) = guard.as_ref() else {
             return Err(format!("the MCP server {} is not running", self.name));
         };
@@ -46,9 +78,7 @@ impl McpServer {
             Ok(Ok(result)) => result,
             Ok(Err(err)) => {
                 let why = format!("the MCP server {} failed: {err}", self.name);
-                if let Ok(mut dead) = self.dead.lock() {
-                    *dead = Some(why.clone());
-                }
+                self.mark_dead(&why);
                 return Err(why);
             }
             Err(_) => {
@@ -92,27 +122,33 @@ pub struct McpHub {
 }
 
 impl McpHub {
-    /// Starts every configured server in parallel and lists its tools.
-    pub async fn start(configs: &[McpServerConfig]) -> McpHub {
+    /// Offers the tools of every configured server. A server whose tool list is cached (in
+    /// `cache_dir`, keyed by its command line) is started only when one of its tools is called;
+    /// the others are started now, in parallel, to list their tools.
+    pub async fn start(configs: &[McpServerConfig], cache_dir: Option<&Path>) -> McpHub {
+        let mut hub = McpHub::default();
         let mut tasks = tokio::task::JoinSet::new();
+        let mut ready: Vec<(usize, McpServerConfig, Option<Client>, Vec<Value>)> = Vec::new();
         for (index, config) in configs.iter().enumerate() {
+            if let Some(tools) = read_cache(cache_file(cache_dir, config).as_deref()) {
+                ready.push((index, config.clone(), None, tools));
+                continue;
+            }
             let config = config.clone();
             tasks.spawn(async move {
-                (
-                    index,
-                    tokio::time::timeout(START_TIMEOUT, start_one(config.clone())).await,
-                    config,
-                )
+                let result = tokio::time::timeout(START_TIMEOUT, start_one(&config)).await;
+                (index, result, config)
             });
         }
-        let mut started = Vec::new();
-        let mut hub = McpHub::default();
         while let Some(joined) = tasks.join_next().await {
             let Ok((index, result, config)) = joined else {
                 continue;
             };
             match result {
-                Ok(Ok((client, tools))) => started.push((index, config, client, tools)),
+                Ok(Ok((client, tools))) => {
+                    write_cache(cache_file(cache_dir, &config).as_deref(), &tools);
+                    ready.push((index, config, Some(client), tools));
+                }
                 Ok(Err(err)) => hub.failures.push(format!(
                     "the MCP server {} could not start: {err}; its tools are not offered",
                     config.name
@@ -124,21 +160,28 @@ impl McpHub {
                 )),
             }
         }
-        started.sort_by_key(|s| s.0);
-        for (_, config, client, tools) in started {
+        ready.sort_by_key(|r| r.0);
+        for (_, config, client, tools) in ready {
             let server = Arc::new(McpServer {
                 name: config.name.clone(),
-                client: tokio::sync::Mutex::new(Some(client)),
+                cache: cache_file(cache_dir, &config),
                 timeout: Duration::from_secs(config.timeout_seconds.max(1)),
+                client: tokio::sync::Mutex::new(client),
                 dead: Mutex::new(None),
+                config: config.clone(),
             });
             for tool in tools {
-                let remote = tool.name.to_string();
+                let Some(remote) = tool["name"].as_str().map(String::from) else {
+                    continue;
+                };
                 hub.tools.push(McpTool {
                     exposed: format!("{}__{remote}", config.name),
                     allowed: config.allowed_tools.contains(&remote),
-                    description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
-                    schema: Value::Object((*tool.input_schema).clone()),
+                    description: tool["description"].as_str().unwrap_or_default().to_string(),
+                    schema: tool
+                        .get("inputSchema")
+                        .cloned()
+                        .unwrap_or_else(|| json!({"type": "object"})),
                     server: Arc::clone(&server),
                     remote,
                 });
@@ -155,8 +198,44 @@ impl McpHub {
     }
 }
 
-async fn start_one(config: McpServerConfig) -> Result<(Client, Vec<rmcp::model::Tool>), String> {
+/// The cache file of a server's tool list: its name and a hash of how it is started.
+fn cache_file(dir: Option<&Path>, config: &McpServerConfig) -> Option<PathBuf> {
+    // FNV-1a: stable across runs and builds (std's hasher is not).
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |text: &str| {
+        for byte in text.bytes().chain(std::iter::once(0)) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    feed(&config.command);
+    config.args.iter().for_each(|a| feed(a));
+    config.env.iter().for_each(|(k, v)| {
+        feed(k);
+        feed(v);
+    });
+    Some(dir?.join(format!("{}-{hash:016x}.json", config.name)))
+}
+
+fn read_cache(file: Option<&Path>) -> Option<Vec<Value>> {
+    let text = std::fs::read_to_string(file?).ok()?;
+    serde_json::from_str::<Value>(&text)
+        .ok()?
+        .as_array()
+        .cloned()
+}
+
+fn write_cache(file: Option<&Path>, tools: &[Value]) {
+    let Some(file) = file else { return };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(file, Value::from(tools.to_vec()).to_string());
+}
+
+async fn start_one(config: &McpServerConfig) -> Result<(Client, Vec<Value>), String> {
     let mut command = tokio::process::Command::new(&config.command);
+
     command.args(&config.args).envs(&config.env);
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
@@ -167,6 +246,10 @@ async fn start_one(config: McpServerConfig) -> Result<(Client, Vec<rmcp::model::
         .list_all_tools()
         .await
         .map_err(|err| err.to_string())?;
+    let tools = tools
+        .iter()
+        .filter_map(|t| serde_json::to_value(t).ok())
+        .collect();
     Ok((client, tools))
 }
 

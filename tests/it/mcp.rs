@@ -176,6 +176,43 @@ fn mcp_off_disables_every_server_and_list_tools_shows_sources() {
     );
 }
 
+#[test]
+fn a_server_with_a_cached_tool_list_starts_only_when_a_tool_is_called() {
+    let server = FakeServer::start(vec![
+        text_reply("first"),
+        text_reply("second"),
+        tool_reply(&[("c1", "fake__echo", json!({"text": "now"}))]),
+        text_reply("third"),
+    ]);
+    let ai = Ai::new(&server.url);
+    let marker = ai.root_dir().join("started.txt");
+    let ai = ai.config(&format!(
+        "[[mcp_servers]]\nname = \"fake\"\ncommand = \"python3\"\nargs = [{:?}]\nallowed_tools = [\"echo\"]\nenv = {{ FAKE_MCP_MARKER = {:?} }}\n",
+        fake_server_path(),
+        marker.display().to_string()
+    ));
+    let starts = || {
+        std::fs::read_to_string(&marker)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    assert_eq!(ai.run_with(&["-q", "one"]).code, 0);
+    assert_eq!(starts(), 1, "the first run lists the tools");
+    assert_eq!(ai.run_with(&["-q", "two"]).code, 0);
+    assert_eq!(starts(), 1, "a run that calls no MCP tool starts no server");
+    assert!(
+        tool_names(&server.chat_bodies()[1]).contains(&"fake__echo".to_string()),
+        "the tools are still offered"
+    );
+    assert_eq!(ai.run_with(&["-q", "three"]).code, 0);
+    assert_eq!(starts(), 2, "the first call starts it");
+    assert_eq!(
+        last_tool_result(&server)["data"]["content"],
+        json!("echo: now")
+    );
+}
+
 fn reference_fs_server() -> String {
     std::env::var("MCP_FS_SERVER").expect(
         "MCP_FS_SERVER: the path of @modelcontextprotocol/server-filesystem's dist/index.js",
