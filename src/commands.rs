@@ -73,7 +73,10 @@ pub async fn list_models(settings: &Settings, env: &Env, json: bool) -> i32 {
         Ok(http) => http,
         Err(err) => return fail(&err.to_report()),
     };
-    match provider_for(endpoint, http).list_models().await {
+    match provider_for(endpoint, http, &settings.local)
+        .list_models()
+        .await
+    {
         Ok(models) => {
             let text = if json {
                 serde_json::Value::from(models).to_string()

@@ -42,7 +42,7 @@ impl Parts {
         let http =
             HttpClient::new(settings.http, &endpoint.base_url).map_err(|err| err.to_report())?;
         let provider_key = endpoint.api_key.clone();
-        let mut provider = provider_for(endpoint, http);
+        let mut provider = provider_for(endpoint, http, &settings.local);
         provider.prepare().await.map_err(|err| err.to_report())?;
         let cwd = std::env::current_dir().map_err(|err| {
             Report::new(
@@ -103,6 +103,9 @@ impl Parts {
 
     /// How tools are called with the current model.
     pub fn mode(&self, settings: &Settings) -> ToolMode {
+        if self.provider.prompt_only() {
+            return ToolMode::for_engine(settings.tool_format, &self.specs);
+        }
         ToolMode::from_settings(
             settings.tool_format,
             self.provider.model(),

@@ -60,6 +60,23 @@ impl ToolMode {
         }
     }
 
+    /// For an engine with no native tools whose output can be constrained (the embedded one):
+    /// prompt-based, with the grammar on; the generic family unless one is named.
+    pub fn for_engine(format: ToolFormat, tools: &[ToolSpec]) -> Self {
+        let family = match format {
+            ToolFormat::Hermes => Family::Hermes,
+            ToolFormat::Qwen => Family::Qwen,
+            ToolFormat::Llama3 => Family::Llama3,
+            ToolFormat::Mistral => Family::Mistral,
+            ToolFormat::Json => Family::Json,
+            _ => Family::Generic,
+        };
+        ToolMode::Prompt {
+            format: format_for(family, tools),
+            constrain: true,
+        }
+    }
+
     /// Prompt-based calling in the family the model name suggests.
     pub fn prompt_for(model: &str, tools: &[ToolSpec], constrain: bool) -> Self {
         ToolMode::Prompt {

@@ -94,6 +94,18 @@ impl SandboxMode {
     }
 }
 
+/// Settings of the embedded llama.cpp engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalSettings {
+    pub model_path: Option<PathBuf>,
+    pub model_url: Option<String>,
+    pub model_sha256: Option<String>,
+    pub ctx: u32,
+    pub threads: u32,
+    /// Where a downloaded default model is kept.
+    pub models_dir: Option<PathBuf>,
+}
+
 /// Which built-in tools are offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolToggles {
@@ -144,8 +156,11 @@ pub struct Settings {
     pub tool_choice: ToolChoice,
     pub constrain: bool,
     pub mcp: bool,
-    /// `$XDG_CACHE_HOME/swebash-ai` (or `~/.cache/swebash-ai`): the MCP tool lists.
+    /// `$XDG_CACHE_HOME/swebash-ai/mcp` (or under `~/.cache`): the MCP tool lists.
     pub cache_dir: Option<PathBuf>,
+    /// The embedded engine (`--provider local`): the GGUF file, where to fetch the default one,
+    /// its SHA-256, the context size and the threads.
+    pub local: LocalSettings,
     /// The enabled MCP servers (none when `SWEBASH_AI_MCP=off`).
     pub mcp_servers: Vec<McpServerConfig>,
     pub http: HttpSettings,
@@ -193,6 +208,7 @@ const KNOWN_FILE_KEYS: &[&str] = &[
     "http_timeout",
     "http_retries",
     "model_path",
+    "model_sha256",
     "model_url",
     "local_ctx",
     "local_threads",
@@ -315,6 +331,35 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         },
     )?;
     let constrain = r.get("constrain", false, bool_expected, parse_bool, show_bool)?;
+    let model_path = r.text("model_path").map(PathBuf::from);
+    let model_url = r.text("model_url");
+    let model_sha256 = r.get(
+        "model_sha256",
+        None,
+        "64 hexadecimal digits",
+        |s| {
+            (s.len() == 64 && s.chars().all(|c| c.is_ascii_hexdigit()))
+                .then(|| Some(s.to_ascii_lowercase()))
+        },
+        |v| v.clone().unwrap_or_default(),
+    )?;
+    let local_ctx = r.get(
+        "local_ctx",
+        4096,
+        "a number of tokens from 256 to 131072",
+        |s| parse_in_range(s, 256, 131_072),
+        show_num,
+    )?;
+    let cores = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4) as u32;
+    let local_threads = r.get(
+        "local_threads",
+        cores,
+        "a number of threads from 1 to 64",
+        |s| parse_in_range(s, 1, 64),
+        show_num,
+    )?;
     let mcp = r.get("mcp", true, "on or off", parse_bool, |b| {
         if *b { "on" } else { "off" }.to_string()
     })?;
@@ -380,11 +425,15 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         tool_choice,
         constrain,
         mcp,
-        cache_dir: env
-            .get("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".cache")))
-            .map(|d| d.join("swebash-ai").join("mcp")),
+        local: LocalSettings {
+            model_path,
+            model_url,
+            model_sha256,
+            ctx: local_ctx,
+            threads: local_threads,
+            models_dir: cache_base(env).map(|d| d.join("swebash-ai").join("models")),
+        },
+        cache_dir: cache_base(env).map(|d| d.join("swebash-ai").join("mcp")),
         mcp_servers: if mcp {
             file.mcp_servers
                 .iter()
@@ -398,6 +447,13 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         shown: r.shown,
         unknown_file_keys,
     })
+}
+
+/// `$XDG_CACHE_HOME`, else `~/.cache`.
+fn cache_base(env: &Env) -> Option<PathBuf> {
+    env.get("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".cache")))
 }
 
 /// `--tools LIST` and `--no-tools` as flag values for the three toggles.

@@ -3,9 +3,13 @@
 
 mod anthropic;
 mod assemble;
+#[cfg(feature = "local")]
+mod download;
 mod error;
 mod gemini;
 mod http;
+#[cfg(feature = "local")]
+mod local;
 mod ollama;
 mod openai;
 mod service;
@@ -76,11 +80,26 @@ pub trait Provider {
     ) -> BoxFuture<'a, Result<Completion, ProviderError>>;
     /// The models the endpoint serves (`ai --list-models`).
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ProviderError>>;
+    /// Tools can only be called prompt-based, with constrained output (the embedded engine).
+    fn prompt_only(&self) -> bool {
+        false
+    }
 }
 
 /// The provider for an endpoint, by its wire protocol.
-pub fn provider_for(endpoint: Endpoint, http: HttpClient) -> Box<dyn Provider> {
+pub fn provider_for(
+    endpoint: Endpoint,
+    http: HttpClient,
+    local: &crate::config::LocalSettings,
+) -> Box<dyn Provider> {
     match endpoint.protocol {
+        #[cfg(feature = "local")]
+        Protocol::Local => Box::new(local::LocalProvider::new(local.clone())),
+        #[cfg(not(feature = "local"))]
+        Protocol::Local => {
+            let _ = local;
+            Box::new(OpenAiProvider::new(endpoint, http))
+        }
         Protocol::OpenAi => Box::new(OpenAiProvider::new(endpoint, http)),
         Protocol::Anthropic => Box::new(AnthropicProvider::new(endpoint, http)),
         Protocol::Ollama => Box::new(OllamaProvider::new(endpoint, http)),

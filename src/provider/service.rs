@@ -13,6 +13,8 @@ pub enum Protocol {
     Anthropic,
     Ollama,
     Gemini,
+    /// The embedded llama.cpp engine (cargo feature `local`).
+    Local,
 }
 
 /// One service: a wire protocol at a base URL, with its key variable and default model.
@@ -114,6 +116,13 @@ pub const SERVICES: &[Service] = &[
         default_model: None,
     },
     Service {
+        name: "local",
+        protocol: Protocol::Local,
+        base_url: "local:",
+        key_var: None,
+        default_model: None,
+    },
+    Service {
         name: "ollama-openai",
         base_url: "http://127.0.0.1:11434/v1",
         protocol: Protocol::OpenAi,
@@ -150,6 +159,9 @@ fn find_service(name: &str) -> Option<&'static Service> {
 /// the first service whose key is in the environment.
 pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, ConfigError> {
     let service = match &settings.provider {
+        Some(name) if find_service(name).is_some_and(|s| s.protocol == Protocol::Local) => {
+            return local_endpoint();
+        }
         Some(name) => find_service(name).ok_or_else(|| ConfigError::Invalid {
             name: "SWEBASH_AI_PROVIDER".into(),
             value: name.clone(),
@@ -163,7 +175,12 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
             ),
         })?,
         None if settings.base_url.is_some() => service_named("openai"),
-        None => detect(env).ok_or(ConfigError::NoProvider)?,
+        None => match detect(env) {
+            Some(service) => service,
+            // Built with the embedded engine: nothing configured means the local model.
+            None if cfg!(feature = "local") => return local_endpoint(),
+            None => return Err(ConfigError::NoProvider),
+        },
     };
     // The SDKs' own variables name a service's URL; a key may follow it there.
     let own_override = match service.protocol {
@@ -207,6 +224,25 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
     })
 }
 
+/// The embedded engine, when built with it.
+fn local_endpoint() -> Result<Endpoint, ConfigError> {
+    if !cfg!(feature = "local") {
+        return Err(ConfigError::Invalid {
+            name: "SWEBASH_AI_PROVIDER".into(),
+            value: "local".into(),
+            expected: "a provider this build has: `local` needs `cargo build --features local`"
+                .into(),
+        });
+    }
+    Ok(Endpoint {
+        service: "local",
+        protocol: Protocol::Local,
+        base_url: "local:".into(),
+        api_key: None,
+        model: None,
+    })
+}
+
 fn service_named(name: &str) -> &'static Service {
     SERVICES
         .iter()
@@ -227,7 +263,10 @@ fn key_of(service: &Service, env: &Env) -> Option<Secret> {
 /// With no provider named: the first service whose key is set, else a local server that
 /// answers on its usual port (probed briefly, only when no key is set).
 fn detect(env: &Env) -> Option<&'static Service> {
-    if let Some(service) = SERVICES.iter().find(|s| key_of(s, env).is_some()) {
+    if let Some(service) = SERVICES
+        .iter()
+        .find(|s| s.protocol != Protocol::Local && key_of(s, env).is_some())
+    {
         return Some(service);
     }
     const LOCAL: [(&str, u16); 3] = [("ollama", 11434), ("llamacpp", 8080), ("lmstudio", 1234)];
