@@ -43,6 +43,9 @@ impl Parts {
             HttpClient::new(settings.http, &endpoint.base_url).map_err(|err| err.to_report())?;
         let provider_key = endpoint.api_key.clone();
         let mut provider = provider_for(endpoint, http, &settings.local);
+        if let Some(note) = provider.preparing().filter(|_| !settings.quiet) {
+            crate::ui::to_stderr(&format!("ai: {note}"));
+        }
         provider.prepare().await.map_err(|err| err.to_report())?;
         let cwd = std::env::current_dir().map_err(|err| {
             Report::new(

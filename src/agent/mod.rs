@@ -80,7 +80,7 @@ impl Agent<'_> {
                 stream: self.stream,
                 response_format: shaped.as_ref(),
             };
-            let mut reading = self.mode.reader();
+            let mut reading = self.mode.reader(shaped.is_some());
             let result = {
                 let mut forward = |event: ProviderEvent<'_>| match event {
                     ProviderEvent::Text(text) => reading.text(text, emit),

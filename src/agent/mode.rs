@@ -159,15 +159,12 @@ impl ToolMode {
         }
     }
 
-    pub fn reader(&self) -> Reader<'_> {
+    /// The reader of one reply; `constrained` when the request carried a schema (the reply is
+    /// then JSON, read whole).
+    pub fn reader(&self, constrained: bool) -> Reader<'_> {
         match self {
-            ToolMode::Prompt {
-                format,
-                constrain: false,
-            } => Reader::Stream(StreamParser::new(format.as_ref())),
-            ToolMode::Prompt {
-                constrain: true, ..
-            } => Reader::Constrained,
+            ToolMode::Prompt { .. } if constrained => Reader::Constrained,
+            ToolMode::Prompt { format, .. } => Reader::Stream(StreamParser::new(format.as_ref())),
             ToolMode::Native { .. } => Reader::Plain,
         }
     }

@@ -83,9 +83,6 @@ impl LocalProvider {
             Self::fail("no cache directory for the model (set HOME or XDG_CACHE_HOME)")
         })?;
         let dest = target_for(url, &dir);
-        if !dest.exists() {
-            crate::ui::to_stderr(&format!("ai: fetching the local model once from {url}"));
-        }
         fetch(url, &dest, self.settings.model_sha256.as_deref())
             .await
             .map_err(|message| ProviderError::Connect {
@@ -190,6 +187,30 @@ impl Provider for LocalProvider {
 
     fn prompt_only(&self) -> bool {
         true
+    }
+
+    fn preparing(&self) -> Option<String> {
+        if self.settings.model_path.is_some() {
+            return None;
+        }
+        let url = self
+            .settings
+            .model_url
+            .as_deref()
+            .unwrap_or(DEFAULT_MODEL_URL);
+        let dest = self
+            .settings
+            .models_dir
+            .as_ref()
+            .map(|dir| target_for(url, dir))?;
+        Some(if dest.exists() {
+            format!("using the local model {}", dest.display())
+        } else {
+            format!(
+                "using the local model {}, fetched once from {url}",
+                dest.display()
+            )
+        })
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ProviderError>> {

@@ -84,6 +84,10 @@ pub trait Provider {
     fn prompt_only(&self) -> bool {
         false
     }
+    /// What `prepare` is about to do that the user should hear of (a model download).
+    fn preparing(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The provider for an endpoint, by its wire protocol.
