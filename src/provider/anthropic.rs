@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::assemble::parse_arguments;
-use super::http::{HttpClient, RetryBudget, next_chunk, read_body, shorten};
+use super::http::{HttpClient, first_model, next_chunk, read_body, shorten, with_retries};
 use super::sse::SseDecoder;
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
@@ -49,20 +49,9 @@ impl AnthropicProvider {
     ) -> Result<Completion, ProviderError> {
         let url = format!("{}/v1/messages", self.endpoint.base_url);
         let body = request_body(&self.model, request);
-        let mut retries = RetryBudget::new(&self.http.settings);
-        loop {
-            let mut started = false;
-            let result = self
-                .attempt(&url, &body, request.stream, sink, &mut started)
-                .await;
-            match result {
-                Ok(completion) => return Ok(completion),
-                Err(err) => match retries.next_delay(&err, started, sink) {
-                    Some(delay) => tokio::time::sleep(delay).await,
-                    None => return Err(err),
-                },
-            }
-        }
+        let stream = request.stream;
+        with_retries!(&self.http.settings, sink, |started| self
+            .attempt(&url, &body, stream, sink, started))
     }
 
     async fn attempt(
@@ -81,9 +70,9 @@ impl AnthropicProvider {
         if !stream {
             let text = read_body(response, url, deadline).await?;
             let value: Value = serde_json::from_str(&text).map_err(|_| {
-                bad(
+                ProviderError::bad_response(
                     url,
-                    &format!("the body is not JSON: {}", shorten(&text, 200)),
+                    format!("the body is not JSON: {}", shorten(&text, 200)),
                 )
             })?;
             return Ok(whole_reply(&value, sink));
@@ -121,14 +110,7 @@ impl AnthropicProvider {
 
     async fn list(&self) -> Result<Vec<String>, ProviderError> {
         let url = format!("{}/v1/models", self.endpoint.base_url);
-        let deadline = self.http.deadline();
-        let response = self
-            .http
-            .send(self.request(&url, None), &url, "", deadline)
-            .await?;
-        let text = read_body(response, &url, deadline).await?;
-        let value: Value =
-            serde_json::from_str(&text).map_err(|_| bad(&url, "the model list is not JSON"))?;
+        let value = self.http.json(self.request(&url, None), &url).await?;
         Ok(ids(&value, "/data", "id"))
     }
 }
@@ -149,9 +131,7 @@ impl Provider for AnthropicProvider {
     fn prepare(&mut self) -> BoxFuture<'_, Result<(), ProviderError>> {
         Box::pin(async move {
             if self.model.is_empty() {
-                self.model = self.list().await?.into_iter().next().ok_or_else(|| {
-                    bad(&self.endpoint.base_url, "it lists no model; pass -m MODEL")
-                })?;
+                self.model = first_model(self.list().await?, &self.endpoint.base_url)?;
             }
             Ok(())
         })
@@ -181,13 +161,6 @@ pub fn ids(value: &Value, pointer: &str, key: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn bad(url: &str, message: &str) -> ProviderError {
-    ProviderError::BadResponse {
-        url: url.to_string(),
-        message: message.to_string(),
-    }
 }
 
 fn request_body(model: &str, request: ChatRequest<'_>) -> Value {
@@ -340,9 +313,9 @@ impl StreamState {
         started: &mut bool,
     ) -> Result<(), ProviderError> {
         let event: Value = serde_json::from_str(data).map_err(|_| {
-            bad(
+            ProviderError::bad_response(
                 url,
-                &format!("a stream event is not JSON: {}", shorten(data, 120)),
+                format!("a stream event is not JSON: {}", shorten(data, 120)),
             )
         })?;
         let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);

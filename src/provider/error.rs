@@ -51,6 +51,14 @@ pub enum ProviderError {
 }
 
 impl ProviderError {
+    /// A reply that is not what the protocol says.
+    pub fn bad_response(url: &str, message: impl Into<String>) -> Self {
+        ProviderError::BadResponse {
+            url: url.to_string(),
+            message: message.into(),
+        }
+    }
+
     /// Whether trying again could help (before any output reached the user).
     pub fn is_retryable(&self) -> bool {
         matches!(

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::anthropic::ids;
-use super::http::{HttpClient, RetryBudget, next_chunk, read_body, shorten};
+use super::http::{HttpClient, first_model, next_chunk, shorten, with_retries};
 use super::sse::SseDecoder;
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
@@ -37,14 +37,10 @@ impl GeminiProvider {
 
     async fn list(&self) -> Result<Vec<String>, ProviderError> {
         let url = format!("{}/v1beta/models", self.endpoint.base_url);
-        let deadline = self.http.deadline();
-        let response = self
+        let value = self
             .http
-            .send(self.keyed(self.http.get(&url, None)), &url, "", deadline)
+            .json(self.keyed(self.http.get(&url, None)), &url)
             .await?;
-        let text = read_body(response, &url, deadline).await?;
-        let value: Value =
-            serde_json::from_str(&text).map_err(|_| bad(&url, "the model list is not JSON"))?;
         Ok(ids(&value, "/models", "name")
             .into_iter()
             .map(|n| n.trim_start_matches("models/").to_string())
@@ -61,17 +57,8 @@ impl GeminiProvider {
             self.endpoint.base_url, self.model
         );
         let body = request_body(request);
-        let mut retries = RetryBudget::new(&self.http.settings);
-        loop {
-            let mut started = false;
-            match self.attempt(&url, &body, sink, &mut started).await {
-                Ok(completion) => return Ok(completion),
-                Err(err) => match retries.next_delay(&err, started, sink) {
-                    Some(delay) => tokio::time::sleep(delay).await,
-                    None => return Err(err),
-                },
-            }
-        }
+        with_retries!(&self.http.settings, sink, |started| self
+            .attempt(&url, &body, sink, started))
     }
 
     async fn attempt(
@@ -113,7 +100,7 @@ impl GeminiProvider {
             }
         }
         if !decoder.saw_data {
-            return Err(bad(url, "the reply was empty"));
+            return Err(ProviderError::bad_response(url, "the reply was empty"));
         }
         Ok(completion)
     }
@@ -135,9 +122,7 @@ impl Provider for GeminiProvider {
     fn prepare(&mut self) -> BoxFuture<'_, Result<(), ProviderError>> {
         Box::pin(async move {
             if self.model.is_empty() {
-                self.model = self.list().await?.into_iter().next().ok_or_else(|| {
-                    bad(&self.endpoint.base_url, "it lists no model; pass -m MODEL")
-                })?;
+                self.model = first_model(self.list().await?, &self.endpoint.base_url)?;
             }
             Ok(())
         })
@@ -156,13 +141,6 @@ impl Provider for GeminiProvider {
     }
 }
 
-fn bad(url: &str, message: &str) -> ProviderError {
-    ProviderError::BadResponse {
-        url: url.to_string(),
-        message: message.to_string(),
-    }
-}
-
 fn take_event(
     data: &str,
     url: &str,
@@ -171,9 +149,9 @@ fn take_event(
     started: &mut bool,
 ) -> Result<(), ProviderError> {
     let value: Value = serde_json::from_str(data).map_err(|_| {
-        bad(
+        ProviderError::bad_response(
             url,
-            &format!("a stream chunk is not JSON: {}", shorten(data, 120)),
+            format!("a stream chunk is not JSON: {}", shorten(data, 120)),
         )
     })?;
     if let Some(reason) = value

@@ -69,6 +69,23 @@ impl HttpClient {
         ))
     }
 
+    /// Sends a request and reads its whole body as JSON.
+    pub async fn json(
+        &self,
+        request: reqwest::RequestBuilder,
+        url: &str,
+    ) -> Result<Value, ProviderError> {
+        let deadline = self.deadline();
+        let response = self.send(request, url, "", deadline).await?;
+        let text = read_body(response, url, deadline).await?;
+        serde_json::from_str(&text).map_err(|_| {
+            ProviderError::bad_response(
+                url,
+                format!("the body is not JSON: {}", shorten(text.trim(), 200)),
+            )
+        })
+    }
+
     pub fn post(&self, url: &str, key: Option<&Secret>, body: &Value) -> reqwest::RequestBuilder {
         let request = self
             .client
@@ -159,6 +176,38 @@ async fn within<T>(
             what: what.to_string(),
         })
     })
+}
+
+/// Runs an attempt until it succeeds or fails for good (see `RetryBudget`): `$attempt` is an
+/// expression (a future) that may use `$sink` and `$started`, a `&mut bool` it sets once text
+/// reached the user. A macro, because the attempt borrows the sink anew each time.
+macro_rules! with_retries {
+    ($settings:expr, $sink:ident, |$started:ident| $attempt:expr) => {{
+        let mut retries = $crate::provider::http::RetryBudget::new($settings);
+        loop {
+            let mut output_started = false;
+            let result = {
+                let $started = &mut output_started;
+                $attempt.await
+            };
+            match result {
+                Ok(value) => break Ok(value),
+                Err(err) => match retries.next_delay(&err, output_started, $sink) {
+                    Some(delay) => tokio::time::sleep(delay).await,
+                    None => break Err(err),
+                },
+            }
+        }
+    }};
+}
+pub(crate) use with_retries;
+
+/// The first of the models an endpoint lists, for endpoints with no default.
+pub fn first_model(models: Vec<String>, url: &str) -> Result<String, ProviderError> {
+    models
+        .into_iter()
+        .next()
+        .ok_or_else(|| ProviderError::bad_response(url, "it lists no model; pass -m MODEL"))
 }
 
 /// Decides whether a failed attempt is tried again, and after how long. Nothing is retried once

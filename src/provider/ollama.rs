@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::anthropic::ids;
-use super::http::{HttpClient, RetryBudget, next_chunk, read_body, server_message, shorten};
+use super::http::{HttpClient, next_chunk, server_message, shorten, with_retries};
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
 };
@@ -29,14 +29,7 @@ impl OllamaProvider {
 
     async fn list(&self) -> Result<Vec<String>, ProviderError> {
         let url = format!("{}/api/tags", self.endpoint.base_url);
-        let deadline = self.http.deadline();
-        let response = self
-            .http
-            .send(self.http.get(&url, None), &url, "", deadline)
-            .await?;
-        let text = read_body(response, &url, deadline).await?;
-        let value: Value =
-            serde_json::from_str(&text).map_err(|_| bad(&url, "the model list is not JSON"))?;
+        let value = self.http.json(self.http.get(&url, None), &url).await?;
         Ok(ids(&value, "/models", "name"))
     }
 
@@ -47,17 +40,8 @@ impl OllamaProvider {
     ) -> Result<Completion, ProviderError> {
         let url = format!("{}/api/chat", self.endpoint.base_url);
         let body = request_body(&self.model, request);
-        let mut retries = RetryBudget::new(&self.http.settings);
-        loop {
-            let mut started = false;
-            match self.attempt(&url, &body, sink, &mut started).await {
-                Ok(completion) => return Ok(completion),
-                Err(err) => match retries.next_delay(&err, started, sink) {
-                    Some(delay) => tokio::time::sleep(delay).await,
-                    None => return Err(err),
-                },
-            }
-        }
+        with_retries!(&self.http.settings, sink, |started| self
+            .attempt(&url, &body, sink, started))
     }
 
     async fn attempt(
@@ -136,7 +120,7 @@ impl Provider for OllamaProvider {
         Box::pin(async move {
             if self.model.is_empty() {
                 self.model = self.list().await?.into_iter().next().ok_or_else(|| {
-                    bad(
+                    ProviderError::bad_response(
                         &self.endpoint.base_url,
                         "it has no model; `ollama pull` one, or pass -m MODEL",
                     )
@@ -159,13 +143,6 @@ impl Provider for OllamaProvider {
     }
 }
 
-fn bad(url: &str, message: &str) -> ProviderError {
-    ProviderError::BadResponse {
-        url: url.to_string(),
-        message: message.to_string(),
-    }
-}
-
 /// One NDJSON line; `true` when it is the last one (`done`).
 fn take_line(
     line: &str,
@@ -175,9 +152,9 @@ fn take_line(
     started: &mut bool,
 ) -> Result<bool, ProviderError> {
     let value: Value = serde_json::from_str(line).map_err(|_| {
-        bad(
+        ProviderError::bad_response(
             url,
-            &format!("a stream line is not JSON: {}", shorten(line, 120)),
+            format!("a stream line is not JSON: {}", shorten(line, 120)),
         )
     })?;
     if let Some(error) = value.get("error") {

@@ -6,7 +6,9 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::assemble::{ToolCallAssembler, parse_arguments};
-use super::http::{HttpClient, RetryBudget, next_chunk, read_body, server_message, shorten};
+use super::http::{
+    HttpClient, RetryBudget, first_model, next_chunk, read_body, server_message, shorten,
+};
 use super::sse::SseDecoder;
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
@@ -42,11 +44,8 @@ impl OpenAiProvider {
     /// Asks `/models` which models the server serves.
     async fn served_models(&self) -> Result<Vec<String>, ProviderError> {
         let url = self.url("models");
-        let deadline = self.http.deadline();
         let request = self.http.get(&url, self.endpoint.api_key.as_ref());
-        let response = self.http.send(request, &url, "", deadline).await?;
-        let body = read_body(response, &url, deadline).await?;
-        let value: Value = serde_json::from_str(&body).map_err(|_| not_json(&url, &body))?;
+        let value = self.http.json(request, &url).await?;
         Ok(super::anthropic::ids(&value, "/data", "id"))
     }
 
@@ -198,11 +197,7 @@ impl Provider for OpenAiProvider {
     fn prepare(&mut self) -> BoxFuture<'_, Result<(), ProviderError>> {
         Box::pin(async move {
             if self.model.is_empty() {
-                let first = self.served_models().await?.into_iter().next();
-                self.model = first.ok_or_else(|| ProviderError::BadResponse {
-                    url: self.url("models"),
-                    message: "it lists no model; pass -m MODEL".into(),
-                })?;
+                self.model = first_model(self.served_models().await?, &self.url("models"))?;
             }
             Ok(())
         })
