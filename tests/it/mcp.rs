@@ -33,21 +33,6 @@ fn tool_names(body: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn last_tool_result(server: &FakeServer) -> Value {
-    let bodies = server.chat_bodies();
-    let messages = bodies
-        .last()
-        .and_then(|b| b["messages"].as_array().cloned())
-        .unwrap_or_default();
-    let tool = messages
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "tool")
-        .cloned()
-        .unwrap_or(Value::Null);
-    serde_json::from_str(tool["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
-}
-
 #[test]
 fn an_allowed_mcp_tool_runs_and_its_text_goes_back() {
     let server = FakeServer::start(vec![
@@ -61,7 +46,7 @@ fn an_allowed_mcp_tool_runs_and_its_text_goes_back() {
     assert_eq!(run.json()["tool_calls"][0]["decision"], json!("allow"));
     assert!(tool_names(&server.chat_bodies()[0]).contains(&"fake__echo".to_string()));
     assert_eq!(
-        last_tool_result(&server)["data"]["content"],
+        server.last_tool_result()["data"]["content"],
         json!("echo: hi")
     );
 }
@@ -92,7 +77,7 @@ fn arguments_are_checked_against_the_servers_schema_before_the_call() {
         json!("INVALID_ARGUMENTS")
     );
     assert!(
-        last_tool_result(&server)["error"]
+        server.last_tool_result()["error"]
             .as_str()
             .unwrap_or("")
             .contains("`text`")
@@ -208,7 +193,7 @@ fn a_server_with_a_cached_tool_list_starts_only_when_a_tool_is_called() {
     assert_eq!(ai.run_with(&["-q", "three"]).code, 0);
     assert_eq!(starts(), 2, "the first call starts it");
     assert_eq!(
-        last_tool_result(&server)["data"]["content"],
+        server.last_tool_result()["data"]["content"],
         json!("echo: now")
     );
 }
@@ -251,7 +236,7 @@ fn the_reference_filesystem_server_reads_a_file() {
         run.stdout
     );
     assert!(
-        last_tool_result(&server)["data"]["content"]
+        server.last_tool_result()["data"]["content"]
             .as_str()
             .unwrap_or("")
             .contains("hello from a real MCP server")
@@ -274,7 +259,7 @@ fn mcp_server_time_answers_when_allowed_and_is_denied_when_not() {
         .args(&["--json", "time?"])
         .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let result = last_tool_result(&server);
+    let result = server.last_tool_result();
     assert_eq!(result["success"], json!(true), "{result}");
     assert!(
         result["data"]["content"]

@@ -12,21 +12,6 @@ fn exec(command: &str) -> Value {
     json!({"command": command})
 }
 
-fn last_tool_result(server: &FakeServer) -> Value {
-    let bodies = server.chat_bodies();
-    let messages = bodies
-        .last()
-        .and_then(|b| b["messages"].as_array().cloned())
-        .unwrap_or_default();
-    let tool = messages
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "tool")
-        .cloned()
-        .unwrap_or(Value::Null);
-    serde_json::from_str(tool["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
-}
-
 fn sandbox_enforced() -> bool {
     std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
         .args(["__sandbox", "read-only", "--probe"])
@@ -70,7 +55,7 @@ fn an_allowed_command_runs_streams_its_output_and_returns_the_exit_code() {
         .unwrap_or_default();
     assert_eq!(completed["exit_code"], json!(7));
     assert_eq!(completed["decision"], json!("allow"));
-    let result = last_tool_result(&server);
+    let result = server.last_tool_result();
     assert_eq!(result["data"]["exit_code"], json!(7));
     assert_eq!(result["data"]["stdout"], json!("out\n"));
 }
@@ -88,7 +73,7 @@ fn api_keys_never_reach_the_command() {
         .args(&["-q", "show env"])
         .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let stdout = last_tool_result(&server)["data"]["stdout"]
+    let stdout = server.last_tool_result()["data"]["stdout"]
         .as_str()
         .unwrap_or("")
         .to_string();
@@ -133,7 +118,7 @@ fn output_beyond_the_cap_keeps_head_and_tail() {
     let run = Ai::new(&server.url).args(&["--json", "count"]).run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.json()["tool_calls"][0]["output_truncated"], json!(true));
-    let result = last_tool_result(&server);
+    let result = server.last_tool_result();
     let stdout = result["data"]["stdout"].as_str().unwrap_or("");
     assert!(stdout.starts_with("1\n2\n3\n"));
     assert!(stdout.trim_end().ends_with("100000"));
@@ -160,7 +145,7 @@ fn the_sandbox_blocks_writes_outside_the_working_directory_and_allows_them_insid
             !ai.home().join("outside.txt").exists(),
             "the sandbox let a write out"
         );
-        let result = last_tool_result(&server);
+        let result = server.last_tool_result();
         assert_ne!(result["data"]["exit_code"], json!(0));
         assert!(
             result["note"].as_str().unwrap_or("").contains("sandbox"),
@@ -204,7 +189,7 @@ fn rm_rf_build_without_a_terminal_deletes_nothing_and_exits_3() {
     let result = run.json();
     assert_eq!(result["status"], json!("denied"));
     assert_eq!(result["tool_calls"][0]["decision"], json!("denied"));
-    let told = last_tool_result(&server);
+    let told = server.last_tool_result();
     assert!(
         told["error"]
             .as_str()
@@ -230,7 +215,7 @@ fn rm_rf_home_is_blocked_even_with_yes() {
     assert_eq!(result["tool_calls"][0]["decision"], json!("blocked"));
     assert_eq!(result["tool_calls"][0]["error"]["code"], json!("BLOCKED"));
     assert_eq!(
-        last_tool_result(&server)["error_type"],
+        server.last_tool_result()["error_type"],
         json!("security_error")
     );
 }
@@ -381,7 +366,7 @@ fn web_search_reads_results_from_a_local_engine() {
         .args(&["--json", "find the rust book"])
         .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let result = last_tool_result(&server);
+    let result = server.last_tool_result();
     let results = result["data"]["results"]
         .as_array()
         .cloned()

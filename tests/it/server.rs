@@ -140,6 +140,22 @@ impl FakeServer {
             .collect()
     }
 
+    /// The last tool result the model was sent (the content of the last `tool` message, parsed).
+    pub fn last_tool_result(&self) -> Value {
+        let bodies = self.chat_bodies();
+        let messages = bodies
+            .last()
+            .and_then(|b| b["messages"].as_array().cloned())
+            .unwrap_or_default();
+        let tool = messages
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "tool")
+            .cloned()
+            .unwrap_or(Value::Null);
+        serde_json::from_str(tool["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
+    }
+
     /// The chat requests themselves (headers, path), in order.
     pub fn chat_requests(&self) -> Vec<Recorded> {
         self.requests()
