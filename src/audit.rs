@@ -94,3 +94,54 @@ impl AuditLog {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Decision, ToolCallRecord};
+
+    fn record() -> Event {
+        Event::ToolCallCompleted {
+            record: ToolCallRecord {
+                id: "c1".into(),
+                name: "execute_command".into(),
+                arguments: json!({"command": "echo sk-secret-123"}),
+                decision: Decision::Approved,
+                ok: true,
+                exit_code: Some(0),
+                duration_ms: 3,
+                output_truncated: false,
+                error: None,
+            },
+        }
+    }
+
+    #[test]
+    fn lines_say_who_decided_without_secrets_and_big_logs_rotate() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        let big = dir.path().join("audit.jsonl");
+        assert!(std::fs::write(&big, vec![b'x'; (ROTATE_BYTES + 1) as usize]).is_ok());
+        let Some(mut log) = AuditLog::open(dir.path(), &[Secret::new("sk-secret-123")]) else {
+            return;
+        };
+        log.observe(&Event::ApprovalDecided {
+            id: "c1".into(),
+            decision: Decision::Approved,
+            by: "--yes".into(),
+        });
+        log.observe(&record());
+        drop(log);
+        assert!(
+            dir.path().join("audit.jsonl.1").exists(),
+            "the big log was rotated"
+        );
+        let text = std::fs::read_to_string(&big).unwrap_or_default();
+        let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_default();
+        assert_eq!(line["decided_by"], json!("--yes"));
+        assert_eq!(line["decision"], json!("approved"));
+        assert!(
+            !text.contains("sk-secret-123") && text.contains("<redacted>"),
+            "{text}"
+        );
+    }
+}
