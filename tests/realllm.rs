@@ -87,7 +87,7 @@ fn a_constrained_prompt_based_call_is_parsed_and_executed() {
         .file("notes.txt", "hello\n")
         .env("SWEBASH_AI_CONSTRAIN", "1")
         .env("SWEBASH_AI_TOOL_CHOICE", "filesystem")
-        .env("SWEBASH_AI_TOOLS_MAX_ITER", "2")
+        .env("SWEBASH_AI_TOOLS_MAX_ITER", "4")
         .args(&[
             "--json",
             "--yes",
@@ -107,14 +107,25 @@ fn a_constrained_prompt_based_call_is_parsed_and_executed() {
         run.stderr
     );
     assert_eq!(result["tool_format"], json!("generic"));
-    // The first request's schema allows only a call of the named tool, its arguments valid
-    // for the tool's schema: it is parsed, validated and run (whatever the file system says).
+    // The first request's schema allows only a call of the named tool, shaped by its schema:
+    // it is parsed and checked. The server's grammar converter ignores some keywords (it let
+    // `"offset": -1` through once), so a call may still fail validation and be answered with an
+    // error the model corrects; one of the calls must pass and run (whatever the file system
+    // says of its path).
     let calls = result["tool_calls"].as_array().cloned().unwrap_or_default();
     assert!(!calls.is_empty(), "{result}");
-    assert_eq!(calls[0]["name"], json!("filesystem"));
-    assert_ne!(calls[0]["decision"], json!("invalid"), "{result}");
     assert!(
-        calls[0]["arguments"]["operation"].is_string() && calls[0]["arguments"]["path"].is_string(),
+        calls.iter().all(|c| c["name"] == json!("filesystem")),
+        "{result}"
+    );
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["arguments"]["operation"].is_string() && c["arguments"]["path"].is_string()),
+        "{result}"
+    );
+    assert!(
+        calls.iter().any(|c| c["decision"] != json!("invalid")),
         "{result}"
     );
 }
