@@ -250,7 +250,9 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         ),
         Ended::PipeClosed => return ExitCode::Ok.code(),
     };
-    let result = recorder.finish(status, error, millis(started));
+    let mut result = recorder.finish(status, error, millis(started));
+    // The format in force at the end (a server that refused native tools switches it).
+    result.tool_format = agent.mode.name().into();
     if command_mode && status == RunStatus::Ok {
         return print_command(&result.answer);
     }

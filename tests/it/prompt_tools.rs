@@ -260,3 +260,19 @@ fn streamed_prompt_based_text_hides_the_call_markup() {
     assert!(run.stdout.starts_with("Checking now."), "{}", run.stdout);
     assert!(run.stdout.trim_end().ends_with("Done."), "{}", run.stdout);
 }
+
+#[test]
+fn json_reports_the_format_in_force_after_a_switch() {
+    let server = FakeServer::start(vec![
+        status(
+            400,
+            r#"{"error":{"message":"this model does not support tools"}}"#,
+        ),
+        text_reply("Plain answer."),
+    ]);
+    let run = Ai::new(&server.url)
+        .args(&["--json", "-m", "hermes-3-llama-3.1-8b", "hi"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["tool_format"], json!("hermes"));
+}
