@@ -151,6 +151,12 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
                     (store, messages) = start_conversation(env, &parts, &system, false);
                     ui::to_stderr("(a new conversation)");
                 }
+                Slash::Model => {
+                    if let Err(err) = parts.provider.prepare().await {
+                        ui::to_stderr(&err.to_report().to_string());
+                    }
+                    mode = parts.mode(settings);
+                }
                 Slash::Done => {}
             }
             if let Some(helper) = editor.helper_mut() {
@@ -277,6 +283,8 @@ fn read_input(
 enum Slash {
     Done,
     Clear,
+    /// Another model: how tools are called may change with it.
+    Model,
     Exit,
 }
 
@@ -301,6 +309,7 @@ fn slash(input: &str, parts: &mut Parts, env: &Env, messages: &[Message]) -> Sla
             Some(name) => {
                 parts.provider.set_model((*name).to_string());
                 ui::to_stderr(&format!("(model: {name})"));
+                return Slash::Model;
             }
             None => ui::to_stderr(&format!(
                 "model: {} via {}",
