@@ -9,6 +9,8 @@ pub struct MarkdownStream {
     /// Characters of `pending` already shown raw (so a half line appears as it streams).
     shown: usize,
     in_code: bool,
+    /// The language of the open code block (for light highlighting).
+    lang: String,
     width: usize,
     color: bool,
 }
@@ -25,6 +27,7 @@ impl MarkdownStream {
             pending: String::new(),
             shown: 0,
             in_code: false,
+            lang: String::new(),
             width: width.clamp(20, 200),
             color,
         }
@@ -86,6 +89,7 @@ impl MarkdownStream {
         let trimmed = line.trim_start();
         if let Some(lang) = trimmed.strip_prefix("```") {
             self.in_code = !self.in_code;
+            self.lang = lang.trim().to_ascii_lowercase();
             let label = if self.in_code && !lang.trim().is_empty() {
                 format!("── {} ──", lang.trim())
             } else {
@@ -94,7 +98,11 @@ impl MarkdownStream {
             return self.paint(DIM, &label);
         }
         if self.in_code {
-            return format!("  {}", self.paint(CODE, &line));
+            return if self.color {
+                format!("  {}", highlight(&line, &self.lang))
+            } else {
+                format!("  {line}")
+            };
         }
         let hashes = trimmed.chars().take_while(|c| *c == '#').count();
         if (1..=6).contains(&hashes) && trimmed[hashes..].starts_with(' ') {
@@ -131,6 +139,109 @@ impl MarkdownStream {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+const KEYWORD: &str = "\x1b[35m";
+const STRING: &str = "\x1b[32m";
+
+/// Light highlighting of a code line: comments dim, strings green, keywords of the common
+/// languages magenta, the rest in the code colour. A line at a time, so nothing is held back.
+fn highlight(line: &str, lang: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "fn",
+        "let",
+        "mut",
+        "pub",
+        "use",
+        "impl",
+        "struct",
+        "enum",
+        "match",
+        "if",
+        "else",
+        "for",
+        "while",
+        "loop",
+        "return",
+        "def",
+        "class",
+        "import",
+        "from",
+        "function",
+        "const",
+        "var",
+        "async",
+        "await",
+        "then",
+        "fi",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "elif",
+        "export",
+        "package",
+        "func",
+        "type",
+        "interface",
+        "try",
+        "except",
+        "catch",
+        "with",
+        "as",
+        "not",
+        "and",
+        "or",
+    ];
+    let comment = match lang {
+        "python" | "py" | "bash" | "sh" | "shell" | "zsh" | "fish" | "toml" | "yaml" | "yml"
+        | "ruby" => "#",
+        _ => "//",
+    };
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if !word.is_empty() {
+            let style = if KEYWORDS.contains(&word.as_str()) {
+                KEYWORD
+            } else {
+                CODE
+            };
+            out.push_str(&format!("{style}{word}{RESET}"));
+            word.clear();
+        }
+    };
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if line[i..].starts_with(comment) && !(comment == "#" && line[..i].ends_with('$')) {
+            flush(&mut word, &mut out);
+            out.push_str(&format!("{DIM}{}{RESET}", &line[i..]));
+            return out;
+        }
+        if c == '"' || c == '\'' {
+            flush(&mut word, &mut out);
+            let mut literal = String::from(c);
+            let mut escaped = false;
+            for (_, next) in chars.by_ref() {
+                literal.push(next);
+                if next == c && !escaped {
+                    break;
+                }
+                escaped = next == '\\' && !escaped;
+            }
+            out.push_str(&format!("{STRING}{literal}{RESET}"));
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push_str(&format!("{CODE}{c}{RESET}"));
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 /// `**bold**`, `*em*`/`_em_` and `` `code` `` as terminal styles (markers dropped).
@@ -252,6 +363,22 @@ mod tests {
             render("- alpha beta gamma delta", 20),
             "• alpha beta gamma\n  delta"
         );
+    }
+
+    #[test]
+    fn code_is_highlighted_lightly_and_keeps_its_text() {
+        let painted = highlight("let x = \"a # b\"; // note", "rust");
+        assert!(painted.contains("\x1b[35mlet\x1b[0m"), "{painted:?}");
+        assert!(painted.contains("\x1b[32m\"a # b\"\x1b[0m"), "{painted:?}");
+        assert!(painted.contains("\x1b[2m// note\x1b[0m"), "{painted:?}");
+        let plain: String = {
+            let mut text = painted.clone();
+            for code in ["\x1b[35m", "\x1b[32m", "\x1b[2m", "\x1b[36m", "\x1b[0m"] {
+                text = text.replace(code, "");
+            }
+            text
+        };
+        assert_eq!(plain, "let x = \"a # b\"; // note");
     }
 
     #[test]
