@@ -101,6 +101,7 @@ pub struct LocalSettings {
     pub model_url: Option<String>,
     pub model_sha256: Option<String>,
     pub ctx: u32,
+    /// 0 means one per core, at most 4.
     pub threads: u32,
     /// Where a downloaded default model is kept.
     pub models_dir: Option<PathBuf>,

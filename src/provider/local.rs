@@ -281,7 +281,11 @@ fn generate(
         let _ = tx.send(Err(message));
         (0, 0)
     };
-    let threads = i32::try_from(settings.threads).unwrap_or(1);
+    let threads = match settings.threads {
+        0 => std::thread::available_parallelism().map_or(2, |n| n.get()).min(4),
+        n => n as usize,
+    };
+    let threads = i32::try_from(threads).unwrap_or(1);
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(settings.ctx))
         .with_n_batch(settings.ctx)
