@@ -282,7 +282,9 @@ fn generate(
         (0, 0)
     };
     let threads = match settings.threads {
-        0 => std::thread::available_parallelism().map_or(2, |n| n.get()).min(4),
+        0 => std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(4),
         n => n as usize,
     };
     let threads = i32::try_from(threads).unwrap_or(1);
