@@ -86,14 +86,9 @@ impl Tool for ExecTool {
         options: RunOptions<'a>,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let args: ExecArgs = match parse_arguments(arguments) {
+            let args: ExecArgs = match super::arguments_or_outcome(self.name(), arguments) {
                 Ok(args) => args,
-                Err(message) => {
-                    return ToolOutcome::failed(
-                        CallErrorCode::InvalidArguments,
-                        super::invalid_arguments(self.name(), &message),
-                    );
-                }
+                Err(outcome) => return *outcome,
             };
             let limit = ctx.exec.timeout;
             let timeout = args

@@ -105,14 +105,9 @@ impl Tool for FilesystemTool {
         _options: RunOptions<'a>,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let args: FsArgs = match parse_arguments(arguments) {
+            let args: FsArgs = match super::arguments_or_outcome(self.name(), arguments) {
                 Ok(args) => args,
-                Err(message) => {
-                    return ToolOutcome::failed(
-                        CallErrorCode::InvalidArguments,
-                        super::invalid_arguments(self.name(), &message),
-                    );
-                }
+                Err(outcome) => return *outcome,
             };
             run(&args, ctx)
         })

@@ -227,6 +227,19 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Stri
     })
 }
 
+/// The typed arguments of a call, or the outcome that tells the model what is wrong with them.
+pub fn arguments_or_outcome<T: DeserializeOwned>(
+    tool: &str,
+    arguments: &Value,
+) -> Result<T, Box<ToolOutcome>> {
+    parse_arguments(arguments).map_err(|message| {
+        Box::new(ToolOutcome::failed(
+            CallErrorCode::InvalidArguments,
+            invalid_arguments(tool, &message),
+        ))
+    })
+}
+
 /// The JSON Schema of an argument type, as providers want it: self-contained (sub-schemas
 /// inlined, no `$ref`, which grammar converters and Gemini reject), no `$schema`, no `title`.
 pub fn schema_of<T: schemars::JsonSchema>() -> Value {

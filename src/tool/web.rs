@@ -247,14 +247,9 @@ impl Tool for WebSearchTool {
         _options: RunOptions<'a>,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let args: WebArgs = match parse_arguments(arguments) {
+            let args: WebArgs = match super::arguments_or_outcome(self.name(), arguments) {
                 Ok(args) => args,
-                Err(message) => {
-                    return ToolOutcome::failed(
-                        CallErrorCode::InvalidArguments,
-                        super::invalid_arguments(self.name(), &message),
-                    );
-                }
+                Err(outcome) => return *outcome,
             };
             let wait = match self.take_budget() {
                 Ok(wait) => wait,
