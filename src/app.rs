@@ -32,6 +32,9 @@ pub fn run(cli: Cli) -> i32 {
     if cli.show_config {
         return show_config(&settings, &env);
     }
+    if let Some(command) = &cli.check_command {
+        return commands::check_command(command, cli.json, &settings, &env);
+    }
     if cli.list_tools {
         return match runtime() {
             Ok(runtime) => runtime.block_on(commands::list_tools(&settings, cli.json)),
@@ -72,9 +75,6 @@ pub fn run(cli: Cli) -> i32 {
 
 /// The commands that answer without settings or a conversation.
 fn utility(cli: &Cli, env: &Env) -> Option<i32> {
-    if let Some(command) = &cli.check_command {
-        return Some(commands::check_command(command, cli.json, env));
-    }
     if let Some(format) = &cli.parse_tool_calls {
         return Some(commands::parse_tool_calls(format));
     }

@@ -9,31 +9,73 @@ use crate::audit::state_dir;
 use crate::cli::Cli;
 use crate::config::{Env, Settings};
 use crate::error::{ConfigError, ExitCode, Report};
-use crate::policy::assess_command;
+use crate::policy::{Policy, Roots, Verdict};
 use crate::provider::{HttpClient, provider_for, select_endpoint};
 use crate::shell::{Shell, context_file, init_script};
 use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, fail};
 
-/// `ai --check-command CMD`: the policy's decision and its reasons.
-pub fn check_command(command: &str, json: bool, env: &Env) -> i32 {
-    let assessment = assess_command(command, env.get("HOME"));
+/// `ai --check-command CMD`: the policy's decision and its reasons, each simple command's verdict,
+/// and the allow rule that would approve it.
+pub fn check_command(command: &str, json: bool, settings: &Settings, env: &Env) -> i32 {
+    let rules = match crate::session::Parts::rules(settings) {
+        Ok(rules) => rules,
+        Err(report) => return fail(&report),
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let home = env.get("HOME").map(std::path::PathBuf::from);
+    let temp = std::env::temp_dir();
+    let roots = Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref());
+    let policy = Policy::new(roots, home, cwd, temp, rules.clone());
+    let assessment = policy.command(command);
+    let approved_by: Vec<Option<String>> = assessment
+        .commands
+        .iter()
+        .map(|unit| {
+            (unit.verdict == Verdict::Ask)
+                .then(|| rules.approving(&unit.command))
+                .flatten()
+        })
+        .collect();
     let text = if json {
-        serde_json::to_string(&assessment).unwrap_or_default()
+        let mut value = serde_json::to_value(&assessment).unwrap_or_default();
+        if let Some(units) = value.get_mut("commands").and_then(|c| c.as_array_mut()) {
+            for (unit, rule) in units.iter_mut().zip(&approved_by) {
+                unit["approved_by"] = serde_json::json!(rule);
+            }
+        }
+        value.to_string()
     } else {
-        let verdict = serde_json::to_value(assessment.verdict)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
-        assessment
+        let mut lines: Vec<String> = assessment
             .reasons
             .iter()
-            .map(|reason| format!("{verdict}: {reason}"))
-            .collect::<Vec<_>>()
-            .join("\n")
+            .map(|reason| format!("{}: {reason}", verdict_name(assessment.verdict)))
+            .collect();
+        if assessment.commands.len() > 1 || approved_by.iter().any(Option::is_some) {
+            for (unit, rule) in assessment.commands.iter().zip(&approved_by) {
+                let rule = rule
+                    .as_ref()
+                    .map(|r| format!(" (approved by {r})"))
+                    .unwrap_or_default();
+                lines.push(format!(
+                    "  {} {}{rule}",
+                    verdict_name(unit.verdict),
+                    ui::sanitize(&unit.command)
+                ));
+            }
+        }
+        lines.join("\n")
     };
     ui::to_stdout(&text);
     ExitCode::Ok.code()
+}
+
+fn verdict_name(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Allow => "allow",
+        Verdict::Ask => "ask",
+        Verdict::Deny => "deny",
+    }
 }
 
 /// `ai --parse-tool-calls FORMAT`: the calls found in model text read from stdin.

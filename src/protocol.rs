@@ -300,6 +300,9 @@ pub enum Event {
     /// Something the user should know that is neither answer nor error (e.g. a retry).
     #[serde(rename = "notice")]
     Notice { message: String },
+    /// The turn has taken in untrusted content: from now on every command asks.
+    #[serde(rename = "turn.tainted")]
+    TurnTainted { source: String },
     #[serde(rename = "run.completed")]
     RunCompleted {
         #[serde(flatten)]

@@ -11,7 +11,7 @@ use crate::agent::{
 use crate::audit::{AuditLog, state_dir};
 use crate::config::{Env, Secret, Settings};
 use crate::error::{ConfigError, ExitCode, Report};
-use crate::policy::{Policy, Roots, sandbox};
+use crate::policy::{Policy, Roots, Rules, sandbox};
 use crate::protocol::{Event, Message, ToolSpec};
 use crate::provider::{HttpClient, Provider, SERVICES, provider_for, select_endpoint};
 use crate::shell::{command_instructions, context_file, last_command};
@@ -56,10 +56,13 @@ impl Parts {
         let home: Option<PathBuf> =
             directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
         let temp = std::env::temp_dir();
-        let policy = Policy {
-            roots: Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref()),
-            home: home.clone(),
-        };
+        let policy = Policy::new(
+            Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref()),
+            home.clone(),
+            cwd.clone(),
+            temp,
+            Self::rules(settings)?,
+        );
         let ctx = ToolContext {
             cwd,
             home,
@@ -95,13 +98,18 @@ impl Parts {
         } else {
             Box::new(TerminalAsker)
         };
-        Gate::new(
+        Ok(Gate::new(
             settings.confirm,
             settings.approve_all,
-            &settings.allow,
+            Self::rules(settings)?,
             asker,
-        )
-        .map_err(|message| Report::from(ConfigError::Usage(message)))
+        ))
+    }
+
+    /// The user's command rules: `--allow` patterns and the `[policy]` table.
+    pub fn rules(settings: &Settings) -> Result<Rules, Report> {
+        Rules::new(&settings.allow, &settings.policy)
+            .map_err(|err| Report::from(ConfigError::Usage(err.to_string())))
     }
 
     /// How tools are called with the current model.

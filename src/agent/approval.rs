@@ -1,11 +1,13 @@
-//! Approval of ask-class calls: `SWEBASH_AI_TOOLS_CONFIRM=false`, `--yes`, `--allow PATTERN` and
-//! "always" answers decide first; otherwise a person at the terminal is asked. With no terminal
-//! the answer is no: we fail closed, never silently approve and never hang.
+//! Approval of ask-class calls: `SWEBASH_AI_TOOLS_CONFIRM=false`, `--yes`, allow rules (`--allow
+//! PATTERN`, `[policy] allow`) and "always" answers decide first; otherwise a person at the
+//! terminal is asked. Rules and "always" approve a command line only when every simple command in
+//! it that asks is covered. With no terminal the answer is no: we fail closed, never silently
+//! approve and never hang.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use crate::policy::Rules;
 
 /// What the person is asked about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +15,8 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// The command, or the path, the call acts on.
     pub subject: String,
+    /// For commands: each simple command that asks; rules must cover every one of them.
+    pub commands: Vec<String>,
     pub reasons: Vec<String>,
     pub cwd: PathBuf,
 }
@@ -53,6 +57,8 @@ pub enum DecidedBy {
     User,
     YesFlag,
     AllowPattern,
+    /// An `allow` rule of the `[policy]` table in config.toml.
+    PolicyRule,
     Config,
     Session,
     NoTerminal,
@@ -65,6 +71,7 @@ impl DecidedBy {
             DecidedBy::User => "user",
             DecidedBy::YesFlag => "--yes",
             DecidedBy::AllowPattern => "--allow",
+            DecidedBy::PolicyRule => "[policy] allow",
             DecidedBy::Config => "SWEBASH_AI_TOOLS_CONFIRM=false",
             DecidedBy::Session => "always (this session)",
             DecidedBy::NoTerminal => "no terminal",
@@ -88,32 +95,30 @@ pub enum GateAnswer {
 pub struct Gate {
     confirm: bool,
     yes: bool,
-    allow: GlobSet,
+    rules: Rules,
     always: HashSet<String>,
     asker: Box<dyn Asker>,
 }
 
 impl Gate {
-    /// `allow` are glob patterns (`git push*`) matched against the whole command.
-    pub fn new(
-        confirm: bool,
-        yes: bool,
-        allow: &[String],
-        asker: Box<dyn Asker>,
-    ) -> Result<Self, String> {
-        let mut builder = GlobSetBuilder::new();
-        for pattern in allow {
-            let glob = Glob::new(pattern).map_err(|err| format!("--allow {pattern:?}: {err}"))?;
-            builder.add(glob);
-        }
-        let allow = builder.build().map_err(|err| err.to_string())?;
-        Ok(Gate {
+    /// `rules` hold the allow patterns (`git push*`), matched against each simple command.
+    pub fn new(confirm: bool, yes: bool, rules: Rules, asker: Box<dyn Asker>) -> Self {
+        Gate {
             confirm,
             yes,
-            allow,
+            rules,
             always: HashSet::new(),
             asker,
-        })
+        }
+    }
+
+    /// What must be covered: each simple command that asks, or the whole subject.
+    fn parts(request: &ApprovalRequest) -> Vec<String> {
+        if request.commands.is_empty() {
+            vec![request.subject.clone()]
+        } else {
+            request.commands.clone()
+        }
     }
 
     pub fn decide(&mut self, request: &ApprovalRequest) -> GateAnswer {
@@ -124,16 +129,19 @@ impl Gate {
         if self.yes {
             return approved(DecidedBy::YesFlag);
         }
-        if self.allow.is_match(&request.subject) {
-            return approved(DecidedBy::AllowPattern);
+        let parts = Self::parts(request);
+        match self.rules.approve_all(&parts) {
+            Some("--allow") => return approved(DecidedBy::AllowPattern),
+            Some(_) => return approved(DecidedBy::PolicyRule),
+            None => {}
         }
-        if self.always.contains(&request.subject) {
+        if parts.iter().all(|p| self.always.contains(p)) {
             return approved(DecidedBy::Session);
         }
         match self.asker.ask(request) {
             Ok(Answer::Yes) => approved(DecidedBy::User),
             Ok(Answer::Always) => {
-                self.always.insert(request.subject.clone());
+                self.always.extend(parts);
                 approved(DecidedBy::User)
             }
             Ok(Answer::Edit(command)) => GateAnswer::Approved {
@@ -166,6 +174,7 @@ mod tests {
         ApprovalRequest {
             tool: "execute_command".into(),
             subject: subject.into(),
+            commands: subject.split("; ").map(String::from).collect(),
             reasons: vec!["`rm` deletes files".into()],
             cwd: PathBuf::from("/w"),
         }
@@ -173,7 +182,8 @@ mod tests {
 
     fn gate(confirm: bool, yes: bool, allow: &[&str], answers: Vec<Answer>) -> Option<Gate> {
         let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
-        Gate::new(confirm, yes, &allow, Box::new(Scripted(answers))).ok()
+        let rules = Rules::new(&allow, &crate::config::PolicyConfig::default()).ok()?;
+        Some(Gate::new(confirm, yes, rules, Box::new(Scripted(answers))))
     }
 
     #[test]
@@ -209,6 +219,14 @@ mod tests {
         );
         assert_eq!(
             g.as_mut().map(|g| g.decide(&request("rm x"))),
+            Some(GateAnswer::Denied {
+                by: DecidedBy::NoTerminal
+            })
+        );
+        // A pattern approves a line only when it covers every command in it that asks.
+        assert_eq!(
+            g.as_mut()
+                .map(|g| g.decide(&request("git push origin main; rm -rf src"))),
             Some(GateAnswer::Denied {
                 by: DecidedBy::NoTerminal
             })

@@ -82,7 +82,33 @@ impl Agent<'_> {
             );
         }
         let action = tool.action(&call.arguments, self.ctx);
-        let assessment = self.policy.decide(&action);
+        let mut assessment = self.policy.decide(&action);
+        if let (Some(source), Action::Exec { .. }, Verdict::Allow) =
+            (&turn.tainted, &action, assessment.verdict)
+        {
+            assessment.verdict = Verdict::Ask;
+            assessment.reasons = vec![format!(
+                "the model has read untrusted content from {source}"
+            )];
+        }
+        let (decision, outcome) = self
+            .act(tool, call, &action, assessment.clone(), turn, emit)
+            .await;
+        if decision != Decision::Blocked && decision != Decision::Denied {
+            taint(turn, &action, &assessment, &call.name, emit);
+        }
+        (decision, outcome)
+    }
+
+    async fn act(
+        &mut self,
+        tool: &dyn Tool,
+        call: &ToolCall,
+        action: &Action,
+        assessment: Assessment,
+        turn: &mut TurnState,
+        emit: &mut dyn FnMut(&Event),
+    ) -> (Decision, ToolOutcome) {
         match assessment.verdict {
             Verdict::Deny => (Decision::Blocked, blocked(&assessment)),
             Verdict::Allow => {
@@ -96,7 +122,7 @@ impl Agent<'_> {
                 (Decision::Allow, outcome)
             }
             Verdict::Ask => {
-                self.ask_then_run(tool, call, &action, assessment, turn, emit)
+                self.ask_then_run(tool, call, action, assessment, turn, emit)
                     .await
             }
         }
@@ -119,6 +145,7 @@ impl Agent<'_> {
         let request = ApprovalRequest {
             tool: call.name.clone(),
             subject: subject.clone(),
+            commands: assessment.to_approve(),
             reasons: assessment.reasons,
             cwd: self.ctx.cwd.clone(),
         };
@@ -153,11 +180,17 @@ impl Agent<'_> {
                 let recheck = self.policy.decide(&Action::Exec {
                     command: command.clone(),
                 });
+                let mut arguments = call.arguments.clone();
+                arguments["command"] = Value::String(command.clone());
+                emit(&Event::Notice {
+                    message: format!(
+                        "edited command, {}: {command}",
+                        verdict_word(recheck.verdict)
+                    ),
+                });
                 if recheck.verdict == Verdict::Deny {
                     return (Decision::Blocked, blocked(&recheck));
                 }
-                let mut arguments = call.arguments.clone();
-                arguments["command"] = Value::String(command.clone());
                 let mut outcome = self.run_tool(tool, &arguments, &call.id, None, emit).await;
                 outcome.result.note = Some(format!(
                     "the user edited the command before it ran; it ran as: {command}"
@@ -187,6 +220,38 @@ impl Agent<'_> {
             output: &mut output,
         };
         tool.run(arguments, self.ctx, options).await
+    }
+}
+
+fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Allow => "known safe",
+        Verdict::Ask => "approved by the user",
+        Verdict::Deny => "blocked by policy",
+    }
+}
+
+/// After a call has run: if it took in untrusted content, every later command of the turn asks.
+fn taint(
+    turn: &mut TurnState,
+    action: &Action,
+    assessment: &Assessment,
+    tool: &str,
+    emit: &mut dyn FnMut(&Event),
+) {
+    if turn.tainted.is_some() {
+        return;
+    }
+    let source = match action {
+        Action::Network { .. } => Some(format!("the results of `{tool}`")),
+        Action::External { server, .. } => Some(format!("the MCP server {server}")),
+        Action::Read { .. } | Action::Exec { .. } => assessment.untrusted.clone(),
+    };
+    if let Some(source) = source {
+        emit(&Event::TurnTainted {
+            source: source.clone(),
+        });
+        turn.tainted = Some(source);
     }
 }
 

@@ -149,6 +149,11 @@ impl Agent<'_> {
             if let Some(hit) = hit {
                 break limit_end(hit);
             }
+            // With no one to ask, a refusal ends the turn: the model gets no chance to route
+            // around it with another call.
+            if let Some(subject) = turn.unapproved.first() {
+                break denied_end(subject);
+            }
         };
         emit(&Event::TurnCompleted {
             usage,
@@ -168,6 +173,13 @@ impl Agent<'_> {
         let mut hit = None;
         let mut results = Vec::new();
         for call in calls {
+            if !turn.unapproved.is_empty() {
+                results.push(ToolResult::fail(
+                    ToolErrorType::PermissionError,
+                    "not run: an earlier call needed approval that no one could give, which ended the run",
+                ));
+                continue;
+            }
             let result = match hit.or_else(|| turn.begin_call(self.limits).err()) {
                 Some(limit) => {
                     hit = Some(limit);

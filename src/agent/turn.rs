@@ -37,8 +37,10 @@ pub struct TurnState {
     pub iterations: u32,
     pub calls: u32,
     answered: HashMap<String, ToolOutcome>,
-    /// Subjects of calls that needed approval when no one could give it.
+    /// Subjects of calls that needed approval when no one could give it: the turn ends.
     pub unapproved: Vec<String>,
+    /// Where untrusted content came from, once the turn has taken some in.
+    pub tainted: Option<String>,
 }
 
 impl TurnState {

@@ -99,6 +99,23 @@ pub struct FileLayer {
     pub path: Option<PathBuf>,
     values: BTreeMap<String, String>,
     pub mcp_servers: Vec<McpServerConfig>,
+    pub policy: PolicyConfig,
+}
+
+/// The `[policy]` table: the user's own command rules, as glob patterns matched against each
+/// simple command of a line (`"terraform plan*"`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Run without asking (like `--allow`).
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Always ask, even for commands ai knows to be safe.
+    #[serde(default)]
+    pub ask: Vec<String>,
+    /// Never run; nothing overrides this.
+    #[serde(default)]
+    pub deny: Vec<String>,
 }
 
 /// One `[[mcp_servers]]` table.
@@ -157,7 +174,14 @@ impl FileLayer {
             .map_err(|err: toml::de::Error| file_error(err.message().to_string()))?;
         let mut values = BTreeMap::new();
         let mut mcp_servers = Vec::new();
+        let mut policy = PolicyConfig::default();
         for (key, value) in table {
+            if key == "policy" {
+                policy = value.try_into().map_err(|err: toml::de::Error| {
+                    file_error(format!("[policy]: {}", err.message()))
+                })?;
+                continue;
+            }
             if key == "mcp_servers" {
                 mcp_servers = value.try_into().map_err(|err: toml::de::Error| {
                     file_error(format!("[[mcp_servers]]: {}", err.message()))
@@ -199,6 +223,7 @@ impl FileLayer {
             path: Some(path.to_path_buf()),
             values,
             mcp_servers,
+            policy,
         })
     }
 

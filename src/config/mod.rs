@@ -6,7 +6,9 @@ mod layer;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use layer::{ENV_PREFIX, Env, FileLayer, McpServerConfig, Secret, Shown, Source, env_name};
+pub use layer::{
+    ENV_PREFIX, Env, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, Source, env_name,
+};
 
 use crate::cli::Cli;
 use crate::error::ConfigError;
@@ -164,6 +166,8 @@ pub struct Settings {
     pub local: LocalSettings,
     /// The enabled MCP servers (none when `SWEBASH_AI_MCP=off`).
     pub mcp_servers: Vec<McpServerConfig>,
+    /// The `[policy]` rules of the config file.
+    pub policy: PolicyConfig,
     pub http: HttpSettings,
     /// Each value with its source, for `--show-config`.
     pub shown: Vec<Shown>,
@@ -397,7 +401,7 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
     };
     let unknown_file_keys = file
         .keys()
-        .filter(|k| !KNOWN_FILE_KEYS.contains(k) && *k != "mcp_servers")
+        .filter(|k| !KNOWN_FILE_KEYS.contains(k) && *k != "mcp_servers" && *k != "policy")
         .map(String::from)
         .collect();
     Ok(Settings {
@@ -435,6 +439,7 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
             models_dir: cache_base(env).map(|d| d.join("swebash-ai").join("models")),
         },
         cache_dir: cache_base(env).map(|d| d.join("swebash-ai").join("mcp")),
+        policy: file.policy.clone(),
         mcp_servers: if mcp {
             file.mcp_servers
                 .iter()

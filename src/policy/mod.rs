@@ -1,16 +1,31 @@
 //! The policy engine: every tool call gets a verdict (allow, ask or deny) with short human reasons.
 //! Tools never decide for themselves; the agent asks here, then asks the user if needed.
+//!
+//! Commands are judged as an allowlist: a line runs without asking only when every simple command
+//! in it is known safe (`safe`), nothing in it reaches a secret by any spelling (`reach`), and no
+//! rule of the user's says otherwise (`rules`). Data flows one way: `shell` parses, `classify`
+//! walks what was parsed, the tables (`safe*`, `danger`) judge one command at a time.
 
-mod command;
+mod classify;
+mod danger;
 mod path;
+mod reach;
 mod rules;
+mod safe;
+mod safe_dev;
+mod safe_net;
+mod safe_sys;
+mod safe_text;
 pub mod sandbox;
+mod shell;
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use path::{Roots, sensitive};
+pub use classify::Unit;
+pub use path::{Roots, project_root, sensitive};
+pub use rules::{Rules, RulesError};
 
 use crate::protocol::Action;
 
@@ -36,41 +51,61 @@ pub struct Assessment {
     #[serde(rename = "decision")]
     pub verdict: Verdict,
     pub reasons: Vec<String>,
+    /// For commands: the verdict on each simple command (approvals match these one by one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<Unit>,
+    /// For commands: what untrusted input it takes in (a file outside the project, the network).
+    #[serde(skip)]
+    pub untrusted: Option<String>,
 }
 
 impl Assessment {
-    fn from_findings(findings: Vec<Finding>, allow_reason: &str) -> Self {
-        let verdict = findings
+    fn from_units(units: Vec<Unit>, allow_reason: &str) -> Self {
+        let verdict = units
             .iter()
-            .map(|f| f.verdict)
+            .map(|u| u.verdict)
             .max()
             .unwrap_or(Verdict::Allow);
         let mut reasons: Vec<String> = Vec::new();
-        for finding in findings.into_iter().filter(|f| f.verdict == verdict) {
-            if !reasons.contains(&finding.reason) {
-                reasons.push(finding.reason);
+        for unit in units.iter().filter(|u| u.verdict == verdict) {
+            for reason in &unit.reasons {
+                if !reasons.contains(reason) {
+                    reasons.push(reason.clone());
+                }
             }
         }
         if reasons.is_empty() {
             reasons.push(allow_reason.to_string());
         }
-        Assessment { verdict, reasons }
+        Assessment {
+            verdict,
+            reasons,
+            commands: units,
+            untrusted: None,
+        }
     }
 
     pub fn allow(reason: &str) -> Self {
+        Assessment::single(Verdict::Allow, reason.to_string())
+    }
+
+    fn single(verdict: Verdict, reason: String) -> Self {
         Assessment {
-            verdict: Verdict::Allow,
-            reasons: vec![reason.to_string()],
+            verdict,
+            reasons: vec![reason],
+            commands: Vec::new(),
+            untrusted: None,
         }
     }
-}
 
-/// The verdict on a shell command, from its parsed parts.
-pub fn assess_command(command: &str, home: Option<&str>) -> Assessment {
-    Assessment::from_findings(
-        command::findings(command, home),
-        "nothing in it deletes, overwrites, escalates privileges or writes files",
-    )
+    /// The simple commands a person (or an approval rule) must approve for the line to run.
+    pub fn to_approve(&self) -> Vec<String> {
+        self.commands
+            .iter()
+            .filter(|u| u.verdict == Verdict::Ask)
+            .map(|u| u.command.clone())
+            .collect()
+    }
 }
 
 /// Decides on the actions of tool calls.
@@ -78,19 +113,43 @@ pub fn assess_command(command: &str, home: Option<&str>) -> Assessment {
 pub struct Policy {
     pub roots: Roots,
     pub home: Option<PathBuf>,
+    /// Where commands start.
+    pub cwd: PathBuf,
+    /// The project root (canonical), or none when commands run from home, `/` or a system dir.
+    pub project: Option<PathBuf>,
+    pub temp: PathBuf,
+    /// The user's `[policy]` rules from config.toml.
+    pub rules: Rules,
 }
 
 impl Policy {
+    pub fn new(
+        roots: Roots,
+        home: Option<PathBuf>,
+        cwd: PathBuf,
+        temp: PathBuf,
+        rules: Rules,
+    ) -> Self {
+        let project =
+            project_root(&cwd, home.as_deref()).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        let temp = std::fs::canonicalize(&temp).unwrap_or(temp);
+        Policy {
+            roots,
+            home,
+            cwd,
+            project,
+            temp,
+            rules,
+        }
+    }
+
     pub fn decide(&self, action: &Action) -> Assessment {
         match action {
             Action::Read {
                 requested,
                 resolved,
             } => self.read(requested, resolved),
-            Action::Exec { command } => {
-                let home = self.home.as_ref().map(|h| h.to_string_lossy().into_owned());
-                assess_command(command, home.as_deref())
-            }
+            Action::Exec { command } => self.command(command),
             Action::Network { .. } => Assessment::allow("a web search only reads public pages"),
             Action::External {
                 server,
@@ -101,34 +160,52 @@ impl Policy {
                 tool,
                 server,
                 allowed: false,
-            } => Assessment {
-                verdict: Verdict::Ask,
-                reasons: vec![format!(
-                    "`{tool}` comes from the MCP server {server}; what it does is unknown"
-                )],
-            },
+            } => Assessment::single(
+                Verdict::Ask,
+                format!("`{tool}` comes from the MCP server {server}; what it does is unknown"),
+            ),
         }
+    }
+
+    /// The verdict on a shell command line, simple command by simple command.
+    pub fn command(&self, command: &str) -> Assessment {
+        let scope = classify::Scope {
+            home: self.home.as_deref(),
+            cwd: self.cwd.clone(),
+            project: self.project.as_deref(),
+            temp: &self.temp,
+        };
+        let judgement = classify::judge_line(command, &scope);
+        let units = self.rules.apply(judgement.units);
+        let mut assessment = Assessment::from_units(
+            units,
+            "every part of it is a read-only or build command ai knows to be safe",
+        );
+        assessment.untrusted = judgement.untrusted;
+        assessment
     }
 
     fn read(&self, requested: &std::path::Path, resolved: &std::path::Path) -> Assessment {
         let home = self.home.as_deref();
         if let Some(what) = sensitive(requested, home).or_else(|| sensitive(resolved, home)) {
-            return Assessment {
-                verdict: Verdict::Deny,
-                reasons: vec![format!("{} is sensitive: {what}", requested.display())],
-            };
+            return Assessment::single(
+                Verdict::Deny,
+                format!("{} is sensitive: {what}", requested.display()),
+            );
         }
         if self.roots.contains(resolved) {
             Assessment::allow("inside the allowed roots")
         } else {
-            Assessment {
-                verdict: Verdict::Ask,
-                reasons: vec![format!(
+            let mut assessment = Assessment::single(
+                Verdict::Ask,
+                format!(
                     "{} is outside the allowed roots ({})",
                     resolved.display(),
                     self.roots.label
-                )],
-            }
+                ),
+            );
+            assessment.untrusted = Some(resolved.display().to_string());
+            assessment
         }
     }
 }

@@ -48,21 +48,38 @@ impl Roots {
 const HOME_SECRETS: &[(&str, &str)] = &[
     (".ssh", "SSH keys"),
     (".gnupg", "GnuPG keys"),
-    (".aws/credentials", "AWS credentials"),
-    (".aws/config", "AWS configuration"),
+    (".aws", "AWS credentials"),
     (".config/gcloud", "Google Cloud credentials"),
     (".azure", "Azure credentials"),
-    (".kube/config", "Kubernetes credentials"),
+    (".kube", "Kubernetes credentials"),
     (".netrc", "login credentials"),
     (".docker/config.json", "Docker registry credentials"),
     (".git-credentials", "git credentials"),
-    (".config/gh/hosts.yml", "GitHub CLI credentials"),
+    (".config/gh", "GitHub CLI credentials"),
+    (".config/hub", "GitHub credentials"),
     (".pgpass", "PostgreSQL passwords"),
+    (".my.cnf", "MySQL passwords"),
     (".pypirc", "PyPI credentials"),
     (".npmrc", "npm tokens"),
+    (".yarnrc.yml", "yarn tokens"),
+    (".gem/credentials", "RubyGems credentials"),
+    (".cargo/credentials", "crates.io token"),
     (".cargo/credentials.toml", "crates.io token"),
-    (".config/swebash-ai", "this tool's own settings and keys"),
+    (
+        ".terraform.d/credentials.tfrc.json",
+        "Terraform Cloud token",
+    ),
+    (".vault-token", "Vault token"),
+    (".s3cfg", "S3 credentials"),
+    (".boto", "cloud credentials"),
+    (".config/rclone", "cloud storage credentials"),
+    (".config/op", "1Password CLI data"),
+    (".local/share/keyrings", "the desktop keyring"),
     (".password-store", "the password store"),
+    (".config/google-chrome", "browser cookies and passwords"),
+    (".config/chromium", "browser cookies and passwords"),
+    (".mozilla", "browser cookies and passwords"),
+    (".config/swebash-ai", "this tool's own settings and keys"),
 ];
 
 const SYSTEM_SECRETS: &[(&str, &str)] = &[
@@ -82,7 +99,12 @@ pub fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
     {
         return Some(format!("~/{prefix} ({what})"));
     }
-    if let Some((prefix, what)) = SYSTEM_SECRETS.iter().find(|(p, _)| path.starts_with(p)) {
+    // `/root` is someone else's home unless it is ours (then the home rules above apply).
+    let own_home = |prefix: &str| home.is_some_and(|h| h == Path::new(prefix));
+    if let Some((prefix, what)) = SYSTEM_SECRETS
+        .iter()
+        .find(|(p, _)| path.starts_with(p) && !own_home(p))
+    {
         return Some(format!("{prefix} ({what})"));
     }
     let text = path.to_string_lossy();
@@ -111,24 +133,33 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
     None
 }
 
-/// Whether a command argument names a sensitive file (`~/.ssh/id_rsa`, `$HOME/.aws/credentials`,
-/// `.env`), judged on the text alone: the command has not run yet.
-pub fn sensitive_mention(arg: &str, home: Option<&str>) -> Option<String> {
-    let arg = arg.split_once('=').map_or(arg, |(_, value)| value);
-    if arg.is_empty() || arg.starts_with('-') {
-        return None;
-    }
-    let expanded = ["~/", "$HOME/", "${HOME}/"]
-        .iter()
-        .find_map(|prefix| arg.strip_prefix(prefix))
-        .and_then(|rest| home.map(|h| format!("{}/{rest}", h.trim_end_matches('/'))))
-        .unwrap_or_else(|| arg.to_string());
-    let path = PathBuf::from(&expanded);
-    if path.is_absolute() {
-        return sensitive(&path, home.map(Path::new));
-    }
-    let name = path.file_name()?.to_string_lossy().into_owned();
-    secret_file_name(&name).map(|what| format!("{name} ({what})"))
+/// Whether `dir` holds a secret location somewhere below it (so reading it recursively reads them).
+pub fn holds_secrets(dir: &Path, home: Option<&Path>) -> bool {
+    let below = |secret: &Path| secret.starts_with(dir) && secret != dir;
+    dir == Path::new("/")
+        || home.is_some_and(|h| h.starts_with(dir))
+        || home.is_some_and(|h| HOME_SECRETS.iter().any(|(p, _)| below(&h.join(p))))
+        || SYSTEM_SECRETS.iter().any(|(p, _)| below(Path::new(p)))
+}
+
+/// The project a command works on: the enclosing git work tree, else the working directory; none
+/// when that is the home directory, `/` or a system directory (nothing there is "the project").
+pub fn project_root(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let root = cwd
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf();
+    let system = [
+        "/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/opt", "/proc", "/root", "/run",
+        "/sbin", "/srv", "/sys", "/usr", "/var", "/home", "/tmp",
+    ];
+    let is_system = system.iter().any(|dir| root == Path::new(dir))
+        || ["/usr/", "/etc/", "/proc/", "/sys/", "/dev/", "/boot/"]
+            .iter()
+            .any(|prefix| root.starts_with(prefix));
+    let is_home = home.is_some_and(|h| root == h || h.starts_with(&root));
+    (!is_system && !is_home).then_some(root)
 }
 
 #[cfg(test)]
@@ -183,21 +214,9 @@ mod tests {
     }
 
     #[test]
-    fn command_arguments_naming_secrets_are_noticed() {
-        assert!(sensitive_mention("~/.ssh/id_rsa", Some(HOME)).is_some());
-        assert!(sensitive_mention("$HOME/.aws/credentials", Some(HOME)).is_some());
-        assert!(sensitive_mention(".env", Some(HOME)).is_some());
-        assert!(sensitive_mention("--file=/etc/shadow", Some(HOME)).is_some());
-        assert!(sensitive_mention("src/main.rs", Some(HOME)).is_none());
-        assert!(sensitive_mention("-la", Some(HOME)).is_none());
-    }
-
-    #[test]
     fn roots_contain_what_is_under_them() {
-        let Ok(dir) = tempfile::tempdir() else { return };
-        let Ok(real) = std::fs::canonicalize(dir.path()) else {
-            return;
-        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        let real = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
         let roots = Roots::new(&["cwd".into()], &real, &real, None);
         assert!(roots.contains(&real.join("a/b")));
         assert!(!roots.contains(Path::new("/etc/passwd")));

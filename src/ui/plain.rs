@@ -150,6 +150,9 @@ impl Frontend for PlainPrinter {
                 self.spin("thinking");
             }
             Event::Notice { message } => self.note(&format!("ai: {message}")),
+            Event::TurnTainted { source } => self.note(&format!(
+                "ai: the model has read untrusted content from {source}; every command asks for the rest of this turn"
+            )),
             Event::RunCompleted { .. } => {
                 self.stop_spinner();
                 self.flush_markdown();

@@ -1,0 +1,516 @@
+//! Judges a whole command line: each simple command the parser found is looked up in the safe
+//! table (unwrapping `sudo`, `nice`, `xargs`, `find -exec`, `bash -c` strings, ...), its words are
+//! checked for secrets by every spelling, and the result is one verdict per simple command. A line
+//! runs without asking only when every one of them is `allow`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::danger::{self, basename, is_block_device, risky_variable};
+use super::path::holds_secrets;
+use super::reach::{Place, has_glob};
+use super::safe::{self, Judged, operands, skip_options};
+use super::shell::{self, Redirect, RedirectKind, Word};
+use super::{Finding, Verdict};
+
+/// How deep `bash -c "bash -c '...'"` strings are followed before giving up and asking.
+const MAX_STRING_DEPTH: usize = 6;
+/// How many wrappers (`nice timeout sudo env ...`) are unwrapped before giving up and asking.
+const MAX_WRAPPERS: usize = 16;
+
+/// Where a command runs.
+#[derive(Debug, Clone)]
+pub struct Scope<'a> {
+    pub home: Option<&'a Path>,
+    pub cwd: PathBuf,
+    /// The project root (canonical); `None` when there is no project (home, `/`, a system dir).
+    pub project: Option<&'a Path>,
+    pub temp: &'a Path,
+}
+
+/// The verdict on one simple command (or one redirection, or one assignment) of a line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unit {
+    pub command: String,
+    #[serde(rename = "decision")]
+    pub verdict: Verdict,
+    pub reasons: Vec<String>,
+}
+
+/// Everything known about a line before it runs.
+#[derive(Debug, Clone, Default)]
+pub struct Judgement {
+    pub units: Vec<Unit>,
+    /// Something in it talks to the network.
+    pub network: bool,
+    /// It reads something from outside the project (a file, the network): its output is untrusted.
+    pub untrusted: Option<String>,
+}
+
+pub fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
+    let mut judge = Judge {
+        place: Place {
+            home: scope.home,
+            cwd: scope.cwd.clone(),
+        },
+        project: scope.project,
+        temp: scope.temp,
+        out: Judgement::default(),
+    };
+    judge.line(line, 0);
+    judge.out
+}
+
+struct Judge<'a> {
+    place: Place<'a>,
+    project: Option<&'a Path>,
+    temp: &'a Path,
+    out: Judgement,
+}
+
+impl Judge<'_> {
+    fn unit(&mut self, command: &str, findings: Vec<Finding>) {
+        let verdict = findings
+            .iter()
+            .map(|f| f.verdict)
+            .max()
+            .unwrap_or(Verdict::Allow);
+        let mut reasons: Vec<String> = Vec::new();
+        for finding in findings.into_iter().filter(|f| f.verdict == verdict) {
+            if !reasons.contains(&finding.reason) {
+                reasons.push(finding.reason);
+            }
+        }
+        self.out.units.push(Unit {
+            command: command.to_string(),
+            verdict,
+            reasons,
+        });
+    }
+
+    fn line(&mut self, text: &str, depth: usize) {
+        if depth > MAX_STRING_DEPTH {
+            self.unit(
+                text,
+                vec![ask("shell strings are nested too deeply to check")],
+            );
+            return;
+        }
+        let script = shell::parse(text);
+        if let Some(why) = script.unreadable {
+            self.unit(text, vec![ask(why)]);
+        }
+        for name in &script.fork_bombs {
+            let reason = format!("the function `{name}` calls itself in a pipeline: a fork bomb");
+            self.unit(text, vec![deny(reason)]);
+        }
+        for (name, value) in &script.assignments {
+            let mut findings = Vec::new();
+            self.assignment(name, value, &mut findings);
+            self.unit(&format!("{name}={}", value.text), findings);
+        }
+        for word in &script.loose_words {
+            let mut findings = Vec::new();
+            self.secret(word, &mut findings);
+            if !findings.is_empty() {
+                self.unit(&word.text, findings);
+            }
+        }
+        // Redirections are judged from where the line starts and again after its `cd`s.
+        for redirect in &script.redirects {
+            self.redirect(redirect);
+        }
+        for command in &script.commands {
+            let mut findings = Vec::new();
+            let context = Context {
+                background: command.background,
+                depth,
+            };
+            self.simple(
+                &command.words,
+                &command.assignments,
+                context,
+                0,
+                &mut findings,
+            );
+            self.unit(&command.text, findings);
+        }
+        for redirect in script
+            .redirects
+            .iter()
+            .filter(|r| r.kind == RedirectKind::Input)
+        {
+            self.redirect(redirect);
+        }
+    }
+
+    fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
+        if let Some(why) = risky_variable(name) {
+            findings.push(ask(format!("`{name}=` {why}")));
+        }
+        self.secret(value, findings);
+    }
+
+    fn redirect(&mut self, redirect: &Redirect) {
+        let target = &redirect.target;
+        let mut findings = Vec::new();
+        match redirect.kind {
+            RedirectKind::Duplicate => return,
+            RedirectKind::Input => {
+                self.secret(target, &mut findings);
+                if target.text.starts_with("/dev/tcp/") || target.text.starts_with("/dev/udp/") {
+                    findings.push(ask(format!(
+                        "`{}` opens a network connection",
+                        redirect.text
+                    )));
+                }
+                self.note_untrusted(target);
+            }
+            RedirectKind::Output => {
+                let path = target.text.as_str();
+                if is_block_device(path) {
+                    findings.push(deny(format!(
+                        "a redirection writes onto the block device {path}"
+                    )));
+                } else if !matches!(
+                    path,
+                    "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+                ) && !(path.starts_with("/dev/fd/") && !target.dynamic)
+                {
+                    self.secret(target, &mut findings);
+                    findings.push(ask(format!("`{}` writes to a file", redirect.text)));
+                }
+            }
+        }
+        if !findings.is_empty() {
+            self.unit(&redirect.text, findings);
+        }
+    }
+
+    /// Judges one simple command into `findings`.
+    fn simple(
+        &mut self,
+        words: &[Word],
+        assignments: &[(String, Word)],
+        context: Context,
+        wraps: usize,
+        findings: &mut Vec<Finding>,
+    ) {
+        for (name, value) in assignments {
+            self.assignment(name, value, findings);
+        }
+        let Some((name, args)) = words.split_first() else {
+            return;
+        };
+        if wraps > MAX_WRAPPERS {
+            findings.push(ask("the command is wrapped too deeply to check"));
+            return;
+        }
+        if name.dynamic || has_glob(&name.text) {
+            findings.push(ask(format!(
+                "the command name `{}` is computed at run time",
+                name.text
+            )));
+            self.secrets_in(args, findings);
+            return;
+        }
+        if name.text.contains('/') && !in_system_bin(&name.text) {
+            self.project_file(name, findings);
+            self.secrets_in(args, findings);
+            return;
+        }
+        let base = basename(&name.text);
+        if let Some(inner) = self.wrapper(base, args, context, findings) {
+            self.simple(inner, &[], context, wraps + 1, findings);
+            return;
+        }
+        if matches!(base, "cd" | "pushd") {
+            self.cd(args, findings);
+        }
+        let home = self.place.home.map(|h| h.to_string_lossy().into_owned());
+        let judged = safe::judge(base, args);
+        let explained = danger::explain(base, args, home.as_deref());
+        // A program in the safe table has its own reasons; only the deny rules still apply.
+        findings.extend(
+            explained
+                .into_iter()
+                .filter(|f| !judged.known || f.verdict == Verdict::Deny),
+        );
+        if !judged.known && !findings.iter().any(|f| f.verdict > Verdict::Allow) {
+            findings.push(ask(danger::category(base).unwrap_or_else(|| {
+                format!("`{base}` is not a program ai knows to be safe to run unasked")
+            })));
+        }
+        findings.extend(judged.asks.iter().cloned().map(ask));
+        self.follow(&judged, context, wraps, findings);
+        if !judged.names_only {
+            self.secrets_in(args, findings);
+            self.reads(base, args, &judged, findings);
+        }
+    }
+
+    /// What a command runs or touches besides itself: inner commands, strings, scripts, files.
+    fn follow(
+        &mut self,
+        judged: &Judged,
+        context: Context,
+        wraps: usize,
+        findings: &mut Vec<Finding>,
+    ) {
+        for inner in &judged.inner {
+            self.simple(inner, &[], context, wraps + 1, findings);
+        }
+        for string in &judged.strings {
+            if string.dynamic {
+                findings.push(ask(format!(
+                    "runs a shell string computed at run time: {}",
+                    string.text
+                )));
+            } else {
+                self.line(&string.text, context.depth + 1);
+            }
+        }
+        for script in &judged.scripts {
+            self.project_file(script, findings);
+        }
+        for dir in &judged.dirs {
+            self.inside(dir, false, "works in", findings);
+        }
+        for output in &judged.outputs {
+            self.inside(output, true, "writes", findings);
+        }
+        for read in &judged.reads {
+            self.secret(read, findings);
+            self.note_untrusted(read);
+        }
+        if judged.network {
+            self.out.network = true;
+            self.out
+                .untrusted
+                .get_or_insert_with(|| "the network".into());
+        }
+    }
+
+    /// The command that a wrapper runs, with the wrapper's own reasons to ask.
+    fn wrapper<'w>(
+        &mut self,
+        base: &str,
+        args: &'w [Word],
+        context: Context,
+        findings: &mut Vec<Finding>,
+    ) -> Option<&'w [Word]> {
+        let inner = match base {
+            "sudo" | "doas" | "pkexec" | "run0" => {
+                findings.push(ask(format!(
+                    "`{base}` runs a command with elevated privileges"
+                )));
+                skip_options(
+                    args,
+                    &[
+                        "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group",
+                    ],
+                )
+            }
+            "su" => {
+                findings.push(ask("`su` runs commands as another user"));
+                if let Some(pos) = args
+                    .iter()
+                    .position(|a| a.text == "-c" || a.text == "--command")
+                    && let Some(string) = args.get(pos + 1)
+                {
+                    self.follow(
+                        &Judged {
+                            strings: vec![string.clone()],
+                            ..Judged::default()
+                        },
+                        context,
+                        0,
+                        findings,
+                    );
+                }
+                return None;
+            }
+            "setsid" | "disown" => {
+                findings.push(ask(format!(
+                    "`{base}` starts a process that keeps running after ai"
+                )));
+                skip_options(args, &[])
+            }
+            "nohup" => {
+                if context.background {
+                    findings.push(ask("`nohup ... &` keeps running after ai"));
+                }
+                skip_options(args, &[])
+            }
+            "nice" => skip_options(args, &["-n", "--adjustment"]),
+            "ionice" => skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"]),
+            "exec" | "time" | "stdbuf" | "unbuffer" | "chronic" => skip_options(args, &["-a"]),
+            "timeout" => {
+                let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
+                rest.get(1..).unwrap_or(&[])
+            }
+            _ => return None,
+        };
+        Some(inner)
+    }
+
+    /// `cd DIR`: a secret directory is denied; later relative paths resolve from the new place.
+    fn cd(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
+        let target = operands(args)
+            .next()
+            .cloned()
+            .unwrap_or_else(|| Word::literal("~"));
+        if target.text == "-" {
+            return;
+        }
+        self.secret(&target, findings);
+        match self.place.paths(&target).and_then(|p| p.into_iter().next()) {
+            Some(dir) => self.place.cwd = dir,
+            None => findings.push(ask(format!(
+                "`cd {}` goes to a directory computed at run time",
+                target.text
+            ))),
+        }
+    }
+
+    fn secrets_in(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
+        for arg in args {
+            self.secret(arg, findings);
+        }
+    }
+
+    fn secret(&self, word: &Word, findings: &mut Vec<Finding>) {
+        if let Some(what) = self.place.secret(word) {
+            findings.push(deny(format!("it reaches {what}, a secret")));
+        }
+    }
+
+    /// Reading programs: computed paths ask, whole-home reads ask, outside files taint.
+    fn reads(&mut self, base: &str, args: &[Word], judged: &Judged, findings: &mut Vec<Finding>) {
+        if judged.known
+            && args.iter().any(|a| {
+                a.dynamic
+                    && (a.text.contains("$(") || a.text.contains('`') || a.text.contains("<("))
+            })
+        {
+            findings.push(ask(format!(
+                "`{base}` is given a path computed at run time, which ai cannot check"
+            )));
+        }
+        let mut targets: Vec<PathBuf> = operands(args)
+            .filter_map(|w| self.place.paths(w))
+            .flatten()
+            .filter(|p| p.is_dir() || !p.exists())
+            .collect();
+        if judged.recursive {
+            if targets.iter().all(|p| !p.is_dir()) {
+                targets.push(self.place.cwd.clone());
+            }
+            if let Some(dir) = targets
+                .iter()
+                .find(|d| d.is_dir() && holds_secrets(d, self.place.home))
+            {
+                findings.push(ask(format!(
+                    "`{base}` reads all of {}, secrets included",
+                    dir.display()
+                )));
+            }
+        }
+        for arg in operands(args) {
+            self.note_untrusted(arg);
+        }
+    }
+
+    /// Remembers the first existing file read from outside the project and the system.
+    fn note_untrusted(&mut self, word: &Word) {
+        if self.out.untrusted.is_some() {
+            return;
+        }
+        let Some(paths) = self.place.paths(word) else {
+            return;
+        };
+        for path in paths.into_iter().filter(|p| p.is_file()) {
+            let real = std::fs::canonicalize(&path).unwrap_or(path);
+            let trusted = self.project.is_some_and(|p| real.starts_with(p))
+                || [
+                    "/usr/", "/etc/", "/proc/", "/sys/", "/lib", "/bin/", "/opt/", "/dev/",
+                ]
+                .iter()
+                .any(|dir| real.starts_with(dir));
+            if !trusted {
+                self.out.untrusted = Some(real.display().to_string());
+                return;
+            }
+        }
+    }
+
+    /// A program or script run from a file: safe only when the file is the project's own.
+    fn project_file(&mut self, word: &Word, findings: &mut Vec<Finding>) {
+        self.inside(word, false, "runs", findings);
+    }
+
+    /// Asks unless `word` names a path inside the project (or temp, when `temp_ok`).
+    fn inside(&mut self, word: &Word, temp_ok: bool, verb: &str, findings: &mut Vec<Finding>) {
+        self.secret(word, findings);
+        let Some(paths) = self.place.paths(word) else {
+            findings.push(ask(format!(
+                "{verb} `{}`, a path computed at run time",
+                word.text
+            )));
+            return;
+        };
+        for path in paths {
+            let real = std::fs::canonicalize(&path).unwrap_or(path);
+            let in_project = self.project.is_some_and(|p| real.starts_with(p));
+            let in_temp = temp_ok && real.starts_with(self.temp);
+            if !in_project && !in_temp {
+                let project = self.project.map_or("there is no project here".into(), |p| {
+                    format!("the project is {}", p.display())
+                });
+                findings.push(ask(format!(
+                    "{verb} {}, outside the project ({project})",
+                    real.display()
+                )));
+                return;
+            }
+        }
+    }
+}
+
+/// What a simple command's surroundings say about it.
+#[derive(Debug, Clone, Copy)]
+struct Context {
+    background: bool,
+    depth: usize,
+}
+
+/// `/usr/bin/ls` is `ls`; a program in any other directory is a file to check.
+fn in_system_bin(path: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "/bin/",
+        "/usr/bin/",
+        "/usr/local/bin/",
+        "/sbin/",
+        "/usr/sbin/",
+        "/usr/local/sbin/",
+    ];
+    DIRS.iter().any(|dir| {
+        path.strip_prefix(dir)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+    })
+}
+
+fn ask(reason: impl Into<String>) -> Finding {
+    Finding {
+        verdict: Verdict::Ask,
+        reason: reason.into(),
+    }
+}
+
+fn deny(reason: impl Into<String>) -> Finding {
+    Finding {
+        verdict: Verdict::Deny,
+        reason: reason.into(),
+    }
+}

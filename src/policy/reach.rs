@@ -1,0 +1,296 @@
+//! What a command's words can reach on this machine, judged before it runs: each word is expanded
+//! the way the shell would (`~`, `$HOME`, braces, globs against the real file system, `..`) and
+//! resolved (symlinks), so a secret is recognised by every spelling of its path.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::path::sensitive;
+use super::shell::Word;
+
+/// At most this many paths are produced from one word (brace and glob expansion).
+const MAX_EXPANSIONS: usize = 2048;
+
+/// Where the command stands: paths are resolved against `cwd`.
+#[derive(Debug, Clone)]
+pub struct Place<'a> {
+    pub home: Option<&'a Path>,
+    pub cwd: PathBuf,
+}
+
+impl Place<'_> {
+    /// The paths a word can name, or `None` when its value is only known at run time.
+    pub fn paths(&self, word: &Word) -> Option<Vec<PathBuf>> {
+        let text = self.expand_variables(&word.text, word.dynamic)?;
+        let mut out = Vec::new();
+        for candidate in path_candidates(&text) {
+            for braced in expand_braces(candidate) {
+                let Some(path) = self.absolute(&braced) else {
+                    continue;
+                };
+                if has_glob(&braced) {
+                    // Unquoted, the shell expands it; quoted, the program takes it as a pattern.
+                    if !word.quoted {
+                        out.extend(expand_glob(&path));
+                    }
+                    continue;
+                }
+                out.push(path);
+                if out.len() >= MAX_EXPANSIONS {
+                    return Some(out);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Why the word reaches a secret, if it does.
+    pub fn secret(&self, word: &Word) -> Option<String> {
+        let paths = self.paths(word)?;
+        paths.iter().find_map(|path| self.secret_path(path))
+    }
+
+    /// Why a path is a secret, judged as written and as resolved through symlinks.
+    pub fn secret_path(&self, path: &Path) -> Option<String> {
+        let lexical = normalize(path);
+        sensitive(&lexical, self.home).or_else(|| {
+            std::fs::canonicalize(&lexical)
+                .ok()
+                .and_then(|real| sensitive(&real, self.home))
+        })
+    }
+
+    /// `$HOME`, `${HOME}` and `$PWD` are known; any other expansion leaves the value unknown.
+    fn expand_variables(&self, text: &str, dynamic: bool) -> Option<String> {
+        if !dynamic {
+            return Some(text.to_string());
+        }
+        let home = self.home.map(|h| h.to_string_lossy().into_owned());
+        let cwd = self.cwd.to_string_lossy().into_owned();
+        let mut expanded = text.to_string();
+        for (name, value) in [("HOME", home.as_deref()), ("PWD", Some(cwd.as_str()))] {
+            if let Some(value) = value {
+                expanded = expanded
+                    .replace(&format!("${{{name}}}"), value)
+                    .replace(&format!("${name}"), value);
+            }
+        }
+        (!expanded.contains('$') && !expanded.contains('`')).then_some(expanded)
+    }
+
+    /// `~`, `~/x`, `~user/x` and relative paths made absolute.
+    fn absolute(&self, text: &str) -> Option<PathBuf> {
+        if text.is_empty() {
+            return None;
+        }
+        let path = if let Some(rest) = text.strip_prefix('~') {
+            let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+            let base = match user {
+                "" => self.home?.to_path_buf(),
+                "root" => PathBuf::from("/root"),
+                "+" => self.cwd.clone(),
+                name => PathBuf::from("/home").join(name),
+            };
+            base.join(tail)
+        } else {
+            self.cwd.join(text)
+        };
+        Some(normalize(&path))
+    }
+}
+
+/// The parts of a word that may be paths: the word itself, the value of `--opt=value` or
+/// `key=value`, a `@file` argument, a `file://` URL, and a path glued to a short option.
+fn path_candidates(text: &str) -> Vec<&str> {
+    let mut out = vec![text];
+    if let Some((_, value)) = text.split_once('=') {
+        out.push(value);
+    }
+    if let Some(rest) = text.strip_prefix('@') {
+        out.push(rest);
+    }
+    if let Some(rest) = text.strip_prefix("file://") {
+        out.push(rest);
+    }
+    if text.starts_with('-')
+        && !text.starts_with("--")
+        && let Some((pos, _)) = text.char_indices().nth(2)
+    {
+        out.push(&text[pos..]);
+    }
+    out.retain(|c| !c.is_empty() && !c.starts_with('-'));
+    out
+}
+
+pub fn has_glob(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+/// `a{b,c}d` → `abd`, `acd` (nested braces too), bounded.
+fn expand_braces(text: &str) -> Vec<String> {
+    let mut done = Vec::new();
+    let mut pending = vec![text.to_string()];
+    while let Some(item) = pending.pop() {
+        if done.len() + pending.len() >= MAX_EXPANSIONS {
+            done.push(item);
+            continue;
+        }
+        match brace_group(&item) {
+            Some((open, close, parts)) => {
+                for part in parts {
+                    pending.push(format!("{}{}{}", &item[..open], part, &item[close + 1..]));
+                }
+            }
+            None => done.push(item),
+        }
+    }
+    done
+}
+
+/// The first `{...}` holding a top-level comma: its byte range and alternatives.
+fn brace_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
+    let bytes = text.as_bytes();
+    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{') {
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if commas.is_empty() {
+                            break;
+                        }
+                        let mut parts = Vec::new();
+                        let mut start = open + 1;
+                        for &comma in &commas {
+                            parts.push(&text[start..comma]);
+                            start = comma + 1;
+                        }
+                        parts.push(&text[start..i]);
+                        return Some((open, i, parts));
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// The existing paths a glob matches, as bash would match them (a leading `.` only by a pattern
+/// that starts with `.`), bounded.
+fn expand_glob(pattern: &Path) -> Vec<PathBuf> {
+    let mut current = vec![PathBuf::from("/")];
+    for component in pattern.components() {
+        let Component::Normal(part) = component else {
+            continue;
+        };
+        let part = part.to_string_lossy();
+        let mut next = Vec::new();
+        if !has_glob(&part) {
+            next.extend(current.iter().map(|dir| dir.join(part.as_ref())));
+        } else if let Ok(glob) = globset::GlobBuilder::new(&part)
+            .literal_separator(true)
+            .build()
+        {
+            let matcher = glob.compile_matcher();
+            for dir in &current {
+                let Ok(entries) = std::fs::read_dir(dir) else {
+                    continue;
+                };
+                for entry in entries.flatten().take(MAX_EXPANSIONS) {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    if name.starts_with('.') && !part.starts_with('.') {
+                        continue;
+                    }
+                    if matcher.is_match(name.as_ref()) {
+                        next.push(dir.join(name.as_ref()));
+                    }
+                }
+            }
+        }
+        next.truncate(MAX_EXPANSIONS);
+        current = next;
+        if current.is_empty() {
+            break;
+        }
+    }
+    current
+}
+
+/// Removes `.` and resolves `..` without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push("/");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn braces_expand_and_are_bounded() {
+        let mut got = expand_braces("~/{.ssh,x}/{a,b}");
+        got.sort();
+        assert_eq!(got, ["~/.ssh/a", "~/.ssh/b", "~/x/a", "~/x/b"]);
+        assert!(expand_braces(&"{a,b}".repeat(40)).len() <= MAX_EXPANSIONS + 1);
+    }
+
+    #[test]
+    fn secrets_are_found_through_every_spelling() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".ssh")).expect("mkdir");
+        std::fs::create_dir_all(home.join("project")).expect("mkdir");
+        std::fs::write(home.join(".ssh/id_rsa"), "key").expect("write");
+        std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), home.join("project/notes.txt"))
+            .expect("symlink");
+        let place = Place {
+            home: Some(&home),
+            cwd: home.join("project"),
+        };
+        for spelling in [
+            "~/.ssh/id_rsa",
+            "../.ssh/id_rsa",
+            "~/.s*/*",
+            "~/{.ssh,x}/id_rsa",
+            "notes.txt",
+            "--key=../.ssh/id_rsa",
+            "@../.ssh/id_rsa",
+            "-i../.ssh/id_rsa",
+            "../.ssh/id_*",
+        ] {
+            assert!(
+                place.secret(&Word::literal(spelling)).is_some(),
+                "{spelling} should reach the key"
+            );
+        }
+        let dynamic = Word::computed("$HOME/.ssh/id_rsa");
+        assert!(place.secret(&dynamic).is_some());
+        assert!(place.secret(&Word::literal("src/main.rs")).is_none());
+        assert!(
+            place.secret(&Word::literal("*")).is_some(),
+            "through the symlink"
+        );
+        let quoted = Word {
+            quoted: true,
+            ..Word::literal("*.pem")
+        };
+        assert!(place.secret(&quoted).is_none());
+    }
+}

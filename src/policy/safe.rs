@@ -1,0 +1,794 @@
+//! The table of programs known to be safe to run without asking, as data: read-only tools and the
+//! build and test commands of common toolchains (project code the user already trusts), each with
+//! the subcommands and flags that keep it so. A program that is not in this table asks.
+//!
+//! Review this file like code: every entry is a promise that the command cannot delete, overwrite,
+//! upload, run code ai cannot see, or start something that outlives the call.
+
+use super::shell::Word;
+
+/// What one simple command needs from the classifier beyond a verdict.
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// Why it must ask; empty when the command is safe.
+    pub asks: Vec<String>,
+    /// Inner commands run by a wrapper (`xargs grep`, `find -exec cat`): judged in turn.
+    pub inner: Vec<Vec<Word>>,
+    /// Shell strings it runs (`bash -c`, `eval`, `trap`): parsed and judged in turn.
+    pub strings: Vec<Word>,
+    /// Files it runs as programs (`python3 x.py`, `make -f x`): safe only inside the project.
+    pub scripts: Vec<Word>,
+    /// Directories it runs in or writes into (`make -C dir`, `wget` into the cwd): inside the project.
+    pub dirs: Vec<Word>,
+    /// Files it writes (`curl -o f`): inside the project or temp.
+    pub outputs: Vec<Word>,
+    /// Files it reads that are not plain operands (`curl file:///...`): checked for secrets.
+    pub reads: Vec<Word>,
+    /// It talks to the network (its output is untrusted).
+    pub network: bool,
+    /// It reads whole directory trees (a home directory passed to it exposes every secret).
+    pub recursive: bool,
+    /// It only prints its arguments or looks names up: secret paths in them are not read.
+    pub names_only: bool,
+    /// The program is in the table.
+    pub known: bool,
+}
+
+impl Judged {
+    pub fn ask(&mut self, reason: impl Into<String>) {
+        self.asks.push(reason.into());
+    }
+}
+
+/// How a table entry checks its arguments.
+enum Rule {
+    /// Safe unless one of these flags is given (each with why it is not).
+    Unless(&'static [(&'static str, &'static str)]),
+    /// Checked by a function.
+    Check(fn(&str, &[Word], &mut Judged)),
+}
+
+/// Programs that only print or look up names.
+const NAMES_ONLY: &[&str] = &[
+    "echo", "printf", "which", "whereis", "type", "basename", "dirname", "test", "[", "true",
+    "false", ":", "command", "hash", "alias", "unalias", "man", "whatis", "apropos", "help",
+];
+
+const WRITES_FILE: &str = "writes its output to a file";
+
+/// The table. Names are basenames; `python3.12`-style versions are folded before lookup.
+const TABLE: &[(&[&str], Rule)] = &[
+    (
+        &[
+            "ls",
+            "dir",
+            "vdir",
+            "cat",
+            "head",
+            "tail",
+            "wc",
+            "nl",
+            "tac",
+            "rev",
+            "cut",
+            "paste",
+            "join",
+            "comm",
+            "fold",
+            "fmt",
+            "expand",
+            "unexpand",
+            "column",
+            "tr",
+            "grep",
+            "egrep",
+            "fgrep",
+            "zgrep",
+            "zcat",
+            "bzcat",
+            "xzcat",
+            "zstdcat",
+            "ag",
+            "ack",
+            "diff",
+            "cmp",
+            "diff3",
+            "echo",
+            "printf",
+            "pwd",
+            "whoami",
+            "id",
+            "groups",
+            "uname",
+            "arch",
+            "nproc",
+            "cal",
+            "uptime",
+            "free",
+            "df",
+            "du",
+            "ps",
+            "pgrep",
+            "pidof",
+            "lsof",
+            "ss",
+            "netstat",
+            "which",
+            "whereis",
+            "type",
+            "file",
+            "stat",
+            "readlink",
+            "realpath",
+            "basename",
+            "dirname",
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+            "sum",
+            "base32",
+            "base64",
+            "basenc",
+            "od",
+            "hexdump",
+            "hd",
+            "strings",
+            "jq",
+            "true",
+            "false",
+            "seq",
+            "sleep",
+            "printenv",
+            "locale",
+            "getconf",
+            "lscpu",
+            "lsblk",
+            "lsusb",
+            "lspci",
+            "lsmod",
+            "who",
+            "w",
+            "last",
+            "tty",
+            "nproc",
+            "numfmt",
+            "expr",
+            "factor",
+            "bc",
+            "bat",
+            "batcat",
+            "zipinfo",
+            "dirs",
+            "jobs",
+            "wait",
+            "exit",
+            "return",
+            "break",
+            "continue",
+            "shift",
+            "getopts",
+            ":",
+            "set",
+            "ulimit",
+            "times",
+            "hash",
+            "whatis",
+            "apropos",
+            "help",
+            "info",
+            "tldr",
+            "cd",
+            "pushd",
+            "popd",
+            "mkdir",
+            "fd",
+            "fdfind",
+            "exa",
+            "eza",
+            "lsd",
+            "tokei",
+            "cloc",
+            "scc",
+            "wc",
+            "test",
+            "[",
+            "unset",
+            "read",
+            "let",
+            "local",
+            "declare",
+            "typeset",
+            "export",
+            "readonly",
+            "pstree",
+            "vmstat",
+            "iostat",
+            "mpstat",
+            "nvidia-smi",
+            "lsb_release",
+            "hostnamectl",
+            "timedatectl",
+            "env",
+            "dmesg",
+            "getent",
+            "nslookup",
+            "dig",
+            "host",
+            "ping",
+            "traceroute",
+            "tracepath",
+            "mtr",
+            "whois",
+            "rustc",
+            "cargo-clippy",
+            "clippy-driver",
+            "rustfmt",
+            "mypy",
+            "pyright",
+            "flake8",
+            "pylint",
+            "pycodestyle",
+            "pydocstyle",
+            "bandit",
+            "tsc",
+            "jest",
+            "vitest",
+            "mocha",
+            "pytest",
+            "py.test",
+            "tox",
+            "nox",
+            "ctest",
+            "gcc",
+            "g++",
+            "cc",
+            "c++",
+            "clang",
+            "clang++",
+            "javac",
+            "java",
+            "shellcheck",
+            "hadolint",
+            "yamllint",
+            "markdownlint",
+            "actionlint",
+            "cmake",
+            "ninja",
+            "meson",
+            "go-test",
+            "golangci-lint",
+            "staticcheck",
+            "gotestsum",
+            "cargo-nextest",
+            "du",
+            "dust",
+            "duf",
+            "ncdu",
+            "htop",
+            "btop",
+            "top",
+            "procs",
+            "ldd",
+            "nm",
+            "objdump",
+            "readelf",
+            "size",
+            "addr2line",
+            "c++filt",
+            "file",
+            "identify",
+            "ffprobe",
+            "exiftool",
+            "pdfinfo",
+            "pdftotext",
+            "wc",
+            "uniq",
+            "alias",
+            "unalias",
+            "shopt",
+            "command",
+            "builtin",
+            "hostname",
+            "date",
+            "tree",
+            "sort",
+            "shuf",
+            "iconv",
+            "xxd",
+            "sdiff",
+            "less",
+            "more",
+            "most",
+            "man",
+            "rg",
+            "yq",
+            "dc",
+            "sed",
+            "awk",
+            "gawk",
+            "mawk",
+            "nawk",
+            "busybox",
+        ],
+        Rule::Check(table_check),
+    ),
+    (
+        &["touch"],
+        Rule::Unless(&[
+            ("-d", "changes file times"),
+            ("-t", "changes file times"),
+            ("-r", "changes file times"),
+            ("--date", "changes file times"),
+            ("--reference", "changes file times"),
+            ("--time", "changes file times"),
+        ]),
+    ),
+    (&["tee"], Rule::Check(tee)),
+    (&["find"], Rule::Check(find)),
+    (&["xargs"], Rule::Check(xargs)),
+    (&["git"], Rule::Check(super::safe_dev::git)),
+    (&["cargo"], Rule::Check(super::safe_dev::cargo)),
+    (
+        &["npm", "pnpm", "yarn", "bun"],
+        Rule::Check(super::safe_dev::node_package),
+    ),
+    (&["go"], Rule::Check(super::safe_dev::go)),
+    (&["make", "gmake"], Rule::Check(super::safe_dev::make)),
+    (
+        &["mvn", "gradle", "gradlew", "dotnet"],
+        Rule::Check(super::safe_dev::jvm_dotnet),
+    ),
+    (
+        &[
+            "ruff", "black", "isort", "prettier", "eslint", "gofmt", "biome",
+        ],
+        Rule::Check(super::safe_dev::formatter),
+    ),
+    (
+        &[
+            "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby",
+            "php", "deno", "lua", "Rscript",
+        ],
+        Rule::Check(super::safe_dev::interpreter),
+    ),
+    (
+        &[
+            "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "source", ".",
+        ],
+        Rule::Check(super::safe_dev::shell),
+    ),
+    (&["eval"], Rule::Check(eval)),
+    (&["trap"], Rule::Check(trap)),
+    (&["watch"], Rule::Check(watch)),
+    (&["curl"], Rule::Check(super::safe_net::curl)),
+    (&["wget"], Rule::Check(super::safe_net::wget)),
+    (
+        &[
+            "docker",
+            "podman",
+            "kubectl",
+            "oc",
+            "helm",
+            "terraform",
+            "tofu",
+            "aws",
+            "gcloud",
+            "az",
+            "gh",
+        ],
+        Rule::Check(super::safe_net::infra),
+    ),
+    (
+        &[
+            "systemctl",
+            "journalctl",
+            "service",
+            "apt",
+            "apt-get",
+            "apt-cache",
+            "dpkg",
+            "dpkg-query",
+            "pip",
+            "pip3",
+            "brew",
+            "rustup",
+            "crontab",
+            "sysctl",
+            "mount",
+            "findmnt",
+            "ip",
+            "ifconfig",
+            "ssh-keygen",
+            "openssl",
+            "tar",
+            "unzip",
+            "gzip",
+            "gunzip",
+            "bzip2",
+            "xz",
+            "zstd",
+        ],
+        Rule::Check(super::safe_sys::system),
+    ),
+];
+
+/// Judges one simple command by its program's basename and arguments.
+pub fn judge(base: &str, args: &[Word]) -> Judged {
+    let mut judged = Judged {
+        names_only: NAMES_ONLY.contains(&base),
+        ..Judged::default()
+    };
+    let name = fold_version(base);
+    let Some((_, rule)) = TABLE.iter().find(|(names, _)| names.contains(&name)) else {
+        return judged;
+    };
+    judged.known = true;
+    match rule {
+        Rule::Unless(flags) => {
+            for (flag, why) in *flags {
+                if has_flag(args, flag) {
+                    judged.ask(format!("`{base} {flag}` {why}"));
+                }
+            }
+        }
+        Rule::Check(check) => check(name, args, &mut judged),
+    }
+    judged
+}
+
+/// `python3.12` → `python3`, `pip3.11` → `pip3`: the version suffix does not change what runs.
+fn fold_version(base: &str) -> &str {
+    let trimmed = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match trimmed {
+        "python" | "pip" | "pypy" => {
+            let rest = &base[trimmed.len()..];
+            if rest.starts_with("3") {
+                match trimmed {
+                    "python" => "python3",
+                    "pip" => "pip3",
+                    _ => "pypy3",
+                }
+            } else if rest.is_empty() {
+                trimmed
+            } else {
+                base
+            }
+        }
+        _ => base,
+    }
+}
+
+/// Whether `flag` is given: exactly, as `--flag=value`, or inside a cluster of short flags.
+pub fn has_flag(args: &[Word], flag: &str) -> bool {
+    args.iter().any(|a| flag_matches(&a.text, flag))
+}
+
+pub fn flag_matches(arg: &str, flag: &str) -> bool {
+    if arg == flag {
+        return true;
+    }
+    if flag.starts_with("--") {
+        return arg
+            .strip_prefix(flag)
+            .is_some_and(|rest| rest.starts_with('='));
+    }
+    // A one-letter short flag also counts inside a cluster (`-rf`) or glued to its value (`-ofile`).
+    match (flag.strip_prefix('-'), arg.strip_prefix('-')) {
+        (Some(f), Some(cluster)) if f.chars().count() == 1 && !cluster.starts_with('-') => {
+            cluster.starts_with(f)
+                || (cluster.chars().all(|c| c.is_ascii_alphabetic()) && cluster.contains(f))
+        }
+        _ => false,
+    }
+}
+
+/// The words that are not options.
+pub fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
+    args.iter()
+        .filter(|a| !a.text.starts_with('-') || a.text == "-")
+}
+
+/// The first operand: the subcommand of `git`, `cargo`, `npm`, ...
+pub fn subcommand(args: &[Word]) -> Option<&str> {
+    operands(args).next().map(|w| w.text.as_str())
+}
+
+/// The checks of the first entry's programs, by name.
+fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
+    let ask_flags = |judged: &mut Judged, flags: &[(&str, &str)]| {
+        for (flag, why) in flags {
+            if has_flag(args, flag) {
+                judged.ask(format!("`{name} {flag}` {why}"));
+            }
+        }
+    };
+    match name {
+        "sort" => ask_flags(
+            judged,
+            &[
+                ("-o", WRITES_FILE),
+                ("--output", WRITES_FILE),
+                ("--compress-program", "runs another program"),
+            ],
+        ),
+        "shuf" | "iconv" => ask_flags(judged, &[("-o", WRITES_FILE), ("--output", WRITES_FILE)]),
+        "tree" => ask_flags(judged, &[("-o", WRITES_FILE)]),
+        "sdiff" => ask_flags(judged, &[("-o", WRITES_FILE), ("--output", WRITES_FILE)]),
+        "rg" => ask_flags(
+            judged,
+            &[("--pre", "runs a preprocessor program on every file")],
+        ),
+        "yq" => ask_flags(
+            judged,
+            &[
+                ("-i", "edits files in place"),
+                ("--inplace", "edits files in place"),
+            ],
+        ),
+        "uniq" | "xxd" if operands(args).count() > 1 => {
+            judged.ask(format!("`{name}` with two files writes the second"));
+        }
+        "less" | "more" | "most" | "man" => {
+            ask_flags(
+                judged,
+                &[
+                    ("-o", WRITES_FILE),
+                    ("-O", WRITES_FILE),
+                    ("--log-file", WRITES_FILE),
+                    ("-P", "runs another pager program"),
+                    ("--pager", "runs another pager program"),
+                    ("-H", "runs a browser"),
+                ],
+            );
+            if args.iter().any(|a| a.text.starts_with('+')) {
+                judged.ask(format!("`{name} +...` runs pager commands"));
+            }
+        }
+        "date" => ask_flags(
+            judged,
+            &[("-s", "sets the clock"), ("--set", "sets the clock")],
+        ),
+        "hostname" if operands(args).next().is_some() || has_flag(args, "-F") => {
+            judged.ask("`hostname NAME` renames the machine");
+        }
+        "dc" => judged.ask("`dc` can run shell commands (`!`)"),
+        "busybox" => judged.ask("`busybox` runs any of its built-in programs"),
+        "shopt" if args.iter().any(|a| a.text == "expand_aliases") => {
+            judged.ask("`shopt -s expand_aliases` lets aliases change what later commands run");
+        }
+        "alias" if args.iter().any(|a| a.text.contains('=')) => {
+            judged.ask("`alias` redefines what a command name runs");
+        }
+        "sed" => super::safe_text::sed(args, judged),
+        "awk" | "gawk" | "mawk" | "nawk" => super::safe_text::awk(args, judged),
+        "env" => env(args, judged),
+        "command" | "builtin" => {
+            if !args.iter().any(|a| a.text == "-v" || a.text == "-V") {
+                judged.inner.push(skip_options(args, &[]).to_vec());
+            }
+        }
+        "rustc" => ask_flags(judged, &[("-C", "can choose the linker it runs")]),
+        "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => ask_flags(
+            judged,
+            &[
+                ("-wrapper", "runs another program"),
+                ("-fplugin", "loads a compiler plugin"),
+                ("-B", "runs compiler programs from another directory"),
+            ],
+        ),
+        "java" => {
+            if !args
+                .iter()
+                .any(|a| a.text == "-version" || a.text == "--version")
+            {
+                judged.scripts.extend(
+                    args.iter()
+                        .position(|a| a.text == "-jar")
+                        .and_then(|i| args.get(i + 1))
+                        .cloned(),
+                );
+                if !has_flag(args, "-jar") {
+                    judged.ask("`java` runs a class ai cannot check");
+                }
+            }
+        }
+        "cmake" => ask_flags(
+            judged,
+            &[("-P", "runs a CMake script"), ("-E", "runs a command")],
+        ),
+        "ping" | "nslookup" | "dig" | "host" | "traceroute" | "tracepath" | "mtr" | "whois" => {
+            judged.network = true;
+        }
+        "set" | "ulimit" | "unset" => {}
+        _ => {}
+    }
+    if matches!(
+        name,
+        "test"
+            | "["
+            | "let"
+            | "printf"
+            | "read"
+            | "unset"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "export"
+            | "readonly"
+            | "wait"
+    ) && args
+        .iter()
+        .any(|a| !a.dynamic && (a.text.contains("$(") || a.text.contains('`')))
+    {
+        judged.ask(format!(
+            "`{name}` evaluates text that can run commands (an array subscript)"
+        ));
+    }
+    if matches!(
+        name,
+        "grep"
+            | "egrep"
+            | "fgrep"
+            | "zgrep"
+            | "rg"
+            | "ag"
+            | "ack"
+            | "du"
+            | "tree"
+            | "fd"
+            | "fdfind"
+            | "ls"
+            | "eza"
+            | "exa"
+            | "lsd"
+            | "tokei"
+            | "cloc"
+            | "scc"
+    ) {
+        let recursive = matches!(
+            name,
+            "rg" | "ag" | "ack" | "fd" | "fdfind" | "tree" | "tokei" | "cloc" | "scc"
+        ) || has_flag(args, "-r")
+            || has_flag(args, "-R")
+            || has_flag(args, "--recursive")
+            || has_flag(args, "--dereference-recursive");
+        judged.recursive = recursive && name != "ls" && name != "du";
+    }
+}
+
+/// `env [-i] [NAME=value]... [command]`: the command is judged, and so are the assignments.
+fn env(args: &[Word], judged: &mut Judged) {
+    if let Some(pos) = args
+        .iter()
+        .position(|a| a.text == "-S" || a.text == "--split-string")
+    {
+        judged.strings.extend(args.get(pos + 1).cloned());
+        return;
+    }
+    let rest = skip_options(args, &["-u", "--unset", "-C", "--chdir"]);
+    let start = rest
+        .iter()
+        .position(|a| !a.text.contains('='))
+        .unwrap_or(rest.len());
+    for assignment in &rest[..start] {
+        if let Some((name, _)) = assignment.text.split_once('=')
+            && let Some(why) = super::danger::risky_variable(name)
+        {
+            judged.ask(format!("`{name}=` {why}"));
+        }
+    }
+    if start < rest.len() {
+        judged.inner.push(rest[start..].to_vec());
+    }
+}
+
+fn tee(_name: &str, args: &[Word], judged: &mut Judged) {
+    if operands(args).any(|t| t.text != "/dev/null" && t.text != "-") {
+        judged.ask("`tee` writes to files");
+    }
+}
+
+fn find(_name: &str, args: &[Word], judged: &mut Judged) {
+    judged.recursive = true;
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        match arg.text.as_str() {
+            "-delete" => judged.ask("`find -delete` deletes the files it finds"),
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let rest = &args[i + 1..];
+                let end = rest
+                    .iter()
+                    .position(|w| w.text == ";" || w.text == "+")
+                    .unwrap_or(rest.len());
+                judged.inner.push(rest[..end].to_vec());
+                i += end;
+            }
+            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
+                judged.ask(format!("`find {}` writes to a file", arg.text));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
+    let rest = skip_options(
+        args,
+        &[
+            "-I",
+            "-L",
+            "-n",
+            "-P",
+            "-s",
+            "-d",
+            "-E",
+            "-a",
+            "--max-args",
+            "--max-procs",
+            "--delimiter",
+            "--arg-file",
+        ],
+    );
+    if !rest.is_empty() {
+        // The arguments come from stdin: the inner command gets words nobody has seen.
+        let mut inner = rest.to_vec();
+        inner.push(Word::computed("<arguments from stdin>"));
+        judged.inner.push(inner);
+    }
+}
+
+fn eval(_name: &str, args: &[Word], judged: &mut Judged) {
+    judged.strings.push(join(args));
+}
+
+/// `trap 'commands' SIGNAL`: the commands run later, when the signal comes.
+fn trap(_name: &str, args: &[Word], judged: &mut Judged) {
+    let rest = skip_options(args, &[]);
+    if let Some(action) = rest.first()
+        && rest.len() > 1
+        && !action.text.is_empty()
+        && action.text != "-"
+    {
+        judged.strings.push(action.clone());
+    }
+}
+
+fn watch(_name: &str, args: &[Word], judged: &mut Judged) {
+    let rest = skip_options(args, &["-n", "--interval", "-d"]);
+    judged.strings.push(join(rest));
+}
+
+fn join(words: &[Word]) -> Word {
+    let text = words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if words.iter().any(|w| w.dynamic) {
+        Word::computed(text)
+    } else {
+        Word::literal(text)
+    }
+}
+
+/// Skips a wrapper's options: `with_value` lists the options that take the next word.
+pub fn skip_options<'a>(args: &'a [Word], with_value: &[&str]) -> &'a [Word] {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            return args.get(i + 1..).unwrap_or(&[]);
+        }
+        if !text.starts_with('-') || text == "-" {
+            break;
+        }
+        i += if with_value.contains(&text) { 2 } else { 1 };
+    }
+    args.get(i..).unwrap_or(&[])
+}

@@ -1,0 +1,190 @@
+//! The safe table's system tools: service, package, network and archive programs, each safe only
+//! in its read-only forms (`systemctl status`, `apt list`, `ip addr`, `tar -t`, `crontab -l`).
+
+use super::safe::{Judged, has_flag, operands, subcommand};
+use super::shell::Word;
+
+pub fn system(name: &str, args: &[Word], judged: &mut Judged) {
+    let sub = subcommand(args).unwrap_or("");
+    let flags_only = operands(args).next().is_none();
+    let safe = match name {
+        "systemctl" => matches!(
+            sub,
+            "status"
+                | "is-active"
+                | "is-enabled"
+                | "is-failed"
+                | "list-units"
+                | "list-unit-files"
+                | "list-timers"
+                | "list-sockets"
+                | "show"
+                | "cat"
+                | "list-dependencies"
+                | ""
+        ),
+        "journalctl" => !args.iter().any(|a| {
+            a.text.starts_with("--vacuum")
+                || matches!(
+                    a.text.as_str(),
+                    "--rotate" | "--flush" | "--sync" | "--setup-keys" | "--relinquish-var"
+                )
+        }),
+        "service" => args
+            .iter()
+            .any(|a| a.text == "status" || a.text == "--status-all"),
+        "apt" => matches!(
+            sub,
+            "list" | "search" | "show" | "policy" | "depends" | "rdepends"
+        ),
+        "apt-get" => matches!(sub, "check" | "changelog") || has_flag(args, "--simulate"),
+        "apt-cache" | "dpkg-query" => true,
+        "dpkg" => {
+            args.iter().all(|a| {
+                matches!(
+                    a.text.as_str(),
+                    "-l" | "-L"
+                        | "-s"
+                        | "-S"
+                        | "--list"
+                        | "--listfiles"
+                        | "--status"
+                        | "--search"
+                        | "--print-architecture"
+                        | "--version"
+                ) || !a.text.starts_with('-')
+            }) && !flags_only
+        }
+        "pip" | "pip3" => {
+            matches!(sub, "list" | "show" | "freeze" | "check" | "help" | "index")
+                || has_flag(args, "--version")
+                || has_flag(args, "-V")
+        }
+        "brew" => matches!(
+            sub,
+            "list"
+                | "ls"
+                | "info"
+                | "search"
+                | "config"
+                | "doctor"
+                | "deps"
+                | "outdated"
+                | "--version"
+        ),
+        "rustup" => {
+            matches!(sub, "show" | "--version" | "-V" | "which" | "doc")
+                || (sub == "toolchain" || sub == "target" || sub == "component")
+                    && operands(args).nth(1).is_some_and(|w| w.text == "list")
+        }
+        "crontab" => args.iter().all(|a| a.text == "-l"),
+        "sysctl" => {
+            !has_flag(args, "-w")
+                && !args.iter().any(|a| a.text.contains('='))
+                && !has_flag(args, "-p")
+        }
+        "mount" | "ifconfig" => flags_only && !args.iter().any(|a| a.text == "-a"),
+        "findmnt" => true,
+        "ip" => ip_reads(args),
+        "ssh-keygen" => has_flag(args, "-l"),
+        "openssl" => {
+            matches!(
+                sub,
+                "version"
+                    | "x509"
+                    | "req"
+                    | "dgst"
+                    | "verify"
+                    | "ciphers"
+                    | "s_client"
+                    | "crl"
+                    | "asn1parse"
+            ) && !args
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "-out" | "-keyout" | "-signkey" | "-new"))
+        }
+        "tar" => {
+            let first = args.first().map_or("", |a| a.text.as_str());
+            has_flag(args, "-t")
+                || has_flag(args, "--list")
+                || (!first.starts_with('-')
+                    && first.contains('t')
+                    && !first.contains('x')
+                    && !first.contains('c'))
+        }
+        "unzip" => {
+            has_flag(args, "-l")
+                || has_flag(args, "-t")
+                || has_flag(args, "-v")
+                || has_flag(args, "-p")
+                || has_flag(args, "-Z")
+        }
+        "gzip" | "gunzip" | "bzip2" | "xz" | "zstd" => {
+            has_flag(args, "-c")
+                || has_flag(args, "--stdout")
+                || has_flag(args, "-l")
+                || has_flag(args, "-t")
+                || has_flag(args, "--list")
+                || has_flag(args, "--test")
+                || flags_only
+        }
+        _ => false,
+    };
+    if !safe {
+        judged.ask(system_reason(name, sub));
+    }
+    judged.network |= matches!(name, "apt" | "pip" | "pip3" | "brew") && sub == "search"
+        || name == "openssl" && sub == "s_client";
+}
+
+/// `ip addr`, `ip -br link show`, `ip route get 1.1.1.1`: objects shown, not changed.
+fn ip_reads(args: &[Word]) -> bool {
+    let ops: Vec<&str> = operands(args).map(|w| w.text.as_str()).collect();
+    let Some(object) = ops.first() else {
+        return true;
+    };
+    const OBJECTS: &[&str] = &[
+        "a",
+        "addr",
+        "address",
+        "r",
+        "route",
+        "l",
+        "link",
+        "n",
+        "neigh",
+        "neighbour",
+        "rule",
+        "maddr",
+        "monitor",
+        "-br",
+    ];
+    OBJECTS.contains(object)
+        && ops
+            .get(1)
+            .is_none_or(|verb| matches!(*verb, "show" | "list" | "ls" | "get" | "lst"))
+}
+
+/// Why a system tool outside its read-only forms asks.
+fn system_reason(name: &str, sub: &str) -> String {
+    let what = match name {
+        "systemctl" | "service" => "controls system services",
+        "journalctl" => "deletes or rotates system logs",
+        "apt" | "apt-get" | "dpkg" | "brew" | "rustup" => "changes the system's packages",
+        "pip" | "pip3" => "installs or removes packages (and runs their code)",
+        "crontab" => "changes scheduled jobs that run later, outside ai",
+        "sysctl" => "changes kernel settings",
+        "mount" => "changes mounted file systems",
+        "ip" | "ifconfig" => "changes the network configuration",
+        "ssh-keygen" | "openssl" => "creates or changes keys and certificates",
+        "tar" | "unzip" | "gzip" | "gunzip" | "bzip2" | "xz" | "zstd" => {
+            "creates, extracts or replaces files"
+        }
+        _ => "changes the system",
+    };
+    if sub.is_empty() {
+        format!("`{name}` {what}")
+    } else {
+        format!("`{name} {sub}` {what}")
+    }
+}

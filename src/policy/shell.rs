@@ -1,0 +1,495 @@
+//! Parses a shell command line with tree-sitter-bash into plain data: every simple command (in
+//! pipelines, lists, subshells, `$(...)`, backticks, process substitutions, loops, conditionals and
+//! function bodies), every redirection and every bare assignment. Nothing here judges; the
+//! classifier reads what this returns. The walk is iterative and bounded, so no input can exhaust
+//! the stack.
+
+use tree_sitter::{Node, Parser};
+
+/// How deep the syntax tree may nest before the line is judged too deeply nested to check.
+const MAX_TREE_DEPTH: usize = 256;
+
+/// One shell word as far as it is known before running: quotes removed, escapes resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    /// Holds an expansion or substitution: its value is only known at run time.
+    pub dynamic: bool,
+    /// Written wholly inside quotes: the shell does not expand `~` or globs in it.
+    pub quoted: bool,
+}
+
+impl Word {
+    pub fn literal(text: impl Into<String>) -> Self {
+        Word {
+            text: text.into(),
+            dynamic: false,
+            quoted: false,
+        }
+    }
+
+    pub fn computed(text: impl Into<String>) -> Self {
+        Word {
+            text: text.into(),
+            dynamic: true,
+            quoted: false,
+        }
+    }
+
+    fn quoted(mut self) -> Self {
+        self.quoted = true;
+        self
+    }
+}
+
+/// One simple command: `NAME=value program arg...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// The command's own text, as written (for approval patterns and messages).
+    pub text: String,
+    pub assignments: Vec<(String, Word)>,
+    pub words: Vec<Word>,
+    /// Started with `&`: it keeps running after the line's other commands.
+    pub background: bool,
+}
+
+/// The direction of a redirection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectKind {
+    /// `< file`: reads a file.
+    Input,
+    /// `> file`, `>> file`, `>| file`, `&> file`, `>& file`, `<> file`: writes a file.
+    Output,
+    /// `2>&1`, `>&2`: duplicates a descriptor, touches no file.
+    Duplicate,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    pub text: String,
+    pub kind: RedirectKind,
+    pub target: Word,
+}
+
+/// Everything found in one command line.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Script {
+    /// In the order they appear (so `cd dir && cat x` is read in order).
+    pub commands: Vec<SimpleCommand>,
+    pub redirects: Vec<Redirect>,
+    /// Assignments that stand alone or in `export`/`declare`/`local`: they change what later
+    /// commands see (`PATH=...; ls`).
+    pub assignments: Vec<(String, Word)>,
+    /// Words that name things without being a command's arguments (`for f in ~/.ssh/*`).
+    pub loose_words: Vec<Word>,
+    /// Function names defined in the line whose bodies call themselves in a pipeline.
+    pub fork_bombs: Vec<String>,
+    /// Why the line could not be read completely, if it could not.
+    pub unreadable: Option<&'static str>,
+}
+
+/// Parses `text` into a [`Script`].
+pub fn parse(text: &str) -> Script {
+    let mut script = Script::default();
+    let mut parser = Parser::new();
+    if parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .is_err()
+    {
+        script.unreadable = Some("the shell parser is unavailable");
+        return script;
+    }
+    let Some(tree) = parser.parse(text, None) else {
+        script.unreadable = Some("the command could not be parsed");
+        return script;
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        script.unreadable = Some("the command could not be parsed as shell");
+    }
+    walk(root, text, &mut script);
+    script
+}
+
+/// Visits every node depth first, in source order, without recursion.
+fn walk(root: Node<'_>, src: &str, script: &mut Script) {
+    let mut stack = vec![(root, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > MAX_TREE_DEPTH {
+            script.unreadable = Some("the command is too deeply nested to check");
+            continue;
+        }
+        visit(node, src, script);
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for child in children.into_iter().rev() {
+            stack.push((child, depth + 1));
+        }
+    }
+}
+
+fn visit(node: Node<'_>, src: &str, script: &mut Script) {
+    match node.kind() {
+        "command" => script.commands.push(simple_command(node, src)),
+        "file_redirect" => {
+            if let Some(redirect) = redirect(node, src) {
+                script.redirects.push(redirect);
+            }
+        }
+        "variable_assignment" if !is_command_prefix(node) => {
+            if let Some(assignment) = assignment(node, src) {
+                script.assignments.push(assignment);
+            }
+        }
+        "for_statement" => {
+            let mut cursor = node.walk();
+            let values: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
+            script
+                .loose_words
+                .extend(values.into_iter().map(|v| word(v, src)));
+        }
+        "function_definition" => {
+            if let Some(name) = fork_bomb(node, src) {
+                script.fork_bombs.push(name);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `FOO=1 cmd` is a prefix of the command (kept with it); `FOO=1` alone changes the shell.
+fn is_command_prefix(node: Node<'_>) -> bool {
+    node.parent().is_some_and(|p| p.kind() == "command")
+}
+
+fn simple_command(node: Node<'_>, src: &str) -> SimpleCommand {
+    let mut words = Vec::new();
+    let mut assignments = Vec::new();
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "variable_assignment" => assignments.extend(assignment(child, src)),
+            "file_redirect" => {}
+            "herestring_redirect" | "heredoc_redirect" => {}
+            _ => words.push(word(child, src)),
+        }
+    }
+    SimpleCommand {
+        text: text_of(node, src).to_string(),
+        assignments,
+        words,
+        background: in_background(node),
+    }
+}
+
+/// Whether the command, or a list or pipeline it is part of, is started with `&`.
+fn in_background(node: Node<'_>) -> bool {
+    let mut child = node;
+    while let Some(parent) = child.parent() {
+        if followed_by_ampersand(child) {
+            return true;
+        }
+        if matches!(parent.kind(), "program" | "subshell" | "compound_statement") {
+            return false;
+        }
+        child = parent;
+    }
+    false
+}
+
+fn followed_by_ampersand(node: Node<'_>) -> bool {
+    node.next_sibling().is_some_and(|s| s.kind() == "&")
+}
+
+fn assignment(node: Node<'_>, src: &str) -> Option<(String, Word)> {
+    let name = node.child_by_field_name("name")?;
+    let value = node
+        .child_by_field_name("value")
+        .map_or_else(|| Word::literal(""), |v| word(v, src));
+    Some((text_of(name, src).to_string(), value))
+}
+
+fn redirect(node: Node<'_>, src: &str) -> Option<Redirect> {
+    let mut operator = "";
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if !child.is_named() {
+            operator = child.kind();
+            break;
+        }
+    }
+    let target = node.child_by_field_name("destination")?;
+    let target_word = word(target, src);
+    let kind = match operator {
+        "<" | "<&" | "<&-" => {
+            if target.kind() == "number" || operator != "<" {
+                RedirectKind::Duplicate
+            } else {
+                RedirectKind::Input
+            }
+        }
+        ">&" | ">&-" if target.kind() == "number" || target_word.text == "-" => {
+            RedirectKind::Duplicate
+        }
+        _ => RedirectKind::Output,
+    };
+    Some(Redirect {
+        text: text_of(node, src).to_string(),
+        kind,
+        target: target_word,
+    })
+}
+
+/// A function that calls itself from a pipeline is the classic fork bomb `:(){ :|:& };:`.
+fn fork_bomb(node: Node<'_>, src: &str) -> Option<String> {
+    let name = text_of(node.child_by_field_name("name")?, src).to_string();
+    let body = node.child_by_field_name("body")?;
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "pipeline" {
+            let mut cursor = n.walk();
+            let calls = n
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "command")
+                .filter_map(|c| c.child_by_field_name("name"))
+                .any(|c| text_of(c, src) == name);
+            if calls {
+                return Some(name);
+            }
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    None
+}
+
+fn text_of<'s>(node: Node<'_>, src: &'s str) -> &'s str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// The value of one shell word: quotes removed, escapes resolved; `dynamic` when it holds an
+/// expansion or substitution. Iterative over concatenations, so deep nesting costs no stack.
+pub fn word(node: Node<'_>, src: &str) -> Word {
+    let raw = text_of(node, src);
+    match node.kind() {
+        "word" | "number" => Word::literal(unescape(raw)),
+        "raw_string" => Word::literal(strip(raw, "'", "'")).quoted(),
+        "ansi_c_string" => ansi_c(strip(raw, "$'", "'")).quoted(),
+        "string" => {
+            let mut cursor = node.walk();
+            let dynamic = node
+                .named_children(&mut cursor)
+                .any(|c| c.kind() != "string_content");
+            Word {
+                text: unescape_double_quoted(strip(raw, "\"", "\"")),
+                dynamic,
+                quoted: true,
+            }
+        }
+        "command_name" => node
+            .named_child(0)
+            .filter(|c| c.kind() != "command_name")
+            .map_or_else(|| concatenated(node, src), |child| word(child, src)),
+        "concatenation" => concatenated(node, src),
+        _ => Word::computed(raw),
+    }
+}
+
+fn concatenated(node: Node<'_>, src: &str) -> Word {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    if children.is_empty() {
+        return Word::literal(unescape(text_of(node, src)));
+    }
+    let mut text = String::new();
+    let mut dynamic = false;
+    let mut quoted = true;
+    for child in children {
+        let part = match child.kind() {
+            "concatenation" | "command_name" => Word::computed(text_of(child, src)),
+            _ => word(child, src),
+        };
+        text.push_str(&part.text);
+        dynamic |= part.dynamic;
+        quoted &= part.quoted;
+    }
+    Word {
+        text,
+        dynamic,
+        quoted,
+    }
+}
+
+fn strip<'a>(raw: &'a str, prefix: &str, suffix: &str) -> &'a str {
+    let inner = raw.strip_prefix(prefix).unwrap_or(raw);
+    inner.strip_suffix(suffix).unwrap_or(inner)
+}
+
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline.
+fn unescape_double_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && matches!(next, '$' | '`' | '"' | '\\' | '\n')
+        {
+            chars.next();
+            if next != '\n' {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `$'...'` strings: the escapes bash resolves (`\x72m` is `rm`).
+fn ansi_c(body: &str) -> Word {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(escape) = chars.next() else { break };
+        let simple = match escape {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(escape),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            continue;
+        }
+        let (radix, max) = match escape {
+            'x' => (16, 2),
+            'u' => (16, 4),
+            'U' => (16, 8),
+            '0'..='7' => (8, 2),
+            _ => {
+                // Unknown escapes (`\c`, ...) are kept as written; the word is not trusted.
+                return Word::computed(body);
+            }
+        };
+        let mut digits = String::new();
+        if radix == 8 {
+            digits.push(escape);
+        }
+        while digits.len() < max + usize::from(radix == 8)
+            && let Some(&d) = chars.peek()
+            && d.is_digit(radix)
+        {
+            digits.push(d);
+            chars.next();
+        }
+        match u32::from_str_radix(&digits, radix)
+            .ok()
+            .and_then(char::from_u32)
+        {
+            Some(c) => out.push(c),
+            None => {
+                return Word::computed(body);
+            }
+        }
+    }
+    Word::literal(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(command: &str) -> Vec<(String, bool)> {
+        let script = parse(command);
+        script
+            .commands
+            .first()
+            .map(|c| {
+                c.words
+                    .iter()
+                    .map(|w| (w.text.clone(), w.dynamic))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn words_lose_their_quotes_and_escapes_and_expansions_are_dynamic() {
+        let got = words(r#"\rm "a b" 'c' x\ y "$HOME/z" $(pwd) a{b,c} $'\x72m' "\q""#);
+        let want = vec![
+            ("rm".to_string(), false),
+            ("a b".to_string(), false),
+            ("c".to_string(), false),
+            ("x y".to_string(), false),
+            ("$HOME/z".to_string(), true),
+            ("$(pwd)".to_string(), true),
+            ("a{b,c}".to_string(), false),
+            ("rm".to_string(), false),
+            ("\\q".to_string(), false),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn every_simple_command_is_found_in_order() {
+        let script = parse("cd src && cat x | python3; echo $(date) > out <<< hi & ls <(rm y)");
+        let names: Vec<&str> = script
+            .commands
+            .iter()
+            .filter_map(|c| c.words.first().map(|w| w.text.as_str()))
+            .collect();
+        assert_eq!(names, ["cd", "cat", "python3", "echo", "date", "ls", "rm"]);
+        assert!(script.commands[3].background);
+        let outputs: Vec<&Redirect> = script
+            .redirects
+            .iter()
+            .filter(|r| r.kind == RedirectKind::Output)
+            .collect();
+        assert_eq!(outputs.len(), 1, "{:?}", script.redirects);
+        assert_eq!(outputs[0].target.text, "out");
+    }
+
+    #[test]
+    fn redirections_are_told_apart() {
+        let kinds = |line: &str| -> Vec<RedirectKind> {
+            parse(line).redirects.iter().map(|r| r.kind).collect()
+        };
+        assert_eq!(kinds("ls 2>&1 >&2"), [RedirectKind::Duplicate; 2]);
+        assert_eq!(kinds("echo x >& out"), [RedirectKind::Output]);
+        assert_eq!(kinds("echo x &> out"), [RedirectKind::Output]);
+        assert_eq!(kinds("cat < in"), [RedirectKind::Input]);
+        assert_eq!(kinds("echo x >| out"), [RedirectKind::Output]);
+    }
+
+    #[test]
+    fn deep_nesting_is_reported_not_overflowed() {
+        let line = format!("{}x{}", "$(".repeat(20_000), ")".repeat(20_000));
+        let script = parse(&line);
+        assert!(script.unreadable.is_some());
+    }
+}
