@@ -244,15 +244,22 @@ impl Reader<'_> {
                     && let ToolMode::Native { leak, .. } = mode
                     && !known.is_empty()
                 {
-                    // Some servers leave calls in the text; run those naming a listed tool.
+                    // Some servers leave a call in the text. It runs only when the whole reply is
+                    // that one well-formed call of a listed tool: a call quoted in prose, in an
+                    // explanation's code block or next to other text is text, not a request.
                     let leaked = toolformat::parse(leak.as_ref(), &completion.text);
-                    calls = numbered(
-                        leaked
-                            .calls
-                            .into_iter()
-                            .filter(|c| known.contains(&c.name.as_str())),
-                        iteration,
-                    );
+                    let whole_reply = leaked.calls.len() == 1
+                        && leaked.content.trim().is_empty()
+                        && leaked.diagnostics.is_empty();
+                    if whole_reply {
+                        calls = numbered(
+                            leaked
+                                .calls
+                                .into_iter()
+                                .filter(|c| known.contains(&c.name.as_str())),
+                            iteration,
+                        );
+                    }
                 }
                 Reply {
                     calls,

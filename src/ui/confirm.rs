@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use dialoguer::console::Term;
 use dialoguer::{Input, Select};
 
-use super::sanitize;
+use super::sanitize::{sanitize, visible};
 use crate::agent::{Answer, ApprovalRequest, Asker, NoTerminal};
 
 pub struct TerminalAsker;
@@ -35,9 +35,10 @@ impl Asker for TerminalAsker {
         } else {
             "use"
         };
+        let width = usize::from(term.size().1).saturating_sub(4);
+        let subject = visible(&request.subject, width).replace('\n', "\n    ");
         let header = format!(
-            "\nai wants to {what}: {}\n  why it asks: {}\n  in: {}",
-            sanitize(&request.subject),
+            "\nai wants to {what}:\n    {subject}\n  why it asks: {}\n  in: {}",
             sanitize(&request.reasons.join("; ")),
             request.cwd.display()
         );

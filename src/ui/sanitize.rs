@@ -21,9 +21,66 @@ fn is_unsafe(c: char) -> bool {
     }
 }
 
+/// A command made fully visible for a person to approve: control, bidi and zero-width characters
+/// shown as `<U+XXXX>` (tabs as `<TAB>`), long runs of spaces counted (`<4000 spaces>`) so nothing
+/// can be pushed out of sight, and each line folded to `width` columns with `↩` marking the folds.
+pub fn visible(text: &str, width: usize) -> String {
+    let width = width.clamp(20, 400);
+    let mut shown = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => shown.push('\n'),
+            '\t' => shown.push_str("<TAB>"),
+            ' ' => {
+                let mut run = 1;
+                while chars.peek() == Some(&' ') {
+                    chars.next();
+                    run += 1;
+                }
+                if run > 8 {
+                    shown.push_str(&format!("<{run} spaces>"));
+                } else {
+                    shown.extend(std::iter::repeat_n(' ', run));
+                }
+            }
+            c if is_unsafe(c) => shown.push_str(&format!("<U+{:04X}>", u32::from(c))),
+            c => shown.push(c),
+        }
+    }
+    shown
+        .split('\n')
+        .map(|line| fold(line, width))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `line` cut into pieces of at most `width` characters, joined by `↩` and a new line.
+fn fold(line: &str, width: usize) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    chars
+        .chunks(width.saturating_sub(1).max(1))
+        .map(|piece| piece.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("↩\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_is_shown_whole_with_nothing_hidden() {
+        let hidden = format!("echo hi{}; python3 -c 'x'\u{202E}\u{1b}[2K", " ".repeat(4000));
+        let shown = visible(&hidden, 40);
+        assert!(shown.contains("<4000 spaces>"), "{shown}");
+        assert!(shown.contains("python3 -c 'x'"), "{shown}");
+        assert!(shown.contains("<U+202E>") && shown.contains("<U+001B>"), "{shown}");
+        assert!(shown.lines().all(|l| l.chars().count() <= 40), "{shown}");
+        assert_eq!(visible("ls\tx", 80), "ls<TAB>x");
+        let long = "a".repeat(100);
+        assert_eq!(visible(&long, 40).lines().count(), 3);
+    }
 
     #[test]
     fn escapes_bidi_and_zero_width_are_replaced_but_layout_is_kept() {

@@ -189,14 +189,15 @@ fn rm_rf_build_without_a_terminal_deletes_nothing_and_exits_3() {
     let result = run.json();
     assert_eq!(result["status"], json!("denied"));
     assert_eq!(result["tool_calls"][0]["decision"], json!("denied"));
-    let told = server.last_tool_result();
+    let told = &result["tool_calls"][0]["error"]["message"];
     assert!(
-        told["error"]
-            .as_str()
+        told.as_str()
             .unwrap_or("")
             .contains("no one is at a terminal"),
         "{told}"
     );
+    // The run ended at the refusal: the model was asked once and never got a second chance.
+    assert_eq!(server.chat_bodies().len(), 1);
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
 }
 
@@ -340,8 +341,19 @@ fn check_command_explains_itself() {
     assert_eq!(run.code, 0);
     assert_eq!(
         run.json(),
-        json!({"decision": "ask", "reasons": ["`rm -r` deletes files recursively"]})
+        json!({"decision": "ask", "reasons": ["`rm -r` deletes files recursively"],
+            "commands": [{"command": "rm -rf build", "decision": "ask",
+                "reasons": ["`rm -r` deletes files recursively"], "approved_by": null}]})
     );
+    let approved = Ai::bare()
+        .args(&["--check-command", "git push origin main && rm -rf build", "--allow", "git push*"])
+        .run();
+    assert!(
+        approved.stdout.contains("ask git push origin main (approved by --allow \"git push*\")"),
+        "{}",
+        approved.stdout
+    );
+    assert!(approved.stdout.contains("  ask rm -rf build\n") || approved.stdout.ends_with("ask rm -rf build"), "{}", approved.stdout);
     let plain = Ai::bare().args(&["--check-command", "rm -rf /"]).run();
     assert!(plain.stdout.starts_with("deny: "), "{}", plain.stdout);
     let safe = Ai::bare()
