@@ -176,7 +176,7 @@ impl Judge<'_> {
                 } else if !matches!(
                     path,
                     "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-                ) && !(path.starts_with("/dev/fd/") && !target.dynamic)
+                ) && (!path.starts_with("/dev/fd/") || target.dynamic)
                 {
                     self.secret(target, &mut findings);
                     findings.push(ask(format!("`{}` writes to a file", redirect.text)));

@@ -567,10 +567,8 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         "sed" => super::safe_text::sed(args, judged),
         "awk" | "gawk" | "mawk" | "nawk" => super::safe_text::awk(args, judged),
         "env" => env(args, judged),
-        "command" | "builtin" => {
-            if !args.iter().any(|a| a.text == "-v" || a.text == "-V") {
-                judged.inner.push(skip_options(args, &[]).to_vec());
-            }
+        "command" | "builtin" if !args.iter().any(|a| a.text == "-v" || a.text == "-V") => {
+            judged.inner.push(skip_options(args, &[]).to_vec());
         }
         "rustc" => ask_flags(judged, &[("-C", "can choose the linker it runs")]),
         "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => ask_flags(
@@ -581,20 +579,19 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
                 ("-B", "runs compiler programs from another directory"),
             ],
         ),
-        "java" => {
+        "java"
             if !args
                 .iter()
-                .any(|a| a.text == "-version" || a.text == "--version")
-            {
-                judged.scripts.extend(
-                    args.iter()
-                        .position(|a| a.text == "-jar")
-                        .and_then(|i| args.get(i + 1))
-                        .cloned(),
-                );
-                if !has_flag(args, "-jar") {
-                    judged.ask("`java` runs a class ai cannot check");
-                }
+                .any(|a| a.text == "-version" || a.text == "--version") =>
+        {
+            judged.scripts.extend(
+                args.iter()
+                    .position(|a| a.text == "-jar")
+                    .and_then(|i| args.get(i + 1))
+                    .cloned(),
+            );
+            if !has_flag(args, "-jar") {
+                judged.ask("`java` runs a class ai cannot check");
             }
         }
         "cmake" => ask_flags(

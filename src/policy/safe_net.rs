@@ -210,9 +210,7 @@ pub fn infra(name: &str, args: &[Word], judged: &mut Judged) {
     let safe = match name {
         "docker" | "podman" => match first {
             "ps" | "images" | "logs" | "inspect" | "version" | "info" | "history" | "port"
-            | "top" | "stats" => {
-                !(first == "stats" && !args.iter().any(|a| a.text == "--no-stream"))
-            }
+            | "top" | "stats" => first != "stats" || args.iter().any(|a| a.text == "--no-stream"),
             "compose" => matches!(
                 ops.get(1).copied(),
                 Some("ps" | "logs" | "ls" | "images" | "version")

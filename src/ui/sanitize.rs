@@ -71,11 +71,17 @@ mod tests {
 
     #[test]
     fn a_command_is_shown_whole_with_nothing_hidden() {
-        let hidden = format!("echo hi{}; python3 -c 'x'\u{202E}\u{1b}[2K", " ".repeat(4000));
+        let hidden = format!(
+            "echo hi{}; python3 -c 'x'\u{202E}\u{1b}[2K",
+            " ".repeat(4000)
+        );
         let shown = visible(&hidden, 40);
         assert!(shown.contains("<4000 spaces>"), "{shown}");
         assert!(shown.contains("python3 -c 'x'"), "{shown}");
-        assert!(shown.contains("<U+202E>") && shown.contains("<U+001B>"), "{shown}");
+        assert!(
+            shown.contains("<U+202E>") && shown.contains("<U+001B>"),
+            "{shown}"
+        );
         assert!(shown.lines().all(|l| l.chars().count() <= 40), "{shown}");
         assert_eq!(visible("ls\tx", 80), "ls<TAB>x");
         let long = "a".repeat(100);

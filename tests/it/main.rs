@@ -5,6 +5,7 @@
 mod harness;
 mod server;
 
+mod attacks;
 mod cli;
 mod layering;
 mod mcp;

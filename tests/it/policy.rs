@@ -346,14 +346,26 @@ fn check_command_explains_itself() {
                 "reasons": ["`rm -r` deletes files recursively"], "approved_by": null}]})
     );
     let approved = Ai::bare()
-        .args(&["--check-command", "git push origin main && rm -rf build", "--allow", "git push*"])
+        .args(&[
+            "--check-command",
+            "git push origin main && rm -rf build",
+            "--allow",
+            "git push*",
+        ])
         .run();
     assert!(
-        approved.stdout.contains("ask git push origin main (approved by --allow \"git push*\")"),
+        approved
+            .stdout
+            .contains("ask git push origin main (approved by --allow \"git push*\")"),
         "{}",
         approved.stdout
     );
-    assert!(approved.stdout.contains("  ask rm -rf build\n") || approved.stdout.ends_with("ask rm -rf build"), "{}", approved.stdout);
+    assert!(
+        approved.stdout.contains("  ask rm -rf build\n")
+            || approved.stdout.ends_with("ask rm -rf build"),
+        "{}",
+        approved.stdout
+    );
     let plain = Ai::bare().args(&["--check-command", "rm -rf /"]).run();
     assert!(plain.stdout.starts_with("deny: "), "{}", plain.stdout);
     let safe = Ai::bare()
