@@ -192,6 +192,7 @@ impl Agent<'_> {
                     return (Decision::Blocked, blocked(&recheck));
                 }
                 let mut outcome = self.run_tool(tool, &arguments, &call.id, None, emit).await;
+                turn.ran_as = Some(arguments);
                 outcome.result.note = Some(format!(
                     "the user edited the command before it ran; it ran as: {command}"
                 ));

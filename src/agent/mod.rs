@@ -223,10 +223,12 @@ impl Agent<'_> {
                 (decision, outcome)
             }
         };
+        // An edited command is recorded (and audited) as it ran, not as the model wrote it.
+        let arguments = turn.ran_as.take().unwrap_or_else(|| call.arguments.clone());
         let record = ToolCallRecord {
             id: call.id.clone(),
             name: call.name.clone(),
-            arguments: call.arguments.clone(),
+            arguments,
             decision,
             ok: outcome.result.success,
             exit_code: outcome.exit_code,

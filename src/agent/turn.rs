@@ -41,6 +41,8 @@ pub struct TurnState {
     pub unapproved: Vec<String>,
     /// Where untrusted content came from, once the turn has taken some in.
     pub tainted: Option<String>,
+    /// The arguments the current call ran with, when a person edited its command.
+    pub ran_as: Option<serde_json::Value>,
 }
 
 impl TurnState {

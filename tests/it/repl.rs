@@ -233,6 +233,11 @@ fn the_confirmation_can_edit_the_command_before_it_runs() {
         ai.work().join("build/out.o").exists(),
         "the original did not"
     );
+    // It is audited as it ran, not as the model wrote it.
+    let audit =
+        std::fs::read_to_string(ai.state_dir().join("swebash-ai/audit.jsonl")).unwrap_or_default();
+    assert!(audit.contains("touch edited.txt"), "{audit}");
+    assert!(!audit.contains("rm -rf build"), "{audit}");
 }
 
 #[test]
