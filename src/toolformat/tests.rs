@@ -226,7 +226,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig::default())] // 256 cases, more with PROPTEST_CASES
 
         #[test]
         fn arbitrary_text_never_panics_and_streaming_matches_whole(text in model_text(), split in 0usize..64) {

@@ -3,6 +3,8 @@
 mod confirm;
 mod json;
 mod markdown;
+#[cfg(test)]
+mod markdown_props;
 mod plain;
 mod sanitize;
 mod spinner;
