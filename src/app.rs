@@ -54,20 +54,10 @@ pub fn run(cli: Cli) -> i32 {
         Ok(prompt) => prompt,
         Err(report) => return fail(&report),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            return fail(&Report::new(
-                ExitCode::Runtime,
-                format!("cannot start: {err}"),
-            ));
-        }
-    };
-    runtime.block_on(one_shot(&settings, &env, prompt))
+    match runtime() {
+        Ok(runtime) => runtime.block_on(one_shot(&settings, &env, prompt)),
+        Err(report) => fail(&report),
+    }
 }
 
 /// The commands that answer without settings or a conversation.
@@ -95,7 +85,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Report> {
         .enable_io()
         .enable_time()
         .build()
-        .map_err(|err| Report::new(ExitCode::Runtime, format!("cannot start: {err}")))
+        .map_err(|err| Report::from_error(ExitCode::Runtime, "cannot start", &err))
 }
 
 fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
@@ -166,7 +156,7 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
         let mut handle = stdin.lock().take(STDIN_MAX as u64 + 1);
         handle
             .read_to_end(&mut bytes)
-            .map_err(|err| Report::new(ExitCode::Runtime, format!("cannot read stdin: {err}")))?;
+            .map_err(|err| Report::from_error(ExitCode::Runtime, "cannot read stdin", &err))?;
         let cut = bytes.len() > STDIN_MAX;
         bytes.truncate(STDIN_MAX);
         let text = String::from_utf8_lossy(&bytes);
