@@ -205,6 +205,10 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     ];
     let mut audit = parts.audit_log(env);
     let mut store = ConversationStore::create(env, &parts.provider_label());
+    // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
+    if let Some(store) = store.as_mut() {
+        store.save(&messages);
+    }
     let mut frontend = frontend_for(settings.output, settings.quiet, color(env));
     let mut recorder = Recorder::default();
     let ended = {

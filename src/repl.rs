@@ -179,6 +179,10 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
                 store.forget_dropped(dropped);
             }
         }
+        // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
+        if let Some(store) = store.as_mut() {
+            store.save(&messages);
+        }
         let mut agent = parts.agent_with(settings, gate, mode);
         let (ended, partial) = turn(&mut agent, &mut messages, settings, env, audit.as_mut()).await;
         let Agent {

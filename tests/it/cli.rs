@@ -226,3 +226,24 @@ fn a_closed_stdout_pipe_is_a_quiet_exit() {
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     assert_eq!(run.stderr, "");
 }
+
+#[test]
+fn a_panic_is_one_line_asking_for_a_report_and_exit_1() {
+    let run = Ai::bare().env("SWEBASH_AI_TEST_PANIC", "1").arg("hi").run();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(
+        lines[0].starts_with("ai: internal error: test panic requested")
+            && lines[0].ends_with("(please report)"),
+        "{}",
+        run.stderr
+    );
+    let traced = Ai::bare()
+        .env("SWEBASH_AI_TEST_PANIC", "1")
+        .env("RUST_BACKTRACE", "1")
+        .arg("hi")
+        .run();
+    assert_eq!(traced.code, 1);
+    assert!(traced.stderr.lines().count() > 1, "{}", traced.stderr);
+}
