@@ -186,6 +186,27 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
     Ok(prompt)
 }
 
+/// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
+pub(crate) fn new_store(env: &Env, label: &str) -> Option<ConversationStore> {
+    ConversationStore::create(env, label)
+        .map_err(|why| {
+            ui::to_stderr(&format!(
+                "ai: warning: the conversation is not saved: {why}"
+            ))
+        })
+        .ok()
+}
+
+/// Saves what is new; after a failure (a full disk), one warning and no more attempts.
+pub(crate) fn save_or_warn(store: &mut Option<ConversationStore>, messages: &[Message]) {
+    if let Some(Err(why)) = store.as_mut().map(|s| s.save(messages)) {
+        ui::to_stderr(&format!(
+            "ai: warning: the conversation is no longer saved: {why}"
+        ));
+        *store = None;
+    }
+}
+
 async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     let started = Instant::now();
     let command_mode = settings.output == OutputMode::Command;
@@ -204,11 +225,9 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Message::User { content: prompt },
     ];
     let mut audit = parts.audit_log(env);
-    let mut store = ConversationStore::create(env, &parts.provider_label());
+    let mut store = new_store(env, &parts.provider_label());
     // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
-    if let Some(store) = store.as_mut() {
-        store.save(&messages);
-    }
+    save_or_warn(&mut store, &messages);
     let mut frontend = frontend_for(settings.output, settings.quiet, color(env));
     let mut recorder = Recorder::default();
     let ended = {
@@ -224,9 +243,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         });
         drive_turn(&mut agent, &mut messages, &mut sinks).await
     };
-    if let Some(store) = store.as_mut() {
-        store.save(&messages);
-    }
+    save_or_warn(&mut store, &messages);
     parts.mcp.shutdown().await;
     let (status, error, report) = match ended {
         Ended::Turn(TurnEnd {

@@ -172,8 +172,16 @@ impl Parts {
         system
     }
 
+    /// The audit log; one warning when it cannot be written (the run goes on without it).
     pub fn audit_log(&self, env: &Env) -> Option<AuditLog> {
-        state_dir(env).and_then(|dir| AuditLog::open(&dir, &self.secrets))
+        let dir = state_dir(env)?;
+        AuditLog::open(&dir, &self.secrets)
+            .map_err(|why| {
+                crate::ui::to_stderr(&format!(
+                    "ai: warning: tool calls are not audited: cannot write {why}"
+                ));
+            })
+            .ok()
     }
 
     /// `provider/model`, for saved conversations.
