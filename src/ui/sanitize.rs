@@ -32,4 +32,18 @@ mod tests {
         assert_eq!(sanitize("x\u{200B}y"), "x\u{FFFD}y");
         assert_eq!(sanitize("line\n\tnext é"), "line\n\tnext é");
     }
+
+    proptest::proptest! {
+        // 256 cases by default; more with PROPTEST_CASES.
+        #[test]
+        fn nothing_that_moves_the_cursor_gets_through(text in proptest::prelude::any::<String>()) {
+            let clean = sanitize(&text);
+            proptest::prop_assert!(clean.chars().all(|c| !is_unsafe(c)));
+            proptest::prop_assert_eq!(clean.chars().count(), text.chars().count());
+            proptest::prop_assert_eq!(sanitize(&clean), clean.clone());
+            let kept: String = text.chars().filter(|c| !is_unsafe(*c)).collect();
+            let unchanged: String = clean.chars().filter(|c| *c != '\u{FFFD}').collect();
+            proptest::prop_assert_eq!(unchanged, kept.replace('\u{FFFD}', ""));
+        }
+    }
 }
