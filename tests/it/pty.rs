@@ -1,10 +1,8 @@
 //! The confirmation prompt in a real pseudo-terminal: the person answers yes, or no.
 
-use std::time::Duration;
-
 use serde_json::json;
 
-use crate::harness::Ai;
+use crate::harness::{Ai, wait_for_raw_mode};
 use crate::server::{FakeServer, text_reply, tool_reply};
 
 fn answer_prompt(keys: &str) -> (Ai, String) {
@@ -24,7 +22,7 @@ fn answer_prompt(keys: &str) -> (Ai, String) {
         .exp_string("deletes files recursively")
         .expect("the reason is shown");
     session.exp_string("Allow it?").expect("the prompt");
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for_raw_mode(&session);
     session.send(keys).expect("send keys");
     session.flush().expect("flush");
     let rest = session.exp_eof().unwrap_or_default();

@@ -8,7 +8,7 @@ use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::{Value, json};
 
-use crate::harness::Ai;
+use crate::harness::{Ai, wait_for_raw_mode};
 use crate::server::{FakeServer, Reply, text_chunks, text_reply, tool_reply};
 
 fn repl(ai: &Ai, args: &[&str]) -> PtySession {
@@ -70,7 +70,7 @@ fn history_persists_across_two_runs() {
 
     let mut second = repl(&ai, &["-i"]);
     second.exp_string("fake-model> ").expect("prompt");
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_raw_mode(&second);
     second.send_control('p').expect("previous history entry");
     second
         .exp_string("the first question")
@@ -211,7 +211,7 @@ fn the_confirmation_can_edit_the_command_before_it_runs() {
     session
         .exp_string("edit the command first")
         .expect("the choices");
-    std::thread::sleep(Duration::from_millis(200));
+    wait_for_raw_mode(&session);
     session.send("jj").expect("down twice");
     session.flush().expect("flush");
     session
