@@ -232,6 +232,9 @@ fn new_editor(
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
+        // An existing file (even empty) makes rustyline append under its lock; with none it
+        // creates one by truncating, which races another REPL starting at the same moment.
+        let _ = crate::journal::open_append(path);
         match editor.load_history(path) {
             Err(ReadlineError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {}
             Err(err) => set_aside_history(path, &err),

@@ -189,6 +189,16 @@ impl Ai {
         child
     }
 
+    /// Starts the binary in the same sandbox with other arguments and this stdin.
+    pub fn spawn_with(&self, args: &[&str], stdin: &[u8]) -> Child {
+        let mut command = self.command();
+        command.args(args).stdin(Stdio::piped());
+        let mut child = command.spawn().expect("spawn ai");
+        let mut pipe = child.stdin.take().expect("stdin pipe");
+        pipe.write_all(stdin).expect("write stdin");
+        child
+    }
+
     /// Runs in the same sandbox with other arguments.
     pub fn run_with(&self, args: &[&str]) -> Run {
         let mut command = self.command();

@@ -28,6 +28,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "conversation",
             "app",
             "audit",
+            "journal",
         ],
     ),
     (

@@ -6,6 +6,7 @@ mod harness;
 mod server;
 
 mod cli;
+mod faults;
 mod layering;
 mod mcp;
 mod oneshot;
