@@ -155,8 +155,15 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
                     ui::to_stderr("(a new conversation)");
                 }
                 Slash::Model => {
-                    if let Err(err) = parts.provider.prepare().await {
-                        ui::to_stderr(&err.to_report().to_string());
+                    // Once a turn has listened for Ctrl-C, tokio holds SIGINT for good: every long
+                    // wait of the REPL must listen for it itself, or Ctrl-C does nothing.
+                    tokio::select! {
+                        prepared = parts.provider.prepare() => {
+                            if let Err(err) = prepared {
+                                ui::to_stderr(&err.to_report().to_string());
+                            }
+                        }
+                        _ = tokio::signal::ctrl_c() => ui::to_stderr("^C (/model cancelled)"),
                     }
                     mode = parts.mode(settings);
                 }
