@@ -276,3 +276,26 @@ fn off_a_terminal_there_are_no_spinner_bytes_and_stdout_is_the_exact_text() {
         run.stderr
     );
 }
+
+#[test]
+fn ctrl_c_at_the_confirmation_cancels_the_turn_and_runs_nothing() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", json!({"command": "rm -rf build"}))]),
+        text_reply("Should not be needed."),
+        text_reply("Next answer."),
+    ]);
+    let ai = Ai::new(&server.url).file("build/out.o", "obj");
+    let mut session = repl(&ai, &["-i"]);
+    session.exp_string("fake-model> ").expect("prompt");
+    session.send_line("clean up").expect("send");
+    session.exp_string("Allow it?").expect("the confirmation");
+    wait_for_raw_mode(&session);
+    session.send_control('c').expect("Ctrl-C");
+    session
+        .exp_string("fake-model> ")
+        .expect("back at the prompt");
+    assert!(ai.work().join("build/out.o").exists(), "nothing ran");
+    session.send_line("next").expect("send");
+    session.exp_string("fake-model> ").expect("prompt again");
+    exits_0(&mut session);
+}
