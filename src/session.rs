@@ -38,7 +38,17 @@ impl Parts {
         env: &Env,
         command_mode: bool,
     ) -> Result<Parts, Report> {
-        let endpoint = select_endpoint(settings, env)?;
+        // Port probes and the key command block: off the runtime's only thread.
+        let (owned_settings, owned_env) = (settings.clone(), env.clone());
+        let endpoint =
+            tokio::task::spawn_blocking(move || select_endpoint(&owned_settings, &owned_env))
+                .await
+                .map_err(|err| {
+                    Report::new(
+                        ExitCode::Runtime,
+                        format!("choosing the endpoint stopped: {err}"),
+                    )
+                })??;
         let http =
             HttpClient::new(settings.http, &endpoint.base_url).map_err(|err| err.to_report())?;
         let provider_key = endpoint.api_key.clone();
