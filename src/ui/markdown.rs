@@ -34,7 +34,8 @@ impl MarkdownStream {
             in_code: false,
             lang: String::new(),
             width: width.clamp(20, 200),
-            cols: width.max(1),
+            // 0 means the size is unknown: assume the usual 80 rather than erase a row per char.
+            cols: if width == 0 { 80 } else { width },
             color,
         }
     }
