@@ -57,20 +57,10 @@ pub fn run(cli: Cli) -> i32 {
         Ok(prompt) => prompt,
         Err(report) => return fail(&report),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            return fail(&Report::new(
-                ExitCode::Runtime,
-                format!("cannot start: {err}"),
-            ));
-        }
-    };
-    runtime.block_on(one_shot(&settings, &env, prompt))
+    match runtime() {
+        Ok(runtime) => runtime.block_on(one_shot(&settings, &env, prompt)),
+        Err(report) => fail(&report),
+    }
 }
 
 /// The commands that answer without settings or a conversation.
@@ -95,7 +85,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Report> {
         .enable_io()
         .enable_time()
         .build()
-        .map_err(|err| Report::new(ExitCode::Runtime, format!("cannot start: {err}")))
+        .map_err(|err| Report::from_error(ExitCode::Runtime, "cannot start", &err))
 }
 
 fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
@@ -166,7 +156,7 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
         let mut handle = stdin.lock().take(STDIN_MAX as u64 + 1);
         handle
             .read_to_end(&mut bytes)
-            .map_err(|err| Report::new(ExitCode::Runtime, format!("cannot read stdin: {err}")))?;
+            .map_err(|err| Report::from_error(ExitCode::Runtime, "cannot read stdin", &err))?;
         let cut = bytes.len() > STDIN_MAX;
         bytes.truncate(STDIN_MAX);
         let text = String::from_utf8_lossy(&bytes);
@@ -196,6 +186,27 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
     Ok(prompt)
 }
 
+/// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
+pub(crate) fn new_store(env: &Env, label: &str) -> Option<ConversationStore> {
+    ConversationStore::create(env, label)
+        .map_err(|why| {
+            ui::to_stderr(&format!(
+                "ai: warning: the conversation is not saved: {why}"
+            ))
+        })
+        .ok()
+}
+
+/// Saves what is new; after a failure (a full disk), one warning and no more attempts.
+pub(crate) fn save_or_warn(store: &mut Option<ConversationStore>, messages: &[Message]) {
+    if let Some(Err(why)) = store.as_mut().map(|s| s.save(messages)) {
+        ui::to_stderr(&format!(
+            "ai: warning: the conversation is no longer saved: {why}"
+        ));
+        *store = None;
+    }
+}
+
 async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     let started = Instant::now();
     let command_mode = settings.output == OutputMode::Command;
@@ -214,7 +225,9 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Message::User { content: prompt },
     ];
     let mut audit = parts.audit_log(env);
-    let mut store = ConversationStore::create(env, &parts.provider_label());
+    let mut store = new_store(env, &parts.provider_label());
+    // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
+    save_or_warn(&mut store, &messages);
     let mut frontend = frontend_for(settings.output, settings.quiet, color(env));
     let mut recorder = Recorder::default();
     let ended = {
@@ -230,9 +243,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         });
         drive_turn(&mut agent, &mut messages, &mut sinks).await
     };
-    if let Some(store) = store.as_mut() {
-        store.save(&messages);
-    }
+    save_or_warn(&mut store, &messages);
     parts.mcp.shutdown().await;
     let (status, error, report) = match ended {
         Ended::Turn(TurnEnd {

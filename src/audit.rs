@@ -3,8 +3,7 @@
 //! one more consumer of the event stream; secrets this process holds are scrubbed from each line.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -31,23 +30,17 @@ pub fn state_dir(env: &Env) -> Option<PathBuf> {
 }
 
 impl AuditLog {
-    /// Opens (creating, rotating) the log in `dir`; `None` when it cannot be written, which must
-    /// not stop the run.
-    pub fn open(dir: &Path, secrets: &[Secret]) -> Option<Self> {
-        std::fs::create_dir_all(dir).ok()?;
+    /// Opens (creating, rotating) the log in `dir`; the reason when it cannot be written, which
+    /// must not stop the run.
+    pub fn open(dir: &Path, secrets: &[Secret]) -> Result<Self, String> {
         let path = dir.join("audit.jsonl");
+        let unwritable = |err: std::io::Error| format!("{}: {err}", path.display());
+        std::fs::create_dir_all(dir).map_err(unwritable)?;
         if std::fs::metadata(&path).is_ok_and(|m| m.len() > ROTATE_BYTES) {
             let _ = std::fs::rename(&path, dir.join("audit.jsonl.1"));
         }
-        let mut options = OpenOptions::new();
-        options.create(true).append(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let file = options.open(&path).ok()?;
-        Some(AuditLog {
+        let file = crate::journal::open_append(&path).map_err(unwritable)?;
+        Ok(AuditLog {
             file,
             secrets: secrets
                 .iter()
@@ -88,7 +81,8 @@ impl AuditLog {
                 for secret in &self.secrets {
                     line = line.replace(secret, "<redacted>");
                 }
-                let _ = writeln!(self.file, "{line}");
+                // One write per line: other `ai` processes append to the same log.
+                let _ = crate::journal::append(&mut self.file, &[line]);
             }
             _ => {}
         }
@@ -118,12 +112,10 @@ mod tests {
 
     #[test]
     fn lines_say_who_decided_without_secrets_and_big_logs_rotate() {
-        let Ok(dir) = tempfile::tempdir() else { return };
+        let dir = tempfile::tempdir().unwrap();
         let big = dir.path().join("audit.jsonl");
-        assert!(std::fs::write(&big, vec![b'x'; (ROTATE_BYTES + 1) as usize]).is_ok());
-        let Some(mut log) = AuditLog::open(dir.path(), &[Secret::new("sk-secret-123")]) else {
-            return;
-        };
+        std::fs::write(&big, vec![b'x'; (ROTATE_BYTES + 1) as usize]).unwrap();
+        let mut log = AuditLog::open(dir.path(), &[Secret::new("sk-secret-123")]).unwrap();
         log.observe(&Event::ApprovalDecided {
             id: "c1".into(),
             decision: Decision::Approved,

@@ -89,9 +89,10 @@ pub fn parse_tool_calls(format: &str) -> i32 {
     };
     let mut text = String::new();
     if let Err(err) = std::io::stdin().read_to_string(&mut text) {
-        return fail(&Report::new(
+        return fail(&Report::from_error(
             ExitCode::Runtime,
-            format!("cannot read stdin: {err}"),
+            "cannot read stdin",
+            &err,
         ));
     }
     let mut parsed = toolformat::parse(format_for(family, &[]).as_ref(), &text);
@@ -145,9 +146,10 @@ pub fn init(shell: &str, key: Option<&str>, context: bool, env: &Env) -> i32 {
             ));
         };
         if let Err(err) = std::fs::create_dir_all(&dir) {
-            return fail(&Report::new(
+            return fail(&Report::from_error(
                 ExitCode::Runtime,
-                format!("cannot create {}: {err}", dir.display()),
+                format!("cannot create {}", dir.display()),
+                &err,
             ));
         }
         Some(context_file(&dir))
@@ -246,9 +248,10 @@ pub fn completions(shell: &str) -> i32 {
 pub fn man() -> i32 {
     let mut out = Vec::new();
     if let Err(err) = clap_mangen::Man::new(Cli::command()).render(&mut out) {
-        return fail(&Report::new(
+        return fail(&Report::from_error(
             ExitCode::Runtime,
-            format!("cannot render the man page: {err}"),
+            "cannot render the man page",
+            &err,
         ));
     }
     ui::to_stdout(String::from_utf8_lossy(&out).trim_end());

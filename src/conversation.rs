@@ -2,13 +2,12 @@
 //! `$XDG_DATA_HOME/swebash-ai/conversations/` (one header line, then one line per message), so
 //! `ai -i --resume` can continue the last one and `ai --history` can list them.
 
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use crate::config::Env;
+use crate::journal;
 use crate::protocol::Message;
 
 /// `$XDG_DATA_HOME/swebash-ai`, else `~/.local/share/swebash-ai`.
@@ -48,48 +47,53 @@ fn now_ms() -> u64 {
 }
 
 impl ConversationStore {
-    /// A new conversation file; `None` when it cannot be written (that must not stop a run).
-    pub fn create(env: &Env, model: &str) -> Option<Self> {
-        let dir = conversations_dir(env)?;
-        std::fs::create_dir_all(&dir).ok()?;
+    /// A new conversation file; the reason when it cannot be written (that must not stop a run).
+    pub fn create(env: &Env, model: &str) -> Result<Self, String> {
+        let dir = conversations_dir(env).ok_or("neither XDG_DATA_HOME nor HOME is set")?;
+        let unwritable = |err: std::io::Error| format!("cannot write {}: {err}", dir.display());
+        std::fs::create_dir_all(&dir).map_err(unwritable)?;
         let started = now_ms();
         let path = dir.join(format!("{started}-{}.jsonl", std::process::id()));
         let header = json!({"type": "meta", "started_unix_ms": started, "model": model});
-        let mut file = open_append(&path)?;
-        writeln!(file, "{header}").ok()?;
-        Some(ConversationStore { path, saved: 0 })
+        journal::open_append(&path)
+            .and_then(|mut file| journal::append(&mut file, &[header.to_string()]))
+            .map_err(unwritable)?;
+        Ok(ConversationStore { path, saved: 0 })
     }
 
-    /// The most recent conversation and its messages (system prompts are not kept: a resumed
-    /// conversation gets a fresh one).
-    pub fn open_last(env: &Env) -> Option<(Self, Vec<Message>)> {
+    /// The most recent conversation, its messages (system prompts are not kept: a resumed
+    /// conversation gets a fresh one) and how many unreadable lines were skipped.
+    pub fn open_last(env: &Env) -> Option<(Self, Vec<Message>, usize)> {
         let last = list_files(env)?.into_iter().next()?;
-        let messages = read_messages(&last);
+        let (messages, skipped) = read_messages(&last);
         let saved = messages.len();
-        Some((ConversationStore { path: last, saved }, messages))
+        Some((ConversationStore { path: last, saved }, messages, skipped))
     }
 
     /// Appends the messages not yet saved (`messages` is the whole conversation, system prompt
     /// included, which is skipped).
-    pub fn save(&mut self, messages: &[Message]) {
+    /// The new messages go out in one write, so a crash never leaves half of a message.
+    pub fn save(&mut self, messages: &[Message]) -> Result<(), String> {
         let kept: Vec<&Message> = messages
             .iter()
             .filter(|m| !matches!(m, Message::System { .. }))
             .collect();
         if kept.len() <= self.saved {
-            return;
+            return Ok(());
         }
-        let Some(mut file) = open_append(&self.path) else {
-            return;
-        };
-        for message in &kept[self.saved..] {
-            let mut line = serde_json::to_value(message).unwrap_or(Value::Null);
-            line["type"] = json!("message");
-            if writeln!(file, "{line}").is_err() {
-                return;
-            }
-        }
+        let lines: Vec<String> = kept[self.saved..]
+            .iter()
+            .map(|message| {
+                let mut line = serde_json::to_value(message).unwrap_or(Value::Null);
+                line["type"] = json!("message");
+                line.to_string()
+            })
+            .collect();
+        journal::open_append(&self.path)
+            .and_then(|mut file| journal::append(&mut file, &lines))
+            .map_err(|err| format!("cannot write {}: {err}", self.path.display()))?;
         self.saved = kept.len();
+        Ok(())
     }
 
     /// After older turns were dropped from the context: what is in the file stays.
@@ -100,17 +104,6 @@ impl ConversationStore {
     pub fn path(&self) -> &Path {
         &self.path
     }
-}
-
-fn open_append(path: &Path) -> Option<std::fs::File> {
-    let mut options = OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path).ok()
 }
 
 /// Conversation files, newest first.
@@ -135,19 +128,26 @@ fn start_of(path: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-fn read_messages(path: &Path) -> Vec<Message> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|v| v["type"] == "message")
+/// The messages of a conversation file and how many lines were unreadable (not JSON, not a
+/// message, or not valid UTF-8: a file is read as bytes so one bad line costs only itself).
+fn read_messages(path: &Path) -> (Vec<Message>, usize) {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let (values, mut skipped) = journal::parse(&String::from_utf8_lossy(&bytes));
+    let messages = values
+        .into_iter()
+        .filter(|v| v["type"] != "meta")
         .filter_map(|mut v| {
-            if let Some(object) = v.as_object_mut() {
-                object.remove("type");
-            }
-            serde_json::from_value(v).ok()
+            let message = (v["type"] == "message")
+                .then(|| {
+                    v.as_object_mut()?.remove("type");
+                    serde_json::from_value(v).ok()
+                })
+                .flatten();
+            skipped += usize::from(message.is_none());
+            message
         })
-        .collect()
+        .collect();
+    (messages, skipped)
 }
 
 /// The most recent conversations, newest first.
@@ -163,7 +163,7 @@ pub fn recent(env: &Env, limit: usize) -> Vec<Summary> {
                 .next()
                 .and_then(|l| serde_json::from_str(l).ok())
                 .unwrap_or(Value::Null);
-            let messages = read_messages(&path);
+            let (messages, _) = read_messages(&path);
             let first_question = messages
                 .iter()
                 .find_map(|m| match m {
@@ -198,12 +198,10 @@ mod tests {
 
     #[test]
     fn a_conversation_round_trips_and_the_last_one_is_found() {
-        let Ok(dir) = tempfile::tempdir() else { return };
+        let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
         let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
-        let Some(mut store) = ConversationStore::create(&env, "openai/m") else {
-            return;
-        };
+        let mut store = ConversationStore::create(&env, "openai/m").unwrap();
         let messages = vec![
             Message::System {
                 content: "s".into(),
@@ -216,15 +214,36 @@ mod tests {
                 tool_calls: Vec::new(),
             },
         ];
-        store.save(&messages);
-        store.save(&messages);
-        let (_, restored) =
-            ConversationStore::open_last(&env).unwrap_or_else(|| (store, Vec::new()));
+        store.save(&messages).unwrap();
+        store.save(&messages).unwrap();
+        let (_, restored, skipped) = ConversationStore::open_last(&env).unwrap();
         assert_eq!(restored, messages[1..].to_vec());
+        assert_eq!(skipped, 0);
         let listed = recent(&env, 10);
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].first_question, "first question");
         assert_eq!(listed[0].messages, 2);
         assert_eq!(listed[0].model, "openai/m");
+    }
+
+    #[test]
+    fn a_corrupt_conversation_file_is_read_around_its_bad_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().display().to_string();
+        let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
+        let mut store = ConversationStore::create(&env, "m").unwrap();
+        let question = Message::User {
+            content: "q".into(),
+        };
+        store.save(std::slice::from_ref(&question)).unwrap();
+        let mut bytes = std::fs::read(store.path()).unwrap();
+        bytes.extend_from_slice(
+            b"\xff\xfe not json\n{\"type\":\"message\",\"role\":\"nobody\"}\n{\"type\":\"mess",
+        );
+        std::fs::write(store.path(), bytes).unwrap();
+        let (_, restored, skipped) = ConversationStore::open_last(&env).unwrap();
+        assert_eq!(restored, [question]);
+        assert_eq!(skipped, 3);
+        assert_eq!(recent(&env, 5)[0].messages, 1);
     }
 }

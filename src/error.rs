@@ -78,6 +78,29 @@ impl Report {
         self
     }
 
+    /// `context` as the message and `err` with its whole `source()` chain as `caused by:` lines
+    /// (a cause already spelled out by the one above it is not repeated).
+    pub fn from_error(
+        exit: ExitCode,
+        context: impl Into<String>,
+        err: &(dyn std::error::Error + 'static),
+    ) -> Self {
+        let mut report = Report::new(exit, context);
+        let mut next = Some(err);
+        while let Some(cause) = next {
+            let text = cause.to_string();
+            if !report
+                .causes
+                .last()
+                .is_some_and(|last| last.contains(&text))
+            {
+                report.causes.push(text);
+            }
+            next = cause.source();
+        }
+        report
+    }
+
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
@@ -133,5 +156,18 @@ mod tests {
         });
         assert_eq!(report.exit, ExitCode::Usage);
         assert!(report.message.contains("SWEBASH_AI_TOOLS_MAX_ITER"));
+    }
+
+    #[test]
+    fn from_error_lists_the_source_chain_as_causes() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("reading the body")]
+        struct Outer(#[source] std::io::Error);
+        let err = Outer(std::io::Error::other("connection reset"));
+        let report = Report::from_error(ExitCode::Runtime, "the request failed", &err);
+        assert_eq!(
+            report.to_string(),
+            "ai: error: the request failed\n  caused by: reading the body\n  caused by: connection reset"
+        );
     }
 }

@@ -14,6 +14,7 @@ use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
 
 use crate::agent::{Agent, Recorder};
+use crate::app::{new_store, save_or_warn};
 use crate::config::{Env, Settings};
 use crate::conversation::{ConversationStore, data_dir, recent};
 use crate::error::ExitCode;
@@ -142,7 +143,9 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
         };
         if let Some(history) = &history {
             let _ = editor.add_history_entry(input.as_str());
-            let _ = editor.save_history(history);
+            // Appending (under rustyline's file lock) keeps what another REPL added meanwhile;
+            // saving would rewrite the file with only this one's lines.
+            let _ = editor.append_history(history);
         }
         if input.starts_with('/') {
             match slash(&input, &mut parts, env, &messages) {
@@ -152,8 +155,15 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
                     ui::to_stderr("(a new conversation)");
                 }
                 Slash::Model => {
-                    if let Err(err) = parts.provider.prepare().await {
-                        ui::to_stderr(&err.to_report().to_string());
+                    // Once a turn has listened for Ctrl-C, tokio holds SIGINT for good: every long
+                    // wait of the REPL must listen for it itself, or Ctrl-C does nothing.
+                    tokio::select! {
+                        prepared = parts.provider.prepare() => {
+                            if let Err(err) = prepared {
+                                ui::to_stderr(&err.to_report().to_string());
+                            }
+                        }
+                        _ = tokio::signal::ctrl_c() => ui::to_stderr("^C (/model cancelled)"),
                     }
                     mode = parts.mode(settings);
                 }
@@ -179,6 +189,8 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
                 store.forget_dropped(dropped);
             }
         }
+        // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
+        save_or_warn(&mut store, &messages);
         let mut agent = parts.agent_with(settings, gate, mode);
         let (ended, partial) = turn(&mut agent, &mut messages, settings, env, audit.as_mut()).await;
         let Agent {
@@ -197,9 +209,7 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
             }
             ui::to_stderr("^C (reply cancelled)");
         }
-        if let Some(store) = store.as_mut() {
-            store.save(&messages);
-        }
+        save_or_warn(&mut store, &messages);
     }
     parts.mcp.shutdown().await;
     ExitCode::Ok.code()
@@ -229,9 +239,32 @@ fn new_editor(
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let _ = editor.load_history(path);
+        // An existing file (even empty) makes rustyline append under its lock; with none it
+        // creates one by truncating, which races another REPL starting at the same moment.
+        let _ = crate::journal::open_append(path);
+        match editor.load_history(path) {
+            Err(ReadlineError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => set_aside_history(path, &err),
+            Ok(()) => {}
+        }
     }
     Ok(editor)
+}
+
+/// A history file rustyline cannot read (not UTF-8, cut off) is moved aside with one warning,
+/// so the REPL starts and new lines are saved again.
+fn set_aside_history(path: &std::path::Path, err: &ReadlineError) {
+    let aside = path.with_extension("corrupt");
+    let moved = std::fs::rename(path, &aside).is_ok();
+    ui::to_stderr(&format!(
+        "ai: warning: the history file {} is unreadable ({err}){}",
+        path.display(),
+        if moved {
+            format!("; moved to {}", aside.display())
+        } else {
+            String::new()
+        }
+    ));
 }
 
 fn start_conversation(
@@ -243,14 +276,17 @@ fn start_conversation(
     let mut messages = vec![Message::System {
         content: system.to_string(),
     }];
-    if resume && let Some((store, earlier)) = ConversationStore::open_last(env) {
+    if resume && let Some((store, earlier, skipped)) = ConversationStore::open_last(env) {
+        if skipped > 0 {
+            ui::to_stderr(&format!(
+                "ai: warning: skipped {skipped} unreadable lines of {}",
+                store.path().display()
+            ));
+        }
         messages.extend(earlier);
         return (Some(store), messages);
     }
-    (
-        ConversationStore::create(env, &parts.provider_label()),
-        messages,
-    )
+    (new_store(env, &parts.provider_label()), messages)
 }
 
 /// One input: a line, a line continued with `\`, or a `"""` block. `None` for an empty line.

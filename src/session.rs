@@ -38,7 +38,17 @@ impl Parts {
         env: &Env,
         command_mode: bool,
     ) -> Result<Parts, Report> {
-        let endpoint = select_endpoint(settings, env)?;
+        // Port probes and the key command block: off the runtime's only thread.
+        let (owned_settings, owned_env) = (settings.clone(), env.clone());
+        let endpoint =
+            tokio::task::spawn_blocking(move || select_endpoint(&owned_settings, &owned_env))
+                .await
+                .map_err(|err| {
+                    Report::new(
+                        ExitCode::Runtime,
+                        format!("choosing the endpoint stopped: {err}"),
+                    )
+                })??;
         let http =
             HttpClient::new(settings.http, &endpoint.base_url).map_err(|err| err.to_report())?;
         let provider_key = endpoint.api_key.clone();
@@ -180,8 +190,16 @@ impl Parts {
         system
     }
 
+    /// The audit log; one warning when it cannot be written (the run goes on without it).
     pub fn audit_log(&self, env: &Env) -> Option<AuditLog> {
-        state_dir(env).and_then(|dir| AuditLog::open(&dir, &self.secrets))
+        let dir = state_dir(env)?;
+        AuditLog::open(&dir, &self.secrets)
+            .map_err(|why| {
+                crate::ui::to_stderr(&format!(
+                    "ai: warning: tool calls are not audited: cannot write {why}"
+                ));
+            })
+            .ok()
     }
 
     /// `provider/model`, for saved conversations.

@@ -2,6 +2,8 @@
 //! Below this module nothing reads env vars or clap types again.
 
 mod layer;
+#[cfg(test)]
+mod props;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -48,6 +48,9 @@ pub enum ProviderError {
     BadResponse { url: String, message: String },
     #[error("the server at {url} answered a streamed request with an empty body")]
     EmptyStream { url: String },
+    /// The in-process engine (`--provider local`): no server is involved, so no URL to blame.
+    #[error("the local engine failed: {message}")]
+    Local { message: String },
 }
 
 impl ProviderError {
@@ -107,15 +110,75 @@ impl ProviderError {
             ProviderError::BadResponse { .. } => {
                 "is the base URL an OpenAI-compatible endpoint? it usually ends in /v1"
             }
+            ProviderError::Local { .. } => {
+                "check that SWEBASH_AI_MODEL_PATH is a GGUF model file and that it fits in memory \
+                 (a smaller SWEBASH_AI_LOCAL_CTX helps)"
+            }
             _ => return None,
         })
     }
 
+    /// The lower-level failure inside the error, shown as its `caused by:` line. (A server's own
+    /// message stays on the first line: it is the answer, not a cause.)
+    fn detail(&self) -> Option<&str> {
+        match self {
+            ProviderError::Connect { message, .. }
+            | ProviderError::Interrupted { message, .. }
+            | ProviderError::BadResponse { message, .. }
+            | ProviderError::Local { message } => Some(message),
+            ProviderError::Timeout { what, .. } => Some(what),
+            _ => None,
+        }
+    }
+
+    /// `ai: error: <what failed>`, `caused by: <why>` and a hint.
     pub fn to_report(&self) -> Report {
-        let report = Report::new(ExitCode::Runtime, self.to_string());
+        let full = self.to_string();
+        let split = self.detail().filter(|d| !d.is_empty()).and_then(|detail| {
+            let head = full.strip_suffix(detail)?.trim_end().trim_end_matches(':');
+            Some((head.to_string(), detail.to_string()))
+        });
+        let report = match split {
+            Some((head, detail)) => Report::new(ExitCode::Runtime, head).with_cause(detail),
+            None => Report::new(ExitCode::Runtime, full),
+        };
         match self.hint() {
             Some(hint) => report.with_hint(hint),
             None => report,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_puts_the_inner_message_on_a_caused_by_line() {
+        let err = ProviderError::Connect {
+            url: "http://127.0.0.1:9/v1".into(),
+            message: "Connection refused (os error 111)".into(),
+        };
+        assert_eq!(
+            err.to_report().to_string(),
+            "ai: error: cannot connect to http://127.0.0.1:9/v1\n  caused by: Connection refused \
+             (os error 111)\n  hint: is the server running? check SWEBASH_AI_BASE_URL or --base-url"
+        );
+    }
+
+    #[test]
+    fn the_local_engine_has_its_own_kind_and_hint_not_a_malformed_reply() {
+        let report = ProviderError::Local {
+            message: "cannot load the model /m.gguf".into(),
+        }
+        .to_report();
+        assert_eq!(report.message, "the local engine failed");
+        assert_eq!(report.causes, ["cannot load the model /m.gguf"]);
+        assert!(!report.to_string().contains("malformed"));
+        assert!(
+            report
+                .hint
+                .is_some_and(|h| h.contains("SWEBASH_AI_MODEL_PATH"))
+        );
     }
 }

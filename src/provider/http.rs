@@ -268,7 +268,10 @@ fn backoff(tries: u32) -> Duration {
 fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
     let text = headers.get(RETRY_AFTER)?.to_str().ok()?;
     let secs: f64 = text.trim().parse().ok()?;
-    (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs))
+    // `from_secs_f64` panics past u64::MAX seconds (`Retry-After: 1e30`); a wait that long is
+    // simply longer than we sit through, so it saturates and ends the run.
+    (secs >= 0.0 && !secs.is_nan())
+        .then(|| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
 fn transport_error(url: &str, err: &reqwest::Error) -> ProviderError {
@@ -429,5 +432,20 @@ mod tests {
             let d = backoff(tries);
             assert!(d >= full / 2 && d <= full, "{tries}: {d:?}");
         }
+    }
+
+    #[test]
+    fn retry_after_of_1e30_seconds_does_not_panic_and_ends_the_run() {
+        let wait = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(RETRY_AFTER, value.parse().unwrap());
+            parse_retry_after(&headers)
+        };
+        assert_eq!(wait("1e30"), Some(Duration::MAX));
+        assert_eq!(wait("inf"), Some(Duration::MAX));
+        assert_eq!(wait("NaN"), None);
+        assert_eq!(wait("-1"), None);
+        assert_eq!(wait(" 2.5 "), Some(Duration::from_millis(2500)));
+        assert!(wait("1e30").is_some_and(|d| d > MAX_RETRY_AFTER));
     }
 }

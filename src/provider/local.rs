@@ -63,8 +63,7 @@ impl LocalProvider {
     }
 
     fn fail(message: impl Into<String>) -> ProviderError {
-        ProviderError::BadResponse {
-            url: "local".into(),
+        ProviderError::Local {
             message: message.into(),
         }
     }

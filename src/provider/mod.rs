@@ -12,6 +12,8 @@ mod http;
 mod local;
 mod ollama;
 mod openai;
+#[cfg(test)]
+mod props;
 mod service;
 mod sse;
 

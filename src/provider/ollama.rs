@@ -76,14 +76,7 @@ impl OllamaProvider {
             if let Some(bytes) = chunk {
                 pending.extend_from_slice(&bytes);
             }
-            let mut lines: Vec<Vec<u8>> = Vec::new();
-            while let Some(newline) = pending.iter().position(|b| *b == b'\n') {
-                lines.push(pending.drain(..=newline).collect());
-            }
-            if at_end && !pending.is_empty() {
-                lines.push(std::mem::take(&mut pending));
-            }
-            for line in lines {
+            for line in split_lines(&mut pending, at_end) {
                 let line = String::from_utf8_lossy(&line);
                 if !line.trim().is_empty() {
                     done |= take_line(&line, url, &mut completion, sink, started)?;
@@ -143,8 +136,20 @@ impl Provider for OllamaProvider {
     }
 }
 
+/// The complete lines at the front of `pending` (all of it `at_end`); the rest stays.
+pub(super) fn split_lines(pending: &mut Vec<u8>, at_end: bool) -> Vec<Vec<u8>> {
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    while let Some(newline) = pending.iter().position(|b| *b == b'\n') {
+        lines.push(pending.drain(..=newline).collect());
+    }
+    if at_end && !pending.is_empty() {
+        lines.push(std::mem::take(pending));
+    }
+    lines
+}
+
 /// One NDJSON line; `true` when it is the last one (`done`).
-fn take_line(
+pub(super) fn take_line(
     line: &str,
     url: &str,
     completion: &mut Completion,

@@ -218,7 +218,7 @@ impl Provider for OpenAiProvider {
 
 /// What a stream has delivered so far.
 #[derive(Default)]
-struct StreamState {
+pub(super) struct StreamState {
     completion: Completion,
     calls: ToolCallAssembler,
     /// `[DONE]` arrived.
@@ -228,7 +228,12 @@ struct StreamState {
 }
 
 impl StreamState {
-    fn take(&mut self, data: &str, url: &str, sink: &mut Sink<'_>) -> Result<(), ProviderError> {
+    pub(super) fn take(
+        &mut self,
+        data: &str,
+        url: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), ProviderError> {
         if data.trim() == "[DONE]" {
             self.done = true;
             return Ok(());
@@ -270,7 +275,7 @@ impl StreamState {
         Ok(())
     }
 
-    fn finish(mut self) -> Completion {
+    pub(super) fn finish(mut self) -> Completion {
         if !self.calls.is_empty() {
             self.completion.tool_calls = self.calls.finish();
         }

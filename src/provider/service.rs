@@ -175,7 +175,7 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
             ),
         })?,
         None if settings.base_url.is_some() => service_named("openai"),
-        None => match detect(env) {
+        None => match detect(env)? {
             Some(service) => service,
             // Built with the embedded engine: nothing configured means the local model.
             None if cfg!(feature = "local") => return local_endpoint(),
@@ -261,22 +261,72 @@ fn key_of(service: &Service, env: &Env) -> Option<Secret> {
 }
 
 /// With no provider named: the first service whose key is set, else a local server that
-/// answers on its usual port (probed briefly, only when no key is set).
-fn detect(env: &Env) -> Option<&'static Service> {
+/// answers on its usual port (probed briefly, only when no key is set, and not at all with
+/// `SWEBASH_AI_PROBE=off`; Ollama is looked for where `OLLAMA_HOST` says).
+fn detect(env: &Env) -> Result<Option<&'static Service>, ConfigError> {
     if let Some(service) = SERVICES
         .iter()
         .find(|s| s.protocol != Protocol::Local && key_of(s, env).is_some())
     {
-        return Some(service);
+        return Ok(Some(service));
     }
-    const LOCAL: [(&str, u16); 3] = [("ollama", 11434), ("llamacpp", 8080), ("lmstudio", 1234)];
+    if !probe_enabled(env)? {
+        return Ok(None);
+    }
+    let ollama = env
+        .get("OLLAMA_HOST")
+        .map_or_else(|| "127.0.0.1:11434".to_string(), ollama_authority);
+    let local = [
+        ("ollama", ollama),
+        ("llamacpp", "127.0.0.1:8080".to_string()),
+        ("lmstudio", "127.0.0.1:1234".to_string()),
+    ];
     let timeout = std::time::Duration::from_millis(150);
-    LOCAL.iter().find_map(|(name, port)| {
-        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], *port));
+    Ok(local.iter().find_map(|(name, authority)| {
+        // Resolving a name (`localhost:11434`) blocks briefly; it runs before the runtime starts.
+        let addr = std::net::ToSocketAddrs::to_socket_addrs(authority.as_str())
+            .ok()?
+            .next()?;
         std::net::TcpStream::connect_timeout(&addr, timeout)
             .ok()
             .map(|_| service_named(name))
-    })
+    }))
+}
+
+/// `SWEBASH_AI_PROBE`: whether to look for a local server on its usual port (default on).
+fn probe_enabled(env: &Env) -> Result<bool, ConfigError> {
+    match env
+        .get("SWEBASH_AI_PROBE")
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("on" | "true" | "1" | "yes") => Ok(true),
+        Some("off" | "false" | "0" | "no") => Ok(false),
+        Some(other) => Err(ConfigError::Invalid {
+            name: "SWEBASH_AI_PROBE".into(),
+            value: other.to_string(),
+            expected: "on or off".into(),
+        }),
+    }
+}
+
+/// `host:port` of an `OLLAMA_HOST` value (port 11434 when it names none).
+fn ollama_authority(host: &str) -> String {
+    let url = ollama_url(host);
+    let authority = url
+        .split_once("://")
+        .map_or(url.as_str(), |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| port.parse::<u16>().is_ok())
+    {
+        authority.to_string()
+    } else {
+        format!("{authority}:11434")
+    }
 }
 
 /// `OLLAMA_HOST` as a URL: it is often written `host:port` or `0.0.0.0:11434`.
@@ -330,7 +380,11 @@ mod tests {
 
     #[test]
     fn nothing_configured_is_no_provider() {
-        assert_eq!(endpoint(&[], &[]).err(), Some(ConfigError::NoProvider));
+        // Probing is off: whether this machine runs a server on a usual port must not matter.
+        assert_eq!(
+            endpoint(&[], &[("SWEBASH_AI_PROBE", "off")]).err(),
+            Some(ConfigError::NoProvider)
+        );
     }
 
     #[test]

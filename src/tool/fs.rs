@@ -109,7 +109,18 @@ impl Tool for FilesystemTool {
                 Ok(args) => args,
                 Err(outcome) => return *outcome,
             };
-            run(&args, ctx)
+            // File reads and directory walks block; the runtime has one thread to keep free
+            // (for Ctrl-C, the spinner, the other calls).
+            let ctx = ctx.clone();
+            tokio::task::spawn_blocking(move || run(&args, &ctx))
+                .await
+                .unwrap_or_else(|err| {
+                    fail(
+                        ToolErrorType::SystemError,
+                        format!("the filesystem tool stopped: {err}"),
+                        None,
+                    )
+                })
         })
     }
 }
@@ -160,18 +171,59 @@ fn io_failure(err: &std::io::Error, shown: &str) -> ToolOutcome {
     }
 }
 
-fn read(path: &Path, shown: &str, args: &FsArgs, max_size: u64) -> ToolOutcome {
-    if path.is_dir() {
-        return fail(
-            ToolErrorType::UserError,
-            format!("{shown} is a directory"),
-            Some("use operation `list` for directories"),
-        );
-    }
-    let mut file = match File::open(path) {
-        Ok(file) => file,
-        Err(err) => return io_failure(&err, shown),
+/// A regular file opened for reading. A FIFO, socket or device is refused before it is opened
+/// (opening a FIFO blocks until a writer comes, reading a device may never end), and checked
+/// again on what was opened, without blocking, in case the path changed in between.
+fn open_regular(path: &Path, shown: &str) -> Result<File, Box<ToolOutcome>> {
+    let not_regular = |meta: &std::fs::Metadata| {
+        Box::new(if meta.is_dir() {
+            fail(
+                ToolErrorType::UserError,
+                format!("{shown} is a directory"),
+                Some("use operation `list` for directories"),
+            )
+        } else {
+            fail(
+                ToolErrorType::UserError,
+                format!(
+                    "{shown} is a {}, not a regular file; only regular files can be read",
+                    kind_of(meta)
+                ),
+                None,
+            )
+        })
     };
+    let meta = std::fs::metadata(path).map_err(|err| Box::new(io_failure(&err, shown)))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options
+        .open(path)
+        .map_err(|err| Box::new(io_failure(&err, shown)))?;
+    let opened = file
+        .metadata()
+        .map_err(|err| Box::new(io_failure(&err, shown)))?;
+    if !opened.is_file() {
+        return Err(not_regular(&opened));
+    }
+    Ok(file)
+}
+
+fn read(path: &Path, shown: &str, args: &FsArgs, max_size: u64) -> ToolOutcome {
+    let file = match open_regular(path, shown) {
+        Ok(file) => file,
+        Err(outcome) => return *outcome,
+    };
+    // Never more than the limit (and one byte to tell that there is more), whatever the file's
+    // size claims to be: /proc files say 0, sparse files say little on disk.
+    let mut file = file.take(max_size.saturating_add(1));
     let mut head = vec![0u8; SNIFF_BYTES];
     let sniffed = match read_up_to(&mut file, &mut head) {
         Ok(n) => n,
@@ -201,6 +253,23 @@ fn read(path: &Path, shown: &str, args: &FsArgs, max_size: u64) -> ToolOutcome {
                 data["truncated"] = json!(true);
                 data["next_offset"] = json!(next);
             }
+            if window.cut_at_limit {
+                data["truncated"] = json!(true);
+                data["note"] = json!(format!(
+                    "only the first {max_size} bytes of the file can be read \
+                     (SWEBASH_AI_FS_MAX_SIZE); total_lines counts lines in them"
+                ));
+                if window.returned == 0 {
+                    return fail(
+                        ToolErrorType::UserError,
+                        format!(
+                            "line {first} of {shown} is past the first {max_size} bytes, \
+                             the most this tool reads from a file"
+                        ),
+                        Some("use execute_command with `sed -n` or `tail` for far lines"),
+                    );
+                }
+            }
             let mut outcome = ToolOutcome::ok(data);
             outcome.output_truncated = window.next_offset.is_some();
             outcome
@@ -214,7 +283,7 @@ fn read(path: &Path, shown: &str, args: &FsArgs, max_size: u64) -> ToolOutcome {
     }
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+fn read_up_to(file: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..])? {
@@ -230,6 +299,8 @@ struct Window {
     returned: u64,
     total_lines: u64,
     next_offset: Option<u64>,
+    /// The file went on past `max_bytes`: lines after that were not read.
+    cut_at_limit: bool,
 }
 
 enum WindowError {
@@ -250,13 +321,20 @@ fn window(
     let mut returned = 0u64;
     let mut next_offset = None;
     let mut raw = Vec::new();
+    let mut consumed = 0u64;
+    let mut cut_at_limit = false;
     loop {
         raw.clear();
-        if reader
+        let read = reader
             .read_until(b'\n', &mut raw)
-            .map_err(WindowError::Io)?
-            == 0
-        {
+            .map_err(WindowError::Io)?;
+        if read == 0 {
+            break;
+        }
+        consumed = consumed.saturating_add(read as u64);
+        if consumed > max_bytes {
+            // The reader gives one byte past the limit: the line that crosses it is not whole.
+            cut_at_limit = true;
             break;
         }
         number += 1;
@@ -282,6 +360,7 @@ fn window(
         returned,
         total_lines: number,
         next_offset,
+        cut_at_limit,
     })
 }
 
@@ -329,6 +408,20 @@ fn list(path: &Path, shown: &str) -> ToolOutcome {
 }
 
 fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_fifo() {
+            return "fifo";
+        }
+        if kind.is_socket() {
+            return "socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "device";
+        }
+    }
     if meta.is_dir() {
         "directory"
     } else if meta.is_file() {
@@ -408,7 +501,7 @@ mod tests {
 
     #[test]
     fn read_numbers_lines_and_windows_them() {
-        let Ok(dir) = tempfile::tempdir() else { return };
+        let dir = tempfile::tempdir().unwrap();
         assert!(std::fs::write(dir.path().join("f.txt"), "one\ntwo\nthree\nfour\n").is_ok());
         let out = call(
             dir.path(),
@@ -427,7 +520,7 @@ mod tests {
 
     #[test]
     fn read_stops_at_the_size_limit_and_says_where_to_go_on() {
-        let Ok(dir) = tempfile::tempdir() else { return };
+        let dir = tempfile::tempdir().unwrap();
         let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
         assert!(std::fs::write(dir.path().join("big.txt"), text).is_ok());
         let out = call(
@@ -442,7 +535,7 @@ mod tests {
 
     #[test]
     fn binary_and_non_utf8_files_are_refused() {
-        let Ok(dir) = tempfile::tempdir() else { return };
+        let dir = tempfile::tempdir().unwrap();
         assert!(std::fs::write(dir.path().join("b.bin"), [0u8, 1, 2, 3]).is_ok());
         assert!(
             std::fs::write(
@@ -473,7 +566,7 @@ mod tests {
 
     #[test]
     fn list_respects_gitignore_and_marks_directories() {
-        let Ok(dir) = tempfile::tempdir() else { return };
+        let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
         assert!(
             std::fs::create_dir_all(p.join("src")).is_ok()
@@ -493,7 +586,7 @@ mod tests {
 
     #[test]
     fn exists_metadata_and_missing_files() {
-        let Ok(dir) = tempfile::tempdir() else { return };
+        let dir = tempfile::tempdir().unwrap();
         assert!(std::fs::write(dir.path().join("f"), "abc").is_ok());
         let yes = call(
             dir.path(),
@@ -538,5 +631,75 @@ mod tests {
             tool.validate(&json!({"operation": "read", "path": "x", "offset": 0}))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // On today's code this open blocks forever: no writer ever comes.
+        let out = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": "pipe"}),
+        );
+        let error = out.result.error.unwrap_or_default();
+        assert!(error.contains("is a fifo, not a regular file"), "{error}");
+        let meta = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "metadata", "path": "pipe"}),
+        );
+        assert_eq!(meta.result.data["type"], json!("fifo"));
+    }
+
+    #[test]
+    fn devices_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": "/dev/zero"}),
+        );
+        let error = out.result.error.unwrap_or_default();
+        assert!(error.contains("is a device"), "{error}");
+    }
+
+    #[test]
+    fn a_huge_sparse_file_costs_at_most_the_size_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse.txt");
+        let file = File::create(&path).unwrap();
+        let text: String = (1..=2000).map(|i| format!("line {i}\n")).collect();
+        std::io::Write::write_all(&mut &file, text.as_bytes()).unwrap();
+        // 64 GiB on paper, nothing on disk: one endless line of NULs after the text.
+        file.set_len(64 << 30).unwrap();
+        let out = call(
+            dir.path(),
+            4096,
+            json!({"operation": "read", "path": "sparse.txt"}),
+        );
+        assert!(out.result.success, "{:?}", out.result.error);
+        let content = out.result.data["content"].as_str().unwrap();
+        assert!(content.starts_with("     1\tline 1\n") && content.len() <= 4096);
+        assert_eq!(out.result.data["truncated"], json!(true));
+        assert!(
+            out.result.data["note"]
+                .as_str()
+                .unwrap()
+                .contains("4096 bytes")
+        );
+        let far = call(
+            dir.path(),
+            4096,
+            json!({"operation": "read", "path": "sparse.txt", "offset": 1500}),
+        );
+        let error = far.result.error.unwrap_or_default();
+        assert!(error.contains("past the first 4096 bytes"), "{error}");
     }
 }

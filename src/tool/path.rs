@@ -62,19 +62,19 @@ fn canonical(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn setup() -> Option<(tempfile::TempDir, PathBuf)> {
-        let dir = tempfile::tempdir().ok()?;
+    fn setup() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
         let work = dir.path().join("work");
-        std::fs::create_dir_all(work.join("src")).ok()?;
-        std::fs::write(work.join("src/a.txt"), "a").ok()?;
-        std::fs::write(dir.path().join("secret.txt"), "s").ok()?;
-        let work = std::fs::canonicalize(work).ok()?;
-        Some((dir, work))
+        std::fs::create_dir_all(work.join("src")).unwrap();
+        std::fs::write(work.join("src/a.txt"), "a").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "s").unwrap();
+        let work = std::fs::canonicalize(work).unwrap();
+        (dir, work)
     }
 
     #[test]
     fn relative_paths_and_missing_paths_resolve() {
-        let Some((_dir, work)) = setup() else { return };
+        let (_dir, work) = setup();
         assert_eq!(
             resolve("src/../src/a.txt", &work, None),
             Some(work.join("src/a.txt"))
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn dot_dot_escapes_resolve_to_where_they_point() {
-        let Some((_dir, work)) = setup() else { return };
+        let (_dir, work) = setup();
         let outside = work.parent().map(|p| p.join("secret.txt"));
         assert_eq!(resolve("../secret.txt", &work, None), outside);
         assert_eq!(resolve("nothere/../../secret.txt", &work, None), outside);
@@ -97,7 +97,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_symlink_resolves_to_its_target() {
-        let Some((dir, work)) = setup() else { return };
+        let (dir, work) = setup();
         let link = work.join("link");
         assert!(std::os::unix::fs::symlink(dir.path().join("secret.txt"), &link).is_ok());
         let target = std::fs::canonicalize(dir.path().join("secret.txt")).ok();

@@ -264,6 +264,10 @@ impl Reader<'_> {
         if let Ok(int) = text.parse::<i64>() {
             return Ok(Value::Number(int.into()));
         }
+        // Above i64::MAX (ids, hashes) a u64 is still exact; f64 would round it.
+        if let Ok(int) = text.parse::<u64>() {
+            return Ok(Value::Number(int.into()));
+        }
         text.parse::<f64>()
             .ok()
             .and_then(Number::from_f64)

@@ -226,7 +226,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig::default())] // 256 cases, more with PROPTEST_CASES
 
         #[test]
         fn arbitrary_text_never_panics_and_streaming_matches_whole(text in model_text(), split in 0usize..64) {
@@ -244,6 +244,57 @@ mod properties {
                 parser.feed(&text[last..]);
                 let (_, streamed) = parser.finish();
                 prop_assert_eq!(streamed, whole);
+            }
+        }
+    }
+
+    /// JSON values made of what the lenient reader must round-trip exactly.
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::from),
+                prop::collection::btree_map(any::<String>(), inner, 0..5)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::default())] // 256 cases, more with PROPTEST_CASES
+
+        #[test]
+        fn the_lenient_reader_never_panics_and_reads_strict_json_exactly(
+            text in model_text(),
+            value in json_value(),
+        ) {
+            let _ = crate::toolformat::lenient::parse(&text);
+            if let Ok((_, end)) = crate::toolformat::lenient::read_value(&text) {
+                prop_assert!(text.is_char_boundary(end));
+            }
+            let strict = value.to_string();
+            prop_assert_eq!(crate::toolformat::lenient::parse(&strict), Ok(value.clone()));
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert_eq!(crate::toolformat::lenient::parse(&pretty), Ok(value));
+        }
+
+        #[test]
+        fn deep_nesting_is_refused_not_a_stack_overflow(
+            // Mostly shallow; sometimes far past any recursion limit and stack.
+            depth in prop_oneof![3 => 1usize..300, 1 => 1_000usize..50_000],
+            open in prop::sample::select(vec!["[", "{\"a\":", "['", "{a:["]),
+        ) {
+            let text = open.repeat(depth);
+            let _ = crate::toolformat::lenient::parse(&text);
+            for family in FAMILIES {
+                let _ = parse(format_for(family, &[]).as_ref(), &format!("<tool_call>{text}"));
             }
         }
     }

@@ -2,6 +2,8 @@
 //! inline code, lists, and fenced code blocks set apart; prose wrapped to the terminal width.
 //! Only used when stdout is a terminal; piped output is the model's text exactly.
 
+use unicode_width::UnicodeWidthChar;
+
 use super::sanitize;
 
 pub struct MarkdownStream {
@@ -11,7 +13,10 @@ pub struct MarkdownStream {
     in_code: bool,
     /// The language of the open code block (for light highlighting).
     lang: String,
+    /// The column prose is wrapped at.
     width: usize,
+    /// The terminal's real width: what a raw half line wraps at, so it can be erased exactly.
+    cols: usize,
     color: bool,
 }
 
@@ -29,6 +34,8 @@ impl MarkdownStream {
             in_code: false,
             lang: String::new(),
             width: width.clamp(20, 200),
+            // 0 means the size is unknown: assume the usual 80 rather than erase a row per char.
+            cols: if width == 0 { 80 } else { width },
             color,
         }
     }
@@ -39,15 +46,17 @@ impl MarkdownStream {
         self.pending.push_str(text);
         let mut out = String::new();
         while let Some(newline) = self.pending.find('\n') {
-            let line: String = self.pending.drain(..=newline).collect();
+            // Erase first: the width of what was shown is measured on `pending`.
             out.push_str(&self.erase_shown());
+            let line: String = self.pending.drain(..=newline).collect();
             out.push_str(&self.line(line.trim_end_matches('\n')));
             out.push('\n');
         }
         let unshown: String = self.pending.chars().skip(self.shown).collect();
         if !unshown.is_empty() {
             self.shown += unshown.chars().count();
-            out.push_str(&sanitize(&unshown));
+            // A tab's width depends on the column it lands in; a space keeps the erase exact.
+            out.push_str(&sanitize(&unshown).replace('\t', " "));
         }
         out
     }
@@ -67,7 +76,8 @@ impl MarkdownStream {
         if self.shown == 0 {
             return String::new();
         }
-        let rows_up = (self.shown.saturating_sub(1)) / self.width;
+        let shown: String = self.pending.chars().take(self.shown).collect();
+        let rows_up = rows_below_start(&sanitize(&shown), self.cols);
         self.shown = 0;
         if rows_up > 0 {
             format!("\r\x1b[{rows_up}A\x1b[J")
@@ -87,7 +97,11 @@ impl MarkdownStream {
     fn line(&mut self, raw: &str) -> String {
         let line = sanitize(raw);
         let trimmed = line.trim_start();
-        if let Some(lang) = trimmed.strip_prefix("```") {
+        // A closing fence has nothing after it; "```x" inside a block is code (its text is kept).
+        if let Some(lang) = trimmed
+            .strip_prefix("```")
+            .filter(|lang| !self.in_code || lang.trim().is_empty())
+        {
             self.in_code = !self.in_code;
             self.lang = lang.trim().to_ascii_lowercase();
             let label = if self.in_code && !lang.trim().is_empty() {
@@ -256,7 +270,11 @@ fn inline(text: &str, color: bool) -> String {
         } else if rest.starts_with('*') && !rest.starts_with("* ") {
             ("*", ITALIC)
         } else {
-            let next = rest[1..].find(['*', '`']).map_or(rest.len(), |i| i + 1);
+            // Past the first character, whatever its length ("✅", "Ça", "é" are several bytes).
+            let skip = rest.chars().next().map_or(1, char::len_utf8);
+            let next = rest[skip..]
+                .find(['*', '`'])
+                .map_or(rest.len(), |i| i + skip);
             out.push_str(&rest[..next]);
             rest = &rest[next..];
             continue;
@@ -280,13 +298,36 @@ fn inline(text: &str, color: bool) -> String {
     out
 }
 
+/// Columns `c` takes on a terminal (wide CJK and emoji take two, combining marks none).
+pub(super) fn char_width(c: char) -> usize {
+    if c == '\t' { 1 } else { c.width().unwrap_or(0) }
+}
+
+fn text_width(text: &str) -> usize {
+    text.chars().map(char_width).sum()
+}
+
+/// How many rows below its first one a terminal `cols` wide ends after printing `text` from
+/// column 0 (a wide character that does not fit in the last column moves to the next row).
+pub(super) fn rows_below_start(text: &str, cols: usize) -> usize {
+    let (mut rows, mut col) = (0, 0);
+    for width in text.chars().map(char_width).filter(|w| *w > 0) {
+        if col > 0 && col + width > cols {
+            rows += 1;
+            col = 0;
+        }
+        col += width;
+    }
+    rows
+}
+
 /// Word-wraps to `width` columns (a word longer than a line gets a line of its own).
 fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = vec![String::new()];
     for word in text.split(' ') {
         let Some(line) = lines.last_mut() else { break };
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
+        let len = text_width(line);
+        if len > 0 && len + 1 + text_width(word) > width {
             lines.push(word.to_string());
         } else {
             if len > 0 {
@@ -389,5 +430,21 @@ mod tests {
             out.contains("\x1b[1mb\x1b[0m") && out.contains("\x1b[36mc\x1b[0m"),
             "{out:?}"
         );
+    }
+
+    #[test]
+    fn a_line_starting_with_an_emoji_or_accent_renders_without_panic() {
+        assert_eq!(render("✅ done\n", 80), "✅ done\n");
+        assert_eq!(render("Ça va\n", 80), "Ça va\n");
+        assert_eq!(render("*é is not closed", 80), "*é is not closed");
+        assert_eq!(render("*é*", 80), "é");
+    }
+
+    #[test]
+    fn a_wrapped_half_line_of_wide_characters_is_erased_to_its_first_row() {
+        // Ten CJK characters take 20 columns: three rows on a terminal 8 wide.
+        let mut md = MarkdownStream::new(8, false);
+        md.push("中文中文中文中文中文");
+        assert!(md.push("\n").starts_with("\r\x1b[2A\x1b[J"));
     }
 }

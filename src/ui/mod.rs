@@ -1,8 +1,11 @@
 //! Front ends: the consumers of the event stream that print. Only this module writes to stdout.
 
 mod confirm;
+mod crash;
 mod json;
 mod markdown;
+#[cfg(test)]
+mod markdown_props;
 mod plain;
 mod sanitize;
 mod spinner;
@@ -10,6 +13,7 @@ mod spinner;
 use std::io::{IsTerminal, Write};
 
 pub use confirm::TerminalAsker;
+pub use crash::install_panic_hook;
 pub use json::JsonPrinter;
 pub use plain::PlainPrinter;
 pub use sanitize::sanitize;

@@ -75,14 +75,15 @@ mod tests {
             "echo hi{}; python3 -c 'x'\u{202E}\u{1b}[2K",
             " ".repeat(4000)
         );
-        let shown = visible(&hidden, 40);
+        let shown = visible(&hidden, 200);
+        let folded = visible(&hidden, 40);
+        assert!(folded.lines().all(|l| l.chars().count() <= 40), "{folded}");
         assert!(shown.contains("<4000 spaces>"), "{shown}");
         assert!(shown.contains("python3 -c 'x'"), "{shown}");
         assert!(
             shown.contains("<U+202E>") && shown.contains("<U+001B>"),
             "{shown}"
         );
-        assert!(shown.lines().all(|l| l.chars().count() <= 40), "{shown}");
         assert_eq!(visible("ls\tx", 80), "ls<TAB>x");
         let long = "a".repeat(100);
         assert_eq!(visible(&long, 40).lines().count(), 3);
@@ -94,5 +95,19 @@ mod tests {
         assert_eq!(sanitize("rm\u{202E}txt"), "rm\u{FFFD}txt");
         assert_eq!(sanitize("x\u{200B}y"), "x\u{FFFD}y");
         assert_eq!(sanitize("line\n\tnext é"), "line\n\tnext é");
+    }
+
+    proptest::proptest! {
+        // 256 cases by default; more with PROPTEST_CASES.
+        #[test]
+        fn nothing_that_moves_the_cursor_gets_through(text in proptest::prelude::any::<String>()) {
+            let clean = sanitize(&text);
+            proptest::prop_assert!(clean.chars().all(|c| !is_unsafe(c)));
+            proptest::prop_assert_eq!(clean.chars().count(), text.chars().count());
+            proptest::prop_assert_eq!(sanitize(&clean), clean.clone());
+            let kept: String = text.chars().filter(|c| !is_unsafe(*c)).collect();
+            let unchanged: String = clean.chars().filter(|c| *c != '\u{FFFD}').collect();
+            proptest::prop_assert_eq!(unchanged, kept.replace('\u{FFFD}', ""));
+        }
     }
 }

@@ -184,23 +184,35 @@ fn ctrl_c_exits_130_and_keeps_the_partial_answer() {
     let mut chunks = text_chunks("half an answer");
     chunks.truncate(2);
     let server = FakeServer::start(vec![Reply::StallAfter(chunks, Duration::from_secs(15))]);
-    let ai = Ai::new(&server.url).args(&["--json", "hi"]);
-    let child = ai.spawn();
-    // Wait until the request arrived and the first text was sent, then interrupt.
-    for _ in 0..100 {
-        if !server.chat_bodies().is_empty() {
-            break;
+    let ai = Ai::new(&server.url).args(&["--jsonl", "hi"]);
+    let mut child = ai.spawn();
+    // Interrupt once the partial answer has reached the output (read from the event stream).
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut shown = String::new();
+    while shown != "half an " {
+        let mut line = String::new();
+        let read = std::io::BufRead::read_line(&mut stdout, &mut line).expect("read an event");
+        assert!(
+            read > 0,
+            "the stream ended before the partial answer: {shown:?}"
+        );
+        let event: serde_json::Value = serde_json::from_str(&line).expect("a JSON event");
+        if event["type"] == "message.delta" {
+            shown.push_str(event["text"].as_str().unwrap_or_default());
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(300));
     let killed = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();
     assert!(killed.map(|s| s.success()).unwrap_or(false));
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).expect("read the rest");
     let run = finish(child.wait_with_output().expect("wait"));
     assert_eq!(run.code, 130, "stderr: {}", run.stderr);
-    let result = run.json();
+    let last = rest.lines().last().expect("a last event");
+    let completed: serde_json::Value = serde_json::from_str(last).expect("JSON");
+    assert_eq!(completed["type"], json!("run.completed"));
+    let result = &completed; // the `--json` object, flattened into the event
     assert_eq!(result["status"], json!("interrupted"));
     assert_eq!(result["answer"], json!("half an "));
     assert_eq!(result["error"]["kind"], json!("interrupted"));
@@ -225,4 +237,25 @@ fn a_closed_stdout_pipe_is_a_quiet_exit() {
     let run = finish(output);
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn a_panic_is_one_line_asking_for_a_report_and_exit_1() {
+    let run = Ai::bare().env("SWEBASH_AI_TEST_PANIC", "1").arg("hi").run();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(
+        lines[0].starts_with("ai: internal error: test panic requested")
+            && lines[0].ends_with("(please report)"),
+        "{}",
+        run.stderr
+    );
+    let traced = Ai::bare()
+        .env("SWEBASH_AI_TEST_PANIC", "1")
+        .env("RUST_BACKTRACE", "1")
+        .arg("hi")
+        .run();
+    assert_eq!(traced.code, 1);
+    assert!(traced.stderr.lines().count() > 1, "{}", traced.stderr);
 }

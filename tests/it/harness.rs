@@ -69,6 +69,8 @@ impl Ai {
             ("XDG_STATE_HOME".to_string(), path("state")),
             ("XDG_CACHE_HOME".to_string(), path("cache")),
             ("TMPDIR".to_string(), path("cache")),
+            // Whether this machine runs Ollama or llama.cpp must not change what a test sees.
+            ("SWEBASH_AI_PROBE".to_string(), "off".to_string()),
         ];
         ai.env = env;
         ai
@@ -187,6 +189,16 @@ impl Ai {
         child
     }
 
+    /// Starts the binary in the same sandbox with other arguments and this stdin.
+    pub fn spawn_with(&self, args: &[&str], stdin: &[u8]) -> Child {
+        let mut command = self.command();
+        command.args(args).stdin(Stdio::piped());
+        let mut child = command.spawn().expect("spawn ai");
+        let mut pipe = child.stdin.take().expect("stdin pipe");
+        pipe.write_all(stdin).expect("write stdin");
+        child
+    }
+
     /// Runs in the same sandbox with other arguments.
     pub fn run_with(&self, args: &[&str]) -> Run {
         let mut command = self.command();
@@ -212,4 +224,23 @@ fn write_file(path: &Path, content: &str) {
         std::fs::create_dir_all(parent).expect("make parent dir");
     }
     std::fs::write(path, content).expect("write file");
+}
+
+/// Waits until the program in `session` reads the terminal key by key (raw mode: rustyline at its
+/// prompt, dialoguer waiting for a key). Keys typed before that would be line-buffered or lost.
+pub fn wait_for_raw_mode(session: &rexpect::session::PtySession) {
+    use rustix::termios::{LocalModes, tcgetattr};
+    let master = session.process().get_file_handle().expect("pty handle");
+    let start = std::time::Instant::now();
+    loop {
+        let modes = tcgetattr(&master).expect("tcgetattr").local_modes;
+        if !modes.contains(LocalModes::ICANON) {
+            return;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "the terminal never left line mode"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }

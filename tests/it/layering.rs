@@ -14,7 +14,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("policy", &["protocol", "config"]),
     ("toolformat", &["protocol"]),
     ("shell", &[]),
-    ("conversation", &["protocol", "config"]),
+    ("journal", &[]),
+    ("conversation", &["protocol", "config", "journal"]),
     (
         "repl",
         &[
@@ -27,6 +28,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "conversation",
             "app",
             "audit",
+            "journal",
         ],
     ),
     (
@@ -50,7 +52,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolformat",
         ],
     ),
-    ("audit", &["protocol", "config"]),
+    ("audit", &["protocol", "config", "journal"]),
     ("ui", &["protocol", "config", "agent", "policy", "error"]),
     (
         "commands",

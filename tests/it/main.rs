@@ -7,6 +7,7 @@ mod server;
 
 mod attacks;
 mod cli;
+mod faults;
 mod layering;
 mod mcp;
 mod oneshot;

@@ -101,12 +101,18 @@ fn a_timeout_kills_the_whole_process_group_grandchildren_included() {
     let pid = std::fs::read_to_string(ai.work().join("grandchild.pid")).unwrap_or_default();
     let pid = pid.trim();
     assert!(!pid.is_empty());
-    std::thread::sleep(Duration::from_millis(200));
-    let alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
-        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .unwrap_or_default()
-            .contains(") Z ");
-    assert!(!alive, "grandchild {pid} outlived the timeout");
+    // The kill is sent before `ai` reports the timeout; the process may take a moment to go.
+    let alive = || {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(") Z ")
+    };
+    let start = std::time::Instant::now();
+    while alive() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "grandchild {pid} outlived the timeout");
 }
 
 #[test]
@@ -163,6 +169,11 @@ fn the_sandbox_blocks_writes_outside_the_working_directory_and_allows_them_insid
 #[test]
 fn read_only_sandbox_blocks_writes_even_in_the_working_directory() {
     if !sandbox_enforced() {
+        // Not a silent pass: the output says this kernel could not run the test.
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("SKIPPED: Landlock is not enforced on this kernel");
+        }
         return;
     }
     let server = FakeServer::start(vec![

@@ -183,6 +183,24 @@ fn a_bad_request_shows_the_server_message() {
 }
 
 #[test]
+fn a_retry_after_of_1e30_seconds_ends_the_run_with_an_error_not_a_panic() {
+    let server = FakeServer::start(vec![Reply::Status {
+        status: 429,
+        headers: vec![("retry-after", "1e30".into())],
+        body: r#"{"error":{"message":"come back never"}}"#.into(),
+    }]);
+    let run = Ai::new(&server.url).arg("hi").run();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("ai: error: rate limited") && run.stderr.contains("come back never"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert_eq!(server.chat_bodies().len(), 1, "not retried");
+}
+
+#[test]
 fn a_non_json_body_is_reported_as_such() {
     let server = FakeServer::start(vec![Reply::Status {
         status: 200,

@@ -422,10 +422,14 @@ fn an_anthropic_key_in_the_environment_is_enough() {
 
 #[test]
 fn a_local_ollama_is_found_by_probing_when_no_key_is_set() {
-    let Some(server) = FakeServer::start_on(11434, vec![ollama_text("Found you.")]) else {
-        return; // something else owns the port on this machine
-    };
-    let run = Ai::bare().args(&["--json", "hi"]).run();
+    // Ollama is looked for where OLLAMA_HOST says: a port this test owns, whatever the machine runs.
+    let server = FakeServer::start(vec![ollama_text("Found you.")]);
+    let host = server.root().trim_start_matches("http://").to_string();
+    let run = Ai::bare()
+        .env("SWEBASH_AI_PROBE", "on")
+        .env("OLLAMA_HOST", &host)
+        .args(&["--json", "hi"])
+        .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.json()["provider"], json!("ollama"));
     assert_eq!(
@@ -458,4 +462,19 @@ fn list_models_asks_each_protocol_its_own_way() {
             && paths.contains(&"/v1/models".to_string()),
         "{paths:?}"
     );
+}
+
+#[test]
+fn with_probing_off_nothing_configured_is_a_usage_error_even_if_a_server_listens() {
+    let server = FakeServer::start(vec![ollama_text("Found you.")]);
+    let host = server.root().trim_start_matches("http://").to_string();
+    let run = Ai::bare()
+        .env("OLLAMA_HOST", &host)
+        .args(&["--json", "hi"])
+        .run();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(server.requests().is_empty());
+    let bad = Ai::bare().env("SWEBASH_AI_PROBE", "maybe").arg("hi").run();
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("SWEBASH_AI_PROBE"), "{}", bad.stderr);
 }

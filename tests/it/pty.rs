@@ -1,10 +1,8 @@
 //! The confirmation prompt in a real pseudo-terminal: the person answers yes, or no.
 
-use std::time::Duration;
-
 use serde_json::json;
 
-use crate::harness::Ai;
+use crate::harness::{Ai, wait_for_raw_mode};
 use crate::server::{FakeServer, text_reply, tool_reply};
 
 fn answer_prompt(keys: &str) -> (Ai, String) {
@@ -18,13 +16,16 @@ fn answer_prompt(keys: &str) -> (Ai, String) {
     let mut session =
         rexpect::session::spawn_command(ai.pty_command(), Some(10_000)).expect("spawn in a pty");
     session
-        .exp_string("ai wants to run: rm -rf build")
-        .expect("the command is shown");
+        .exp_string("ai wants to run:")
+        .expect("the question is shown");
+    session
+        .exp_string("rm -rf build")
+        .expect("the whole command is shown");
     session
         .exp_string("deletes files recursively")
         .expect("the reason is shown");
     session.exp_string("Allow it?").expect("the prompt");
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for_raw_mode(&session);
     session.send(keys).expect("send keys");
     session.flush().expect("flush");
     let rest = session.exp_eof().unwrap_or_default();

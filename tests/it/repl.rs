@@ -8,7 +8,7 @@ use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::{Value, json};
 
-use crate::harness::Ai;
+use crate::harness::{Ai, wait_for_raw_mode};
 use crate::server::{FakeServer, Reply, text_chunks, text_reply, tool_reply};
 
 fn repl(ai: &Ai, args: &[&str]) -> PtySession {
@@ -70,7 +70,7 @@ fn history_persists_across_two_runs() {
 
     let mut second = repl(&ai, &["-i"]);
     second.exp_string("fake-model> ").expect("prompt");
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_raw_mode(&second);
     second.send_control('p').expect("previous history entry");
     second
         .exp_string("the first question")
@@ -211,7 +211,7 @@ fn the_confirmation_can_edit_the_command_before_it_runs() {
     session
         .exp_string("edit the command first")
         .expect("the choices");
-    std::thread::sleep(Duration::from_millis(200));
+    wait_for_raw_mode(&session);
     session.send("jj").expect("down twice");
     session.flush().expect("flush");
     session
@@ -280,4 +280,27 @@ fn off_a_terminal_there_are_no_spinner_bytes_and_stdout_is_the_exact_text() {
         "{:?}",
         run.stderr
     );
+}
+
+#[test]
+fn ctrl_c_at_the_confirmation_cancels_the_turn_and_runs_nothing() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", json!({"command": "rm -rf build"}))]),
+        text_reply("Should not be needed."),
+        text_reply("Next answer."),
+    ]);
+    let ai = Ai::new(&server.url).file("build/out.o", "obj");
+    let mut session = repl(&ai, &["-i"]);
+    session.exp_string("fake-model> ").expect("prompt");
+    session.send_line("clean up").expect("send");
+    session.exp_string("Allow it?").expect("the confirmation");
+    wait_for_raw_mode(&session);
+    session.send_control('c').expect("Ctrl-C");
+    session
+        .exp_string("fake-model> ")
+        .expect("back at the prompt");
+    assert!(ai.work().join("build/out.o").exists(), "nothing ran");
+    session.send_line("next").expect("send");
+    session.exp_string("fake-model> ").expect("prompt again");
+    exits_0(&mut session);
 }

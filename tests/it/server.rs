@@ -81,12 +81,6 @@ impl FakeServer {
         Self::serve_on(listener, script, models)
     }
 
-    /// On a fixed port (for auto-detection), if it is free.
-    pub fn start_on(port: u16, script: Vec<Reply>) -> Option<FakeServer> {
-        let listener = TcpListener::bind(("127.0.0.1", port)).ok()?;
-        Some(Self::serve_on(listener, script, vec!["fake-model".into()]))
-    }
-
     fn serve_on(listener: TcpListener, script: Vec<Reply>, models: Vec<String>) -> FakeServer {
         let url = format!("http://{}/v1", listener.local_addr().expect("local addr"));
         let requests = Arc::new(Mutex::new(Vec::new()));

@@ -268,16 +268,15 @@ impl Tmux {
             .expect("tmux");
         assert!(status.success());
         let tmux = Tmux { socket };
-        std::thread::sleep(Duration::from_millis(400));
+        // The prompt is drawn: the shell reads keys.
+        tmux.wait_until("a prompt", |screen| !screen.trim().is_empty());
         let load = match shell {
             "fish" => "ai --init fish | source",
             "zsh" => "eval \"$(ai --init zsh)\"",
             _ => "eval \"$(ai --init bash)\"",
         };
-        tmux.keys(&[load, "Enter"]);
-        std::thread::sleep(Duration::from_millis(300));
-        tmux.keys(&["clear", "Enter"]);
-        std::thread::sleep(Duration::from_millis(300));
+        tmux.keys(&[&format!("{load}; clear"), "Enter"]);
+        tmux.round_trip("LOADED");
         tmux
     }
 
@@ -307,14 +306,31 @@ impl Tmux {
     }
 
     fn wait_for(&self, needle: &str) -> String {
+        self.wait_until(needle, |screen| screen.contains(needle))
+    }
+
+    /// Polls the screen until `done` (at most 15 s; the caller's assertion then says what failed).
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
-            if screen.contains(needle) || start.elapsed() > Duration::from_secs(15) {
+            if done(&screen) {
                 return screen;
             }
-            std::thread::sleep(Duration::from_millis(100));
+            if start.elapsed() > Duration::from_secs(15) {
+                return format!("(gave up waiting for {what})\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Runs a command that prints `word` (typed split, so only its output matches) and waits
+    /// for it: everything typed before has been handled by the shell.
+    fn round_trip(&self, word: &str) {
+        let (head, tail) = word.split_at(word.len() / 2);
+        self.keys(&[&format!("printf '%s\\n' {head}''{tail}"), "Enter"]);
+        let screen = self.wait_for(word);
+        assert!(screen.contains(word), "the shell did not answer: {screen}");
     }
 }
 
@@ -349,7 +365,9 @@ fn widget_replaces_the_line(shell: &str) {
         !screen.contains("make an empty file"),
         "{shell}: the line was replaced: {screen}"
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // Discard the line, then a round trip: had the widget run the line, it would have by now.
+    tmux.keys(&["C-c"]);
+    tmux.round_trip("CHECKED");
     assert!(
         !ai.work().join("ran-by-mistake").exists(),
         "{shell}: the command must not run"
@@ -368,11 +386,14 @@ fn ctrl_c_restores_the_line(shell: &str) {
     tmux.keys(&["M-e"]);
     let start = Instant::now();
     while server.chat_bodies().is_empty() && start.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // `ai` is running (its request arrived), so the widget's Ctrl-C handling is in place.
     tmux.keys(&["C-c"]);
-    std::thread::sleep(Duration::from_millis(500));
+    // The progress mark (bash, zsh; fish shows none) goes when the widget returns.
+    tmux.wait_until("the widget to return", |screen| {
+        !screen.contains("[ai…]") && !screen.contains("ai: thinking")
+    });
     // The typed line is back and still being edited: more typing extends it.
     tmux.literal(" and more");
     let screen = tmux.wait_for("a slow request and more");

@@ -259,3 +259,28 @@ fn no_tools_sends_no_tools() {
     assert_eq!(run.code, 0);
     assert!(server.chat_bodies()[0].get("tools").is_none());
 }
+
+#[test]
+fn reading_a_fifo_is_refused_and_the_run_finishes() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", read("pipe"))]),
+        text_reply("It is a pipe."),
+    ]);
+    let ai = Ai::new(&server.url).args(&["--json", "read the pipe"]);
+    let made = std::process::Command::new("mkfifo")
+        .arg(ai.work().join("pipe"))
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // No writer ever opens the pipe: opening it to read would block `ai` forever.
+    let run = ai.run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let result = tool_message(&server.chat_bodies()[1], 0);
+    assert_eq!(result["success"], json!(false));
+    assert!(
+        result["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not a regular file")),
+        "{result}"
+    );
+}
