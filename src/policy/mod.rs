@@ -211,4 +211,6 @@ impl Policy {
 }
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;
