@@ -73,7 +73,11 @@ pub fn run(cli: Cli) -> i32 {
 /// The commands that answer without settings or a conversation.
 fn utility(cli: &Cli, env: &Env) -> Option<i32> {
     if let Some(command) = &cli.check_command {
-        return Some(commands::check_command(command, cli.json, env));
+        // The sandbox part needs settings (the mode); without them the decision still prints.
+        let sandbox = load_settings(cli, env)
+            .map(|settings| sandbox_report(&settings, env, Some(command)))
+            .unwrap_or_default();
+        return Some(commands::check_command(command, cli.json, env, &sandbox));
     }
     if let Some(format) = &cli.parse_tool_calls {
         return Some(commands::parse_tool_calls(format));
@@ -150,11 +154,35 @@ fn show_config(settings: &Settings, env: &Env) -> i32 {
         }
         Err(err) => lines.push(format!("{:<32} (none: {err})", "effective provider")),
     }
+    for line in sandbox_report(settings, env, None) {
+        lines.push(format!("{:<32} {line}", "sandbox"));
+    }
     if ui::to_stdout(&lines.join("\n")) {
         0
     } else {
         ExitCode::Ok.code()
     }
+}
+
+/// What the sandbox enforces on this kernel for a session started here, and for `command`
+/// (`--show-config`, `--check-command`).
+fn sandbox_report(settings: &Settings, env: &Env, command: Option<&str>) -> Vec<String> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    let plan = crate::session::sandbox_plan(settings, env, &cwd, home.as_deref());
+    let capabilities = plan.probe();
+    let mut lines = capabilities.lines(&plan);
+    let fetchers = command
+        .map(crate::policy::sandbox::fetchers)
+        .unwrap_or_default();
+    if capabilities.filesystem && !fetchers.is_empty() {
+        let names: Vec<&str> = fetchers.iter().map(|f| f.name()).collect();
+        lines.push(format!(
+            "this command: network open and caches writable for {}",
+            names.join(", ")
+        ));
+    }
+    lines
 }
 
 /// The prompt from the arguments, with piped stdin appended as context (bounded).

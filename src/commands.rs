@@ -15,11 +15,17 @@ use crate::shell::{Shell, context_file, init_script};
 use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, fail};
 
-/// `ai --check-command CMD`: the policy's decision and its reasons.
-pub fn check_command(command: &str, json: bool, env: &Env) -> i32 {
+/// `ai --check-command CMD`: the policy's decision and its reasons, and for a command that
+/// would run without asking, what the sandbox it runs in enforces (`sandbox` lines).
+pub fn check_command(command: &str, json: bool, env: &Env, sandbox: &[String]) -> i32 {
     let assessment = assess_command(command, env.get("HOME"));
+    let sandboxed = assessment.verdict == crate::policy::Verdict::Allow && !sandbox.is_empty();
     let text = if json {
-        serde_json::to_string(&assessment).unwrap_or_default()
+        let mut value = serde_json::to_value(&assessment).unwrap_or_default();
+        if sandboxed {
+            value["sandbox"] = serde_json::json!(sandbox);
+        }
+        value.to_string()
     } else {
         let verdict = serde_json::to_value(assessment.verdict)
             .ok()
@@ -29,6 +35,12 @@ pub fn check_command(command: &str, json: bool, env: &Env) -> i32 {
             .reasons
             .iter()
             .map(|reason| format!("{verdict}: {reason}"))
+            .chain(
+                sandbox
+                    .iter()
+                    .filter(|_| sandboxed)
+                    .map(|line| format!("sandbox: {line}")),
+            )
             .collect::<Vec<_>>()
             .join("\n")
     };

@@ -15,5 +15,6 @@ mod provider;
 mod providers;
 mod pty;
 mod repl;
+mod sandbox;
 mod shell;
 mod tool_loop;
