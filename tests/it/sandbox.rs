@@ -379,3 +379,117 @@ fn a_blocked_command_is_shown_then_runs_outside_after_approval_on_a_terminal() {
     let result = server.last_tool_result();
     assert_eq!(result["success"], json!(true), "{result}");
 }
+
+/// The real toolchains' homes (rustup, the npm and Python installs) for a test HOME.
+fn with_toolchains(ai: Ai) -> Ai {
+    let real_home = std::env::var("HOME").unwrap_or_default();
+    let rustup = std::env::var("RUSTUP_HOME").unwrap_or(format!("{real_home}/.rustup"));
+    let cargo_home = ai.home().join(".cargo").display().to_string();
+    ai.env("RUSTUP_HOME", &rustup)
+        .env("CARGO_HOME", &cargo_home)
+        .env("SWEBASH_AI_EXEC_TIMEOUT", "300")
+}
+
+#[test]
+#[ignore = "fetches from crates.io: run with --ignored where the network is allowed"]
+fn cargo_build_and_test_fetch_a_new_dependency_inside_the_sandbox() {
+    if capabilities().is_none() {
+        return;
+    }
+    let ai = with_toolchains(ai_in(false))
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nitoa = \"1\"\n",
+        )
+        .file(
+            "src/lib.rs",
+            "pub fn show(n: u32) -> String { itoa::Buffer::new().format(n).to_string() }\n\
+             #[test]\nfn shows() { assert_eq!(show(42), \"42\"); }\n",
+        );
+    let (ai, run, server) = run_call(ai, "cargo build && cargo test");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let result = run.json();
+    assert_eq!(
+        result["tool_calls"][0]["decision"],
+        json!("allow"),
+        "{result}"
+    );
+    let told = server.last_tool_result();
+    assert_eq!(told["data"]["exit_code"], json!(0), "{told}");
+    let stderr = told["data"]["stderr"].as_str().unwrap_or("");
+    assert!(stderr.contains("Compiling itoa"), "{told}");
+    assert!(!stderr.contains("Permission denied"), "{told}");
+    assert!(ai.home().join(".cargo/registry").is_dir());
+}
+
+#[test]
+#[ignore = "fetches from registry.npmjs.org (and needs the allowlist classifier to allow npm install): run with --ignored"]
+fn npm_install_and_test_fetch_a_dev_dependency_inside_the_sandbox() {
+    if capabilities().is_none() {
+        return;
+    }
+    let ai = with_toolchains(ai_in(false)).file(
+        "package.json",
+        r#"{"name": "demo", "version": "1.0.0",
+            "scripts": {"test": "node -e \"require('is-number')(3) || process.exit(1); console.log('tests ok')\""},
+            "devDependencies": {"is-number": "7.0.0"}}"#,
+    );
+    let (ai, run, server) = run_call(ai, "npm install && npm test");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["tool_calls"][0]["decision"], json!("allow"));
+    let told = server.last_tool_result();
+    assert_eq!(told["data"]["exit_code"], json!(0), "{told}");
+    assert!(
+        told["data"]["stdout"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tests ok"),
+        "{told}"
+    );
+    assert!(ai.work().join("node_modules/is-number").is_dir());
+    assert!(ai.home().join(".npm").is_dir(), "npm's cache is its own");
+}
+
+#[test]
+#[ignore = "installs pytest from PyPI into the project's venv first: run with --ignored"]
+fn python_m_pytest_runs_a_packages_tests_inside_the_sandbox() {
+    if capabilities().is_none() {
+        return;
+    }
+    let ai = ai_in(false)
+        .file("calc.py", "def add(a, b):\n    return a + b\n")
+        .file(
+            "test_calc.py",
+            "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        );
+    let venv = ai.work().join(".venv");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let installed = std::process::Command::new(venv.join("bin/pip"))
+        .args(["install", "-q", "pytest"])
+        .status()
+        .unwrap();
+    assert!(installed.success());
+    let path = format!(
+        "{}:{}",
+        venv.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (_ai, run, server) = run_call(ai.env("PATH", &path), "python -m pytest -q");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["tool_calls"][0]["decision"], json!("allow"));
+    let told = server.last_tool_result();
+    assert_eq!(told["data"]["exit_code"], json!(0), "{told}");
+    assert!(
+        told["data"]["stdout"]
+            .as_str()
+            .unwrap_or("")
+            .contains("1 passed"),
+        "{told}"
+    );
+}

@@ -291,8 +291,12 @@ fn restrict(request: &Request) -> Result<Enforced, String> {
     let mut protected = request.keep.clone();
     protected.extend(request.hide.iter().cloned());
     let mut writable = Vec::new();
-    for root in request.write.iter().chain(&request.caches) {
+    for root in &request.write {
         beneath_except(root, &protected, &mut writable, &mut Vec::new());
+    }
+    // Caches live in the (kept) home directory: granted by name, secrets still out.
+    for root in &request.caches {
+        beneath_except(root, &request.hide, &mut writable, &mut Vec::new());
     }
     writable.extend(request.cache_files.iter().cloned());
     writable.extend(DEVICES.iter().map(PathBuf::from));
