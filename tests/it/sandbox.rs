@@ -493,3 +493,39 @@ fn python_m_pytest_runs_a_packages_tests_inside_the_sandbox() {
         "{told}"
     );
 }
+
+#[test]
+fn metadata_and_processes_outside_are_out_of_reach() {
+    let Some(capabilities) = capabilities() else {
+        return;
+    };
+    let ai = ai_in(false).file(
+        "Makefile",
+        &makefile(&[
+            "chmod 600 $(HOME)/.profile",
+            "touch -d 2000-01-01 $(HOME)/.profile",
+            "ps -e > procs.txt",
+            "kill -0 $(AI_PID) && echo SIGNALLED",
+            "true",
+        ]),
+    );
+    std::fs::write(ai.home().join(".profile"), "x\n").unwrap();
+    let before = std::fs::metadata(ai.home().join(".profile")).unwrap();
+    let (ai, run, server) = run_call(ai.env("AI_PID", &std::process::id().to_string()), "make");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let after = std::fs::metadata(ai.home().join(".profile")).unwrap();
+    let result = server.last_tool_result();
+    if capabilities["read_only_mounts"] == json!(true) {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(before.mode(), after.mode(), "{result}");
+        assert_eq!(before.mtime(), after.mtime(), "{result}");
+    }
+    if capabilities["scoped"] == json!(true) {
+        let stdout = result["data"]["stdout"].as_str().unwrap_or("");
+        assert!(!stdout.lines().any(|l| l == "SIGNALLED"), "{result}");
+    }
+    if capabilities["own_proc"] == json!(true) {
+        let procs = read(&ai.work().join("procs.txt"));
+        assert!(procs.lines().count() < 10, "{procs}");
+    }
+}

@@ -227,7 +227,21 @@ fn stage_two(request: &Request) -> i32 {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     let session = rustix::process::setsid().is_ok();
     let limits = super::isolate::set_limits(request);
-    let enforced = match restrict(request) {
+    let mut mounts = super::mounts::Mounts::default();
+    let entered = super::mounts::enter();
+    if entered {
+        mounts.own_proc = super::mounts::own_proc(request.pid_namespace);
+    }
+    let grants = Grants::of(request);
+    if entered {
+        mounts.read_only = super::mounts::read_only_except(&grants.writable);
+        // The working directory still points into the old (now read-only) mount: enter it
+        // again by name, through the writable bind mounts.
+        if let Ok(cwd) = std::env::current_dir() {
+            let _ = std::env::set_current_dir(cwd);
+        }
+    }
+    let enforced = match restrict(request, grants) {
         Ok(enforced) => enforced,
         Err(message) => return fail(&message),
     };
@@ -239,6 +253,8 @@ fn stage_two(request: &Request) -> i32 {
             "scoped": enforced.scoped,
             "session": session,
             "pid_namespace": request.pid_namespace,
+            "read_only_mounts": mounts.read_only,
+            "own_proc": mounts.own_proc,
             "max_processes": limits.processes,
             "max_file_size": limits.file_size,
         });
@@ -273,34 +289,59 @@ const DEVICES: &[&str] = &[
     "/dev/shm",
 ];
 
-fn restrict(request: &Request) -> Result<Enforced, String> {
+/// The paths Landlock grants, worked out in stage two (after the mounts are in place).
+struct Grants {
+    readable: Vec<PathBuf>,
+    /// Split on the way to something hidden: listable, not readable whole.
+    listable: Vec<PathBuf>,
+    writable: Vec<PathBuf>,
+}
+
+impl Grants {
+    fn of(request: &Request) -> Grants {
+        let mut hidden = request.hide.clone();
+        hidden.push(PathBuf::from("/dev"));
+        let (mut readable, mut listable) = (Vec::new(), Vec::new());
+        beneath_except(
+            std::path::Path::new("/"),
+            &hidden,
+            &mut readable,
+            &mut listable,
+        );
+        let mut protected = request.keep.clone();
+        protected.extend(request.hide.iter().cloned());
+        let mut writable = Vec::new();
+        for root in &request.write {
+            beneath_except(root, &protected, &mut writable, &mut Vec::new());
+        }
+        // Caches live in the (kept) home directory: granted by name, secrets still out.
+        for root in &request.caches {
+            beneath_except(root, &request.hide, &mut writable, &mut Vec::new());
+        }
+        writable.extend(request.cache_files.iter().cloned());
+        writable.extend(DEVICES.iter().map(PathBuf::from));
+        writable.retain(|p| p.exists());
+        writable.sort();
+        writable.dedup();
+        Grants {
+            readable,
+            listable,
+            writable,
+        }
+    }
+}
+
+fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     use landlock::{
         ABI, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus, Scope, path_beneath_rules,
     };
     let abi = ABI::V6;
-    let mut hidden = request.hide.clone();
-    hidden.push(PathBuf::from("/dev"));
-    let (mut readable, mut listable) = (Vec::new(), Vec::new());
-    beneath_except(
-        std::path::Path::new("/"),
-        &hidden,
-        &mut readable,
-        &mut listable,
-    );
-    let mut protected = request.keep.clone();
-    protected.extend(request.hide.iter().cloned());
-    let mut writable = Vec::new();
-    for root in &request.write {
-        beneath_except(root, &protected, &mut writable, &mut Vec::new());
-    }
-    // Caches live in the (kept) home directory: granted by name, secrets still out.
-    for root in &request.caches {
-        beneath_except(root, &request.hide, &mut writable, &mut Vec::new());
-    }
-    writable.extend(request.cache_files.iter().cloned());
-    writable.extend(DEVICES.iter().map(PathBuf::from));
-    writable.retain(|p| p.exists());
+    let Grants {
+        readable,
+        listable,
+        writable,
+    } = grants;
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .map_err(|e| e.to_string())?;

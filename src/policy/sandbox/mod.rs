@@ -7,6 +7,7 @@
 mod fetch;
 mod isolate;
 mod launch;
+mod mounts;
 mod rules;
 
 use std::ffi::OsString;
@@ -183,6 +184,13 @@ pub struct Capabilities {
     pub session: bool,
     /// Every process of a call is in one PID namespace that dies with it (else a subreaper).
     pub pid_namespace: bool,
+    /// Everything outside the writable paths is on read-only mounts (metadata too: chmod,
+    /// touch -d), in a private mount namespace.
+    #[serde(default)]
+    pub read_only_mounts: bool,
+    /// /proc lists only the call's processes.
+    #[serde(default)]
+    pub own_proc: bool,
     pub max_processes: Option<u64>,
     pub max_file_size: Option<u64>,
 }
@@ -237,6 +245,17 @@ impl Capabilities {
                 "a subreaper kills what a call leaves (no PID namespace here)"
             }
         ));
+        lines.push(format!(
+            "metadata: {}",
+            if self.read_only_mounts {
+                "chmod, chown and timestamps outside the writable paths refused (read-only mounts)"
+            } else {
+                "NOT protected (no mount namespace here): chmod and touch -d reach outside"
+            }
+        ));
+        if self.own_proc {
+            lines.push("processes: a call sees only its own (/proc of its PID namespace)".into());
+        }
         let processes = self
             .max_processes
             .map_or("processes unbounded here".to_string(), |n| {
