@@ -529,3 +529,34 @@ fn metadata_and_processes_outside_are_out_of_reach() {
         assert!(procs.lines().count() < 10, "{procs}");
     }
 }
+
+#[test]
+fn a_tmux_server_outside_cannot_be_made_to_run_a_command() {
+    let Some(capabilities) = capabilities() else {
+        return;
+    };
+    if capabilities["unix_sockets_closed"] != json!(true) {
+        return;
+    }
+    let ai = ai_in(false);
+    let socket = ai.root_dir().join("outside.sock");
+    let socket_text = socket.display().to_string();
+    let started = std::process::Command::new("tmux")
+        .args(["-S", &socket_text, "new-session", "-d", "sleep 600"])
+        .status();
+    if !started.is_ok_and(|s| s.success()) {
+        return; // no tmux here
+    }
+    let recipe = format!("tmux -S {socket_text} new-window 'touch $(HOME)/pwned'");
+    let ai = ai.file("Makefile", &makefile(&[&recipe, "true"]));
+    let (ai, run, server) = run_call(ai, "make");
+    let _ = std::process::Command::new("tmux")
+        .args(["-S", &socket_text, "kill-server"])
+        .status();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !ai.home().join("pwned").exists(),
+        "{}",
+        server.last_tool_result()
+    );
+}

@@ -245,6 +245,8 @@ fn stage_two(request: &Request) -> i32 {
         Ok(enforced) => enforced,
         Err(message) => return fail(&message),
     };
+    // After Landlock, which set no_new_privs (seccomp needs it without privilege).
+    let unix_sockets_closed = super::seccomp::refuse_unix_sockets();
     if request.probe {
         let report = serde_json::json!({
             "landlock_abi": enforced.abi,
@@ -255,6 +257,7 @@ fn stage_two(request: &Request) -> i32 {
             "pid_namespace": request.pid_namespace,
             "read_only_mounts": mounts.read_only,
             "own_proc": mounts.own_proc,
+            "unix_sockets_closed": unix_sockets_closed,
             "max_processes": limits.processes,
             "max_file_size": limits.file_size,
         });

@@ -9,6 +9,7 @@ mod isolate;
 mod launch;
 mod mounts;
 mod rules;
+mod seccomp;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -188,6 +189,9 @@ pub struct Capabilities {
     /// touch -d), in a private mount namespace.
     #[serde(default)]
     pub read_only_mounts: bool,
+    /// No new UNIX sockets: daemons outside are out of reach through their socket files.
+    #[serde(default)]
+    pub unix_sockets_closed: bool,
     /// /proc lists only the call's processes.
     #[serde(default)]
     pub own_proc: bool,
@@ -224,10 +228,13 @@ impl Capabilities {
         } else {
             "network: NOT enforced (Landlock ABI < 4): commands that could use it ask".into()
         });
-        lines.push(if self.scoped {
-            "daemons: abstract UNIX sockets and signals outside are closed".into()
-        } else {
-            "daemons: NOT scoped (Landlock ABI < 6)".into()
+        lines.push(match (self.scoped, self.unix_sockets_closed) {
+            (true, true) => "daemons: no UNIX sockets (seccomp), signals outside closed".into(),
+            (true, false) => "daemons: abstract UNIX sockets and signals outside closed; socket \
+                              files NOT (no seccomp here): known clients ask"
+                .into(),
+            (false, true) => "daemons: no UNIX sockets (seccomp); signals NOT scoped".into(),
+            (false, false) => "daemons: NOT scoped (Landlock ABI < 6, no seccomp)".into(),
         });
         lines.push(format!(
             "terminal: {}",
