@@ -560,3 +560,25 @@ fn a_tmux_server_outside_cannot_be_made_to_run_a_command() {
         server.last_tool_result()
     );
 }
+
+#[test]
+fn a_project_inside_home_is_writable_and_the_rest_of_home_is_not() {
+    if capabilities().is_none() {
+        return;
+    }
+    let ai = ai_in(false);
+    let home = ai.root_dir();
+    std::fs::write(home.join(".bashrc"), "rc\n").unwrap();
+    let ai = ai.env("HOME", &home.display().to_string()).file(
+        "Makefile",
+        &makefile(&["touch built.txt", "echo evil >> $(HOME)/.bashrc"]),
+    );
+    let (ai, run, server) = run_call(ai, "make");
+    assert!(
+        ai.work().join("built.txt").exists(),
+        "{}",
+        server.last_tool_result()
+    );
+    assert_eq!(read(&home.join(".bashrc")), "rc\n");
+    assert_eq!(run.code, 3, "blocked: {}", run.stderr);
+}

@@ -15,8 +15,11 @@ use super::rules::beneath_except;
 pub struct Request {
     /// Writable trees (the project and temp); never what `keep` or `hide` hold.
     pub write: Vec<PathBuf>,
-    /// Readable, never writable (ai's own config, state and cache; the home directory).
+    /// Readable, never writable (ai's own config, state and cache).
     pub keep: Vec<PathBuf>,
+    /// The home directory: never writable through a writable root that holds it (temp holding
+    /// a test's home); a project inside it stays writable.
+    pub home: Option<PathBuf>,
     /// Neither readable nor writable (secrets).
     pub hide: Vec<PathBuf>,
     /// Package manager caches: created if missing, then writable.
@@ -48,6 +51,7 @@ impl Request {
             ("--hide", &self.hide),
             ("--cache", &self.caches),
             ("--cache-file", &self.cache_files),
+            ("--home", &self.home.iter().cloned().collect()),
         ];
         for (flag, paths) in lists {
             for path in paths {
@@ -94,6 +98,11 @@ impl Request {
                 "--hide" => Some(&mut request.hide),
                 "--cache" => Some(&mut request.caches),
                 "--cache-file" => Some(&mut request.cache_files),
+                "--home" => {
+                    let value = iter.next().ok_or("--home needs a path")?;
+                    request.home = Some(PathBuf::from(value));
+                    continue;
+                }
                 _ => None,
             };
             if let Some(list) = list {
@@ -206,7 +215,8 @@ fn private_temp(request: &Request) -> Vec<PathBuf> {
                 .keep
                 .iter()
                 .chain(&request.hide)
-                .any(|p| p.starts_with(root))
+                .chain(&request.home)
+                .any(|p| p.starts_with(root) && p != *root)
         })
         .map(|root| root.join(format!(".ai-sandbox-{pid}")))
         .filter(|dir| std::fs::create_dir(dir).is_ok())
@@ -315,7 +325,9 @@ impl Grants {
         protected.extend(request.hide.iter().cloned());
         let mut writable = Vec::new();
         for root in &request.write {
-            beneath_except(root, &protected, &mut writable, &mut Vec::new());
+            let mut excluded = protected.clone();
+            excluded.extend(request.home.iter().filter(|h| h.starts_with(root)).cloned());
+            beneath_except(root, &excluded, &mut writable, &mut Vec::new());
         }
         // Caches live in the (kept) home directory: granted by name, secrets still out.
         for root in &request.caches {
@@ -385,6 +397,7 @@ mod tests {
         let request = Request {
             write: vec!["/w".into()],
             keep: vec!["/k".into(), "/k2".into()],
+            home: Some("/home/u".into()),
             hide: vec!["/h".into()],
             caches: vec!["/c".into()],
             cache_files: vec!["/c/lock".into()],

@@ -112,10 +112,12 @@ impl Plan {
         };
         if self.mode == SandboxMode::Workspace {
             request.write.extend(self.project.iter().cloned());
+            let linked = self.project.as_deref().ok().and_then(rules::linked_git_dir);
+            request.write.extend(linked);
             request.write.extend(self.temp.iter().cloned());
         }
         request.keep.extend(self.own.iter().cloned());
-        request.keep.extend(self.home.iter().cloned());
+        request.home.clone_from(&self.home);
         request.hide = self.secrets();
         if let Some(home) = &self.home {
             let env = |name: &str| std::env::var(name).ok();
@@ -298,7 +300,7 @@ mod tests {
         );
         let request = plan.request("ls").unwrap();
         assert!(request.write.contains(&project.canonicalize().unwrap()));
-        assert!(request.keep.contains(&home.canonicalize().unwrap()));
+        assert_eq!(request.home, Some(home.canonicalize().unwrap()));
         assert!(request.hide.iter().any(|p| p.ends_with(".ssh")));
         assert!(!request.net);
         let cargo = plan.request("cargo build").unwrap();
