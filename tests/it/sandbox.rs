@@ -582,3 +582,40 @@ fn a_project_inside_home_is_writable_and_the_rest_of_home_is_not() {
     assert_eq!(read(&home.join(".bashrc")), "rc\n");
     assert_eq!(run.code, 3, "blocked: {}", run.stderr);
 }
+
+#[test]
+fn without_a_pid_namespace_the_subreaper_kills_what_a_call_leaves() {
+    if capabilities().is_none() {
+        return;
+    }
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
+        .args(["__sandbox", "--no-pid-namespace", "--", "sh", "-c"])
+        .arg(
+            "setsid sleep 970061 >/dev/null 2>&1 & (sleep 970062 >/dev/null 2>&1 &) ; echo started",
+        )
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "started\n");
+    assert!(!running("sleep 970061"), "a setsid child outlived the call");
+    assert!(
+        !running("sleep 970062"),
+        "a double-forked child outlived the call"
+    );
+}
+
+#[test]
+fn check_command_says_what_the_sandbox_enforces_for_that_command() {
+    if capabilities().is_none() {
+        return;
+    }
+    let run = Ai::new("http://127.0.0.1:9/v1").run_with(&["--check-command", "cargo build"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("sandbox: network:"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("sandbox: this command: network open and caches writable for cargo"),
+        "{}",
+        run.stdout
+    );
+}

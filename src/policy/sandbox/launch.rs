@@ -38,6 +38,8 @@ pub struct Request {
     pub stage2: bool,
     /// Stage one got a PID namespace (told to stage two for the probe).
     pub pid_namespace: bool,
+    /// Do without a PID namespace (the subreaper fallback, to test it where namespaces work).
+    pub no_pid_namespace: bool,
     pub program: Vec<OsString>,
 }
 
@@ -74,6 +76,7 @@ impl Request {
             ("--probe", self.probe),
             ("--stage2", self.stage2),
             ("--pid-namespace", self.pid_namespace),
+            ("--no-pid-namespace", self.no_pid_namespace),
         ];
         for (flag, on) in switches {
             if on {
@@ -126,6 +129,7 @@ impl Request {
                 "--probe" => request.probe = true,
                 "--stage2" => request.stage2 = true,
                 "--pid-namespace" => request.pid_namespace = true,
+                "--no-pid-namespace" => request.no_pid_namespace = true,
                 other => return Err(format!("unknown launcher option {other}")),
             }
         }
@@ -169,7 +173,7 @@ fn stage_one(mut request: Request) -> i32 {
             .append(true)
             .open(file);
     }
-    request.pid_namespace = super::isolate::new_pid_namespace();
+    request.pid_namespace = !request.no_pid_namespace && super::isolate::new_pid_namespace();
     if !request.pid_namespace {
         let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     }
@@ -407,6 +411,7 @@ mod tests {
             probe: false,
             stage2: true,
             pid_namespace: true,
+            no_pid_namespace: true,
             program: vec!["sh".into(), "-c".into(), "echo --net".into()],
         };
         let mut args = request.to_args();
