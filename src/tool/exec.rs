@@ -48,7 +48,11 @@ impl Tool for ExecTool {
             description:
                 "Run a shell command in the working directory and get its output and exit \
                           code. stdin is closed; long output is cut in the middle. Commands that \
-                          delete, overwrite or need privileges require the user's approval."
+                          delete, overwrite or need privileges require the user's approval. \
+                          Commands run without approval are sandboxed: they may write only the \
+                          project and temp, read no secrets, use no network (package managers' \
+                          dependency fetches excepted) and no terminal; what the sandbox refuses \
+                          comes back as 'blocked by the sandbox'."
                     .into(),
             parameters: schema_of::<ExecArgs>(),
         }
