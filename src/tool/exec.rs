@@ -110,6 +110,10 @@ async fn run_command(
     options: RunOptions<'_>,
 ) -> ToolOutcome {
     let sandboxed = options.sandbox.is_some();
+    // The launcher's `--net` opens the network to a package manager's fetches.
+    let network_closed = options
+        .sandbox
+        .is_some_and(|prefix| !prefix.iter().any(|arg| arg == "--net"));
     let mut child = {
         let mut cmd = match options.sandbox {
             Some(prefix) => {
@@ -230,7 +234,8 @@ async fn run_command(
     }
     if sandboxed
         && exit_code != Some(0)
-        && let Some(outcome) = sandbox_outcome(exit_code, &err.text(), &data, truncated)
+        && let Some(outcome) =
+            sandbox_outcome(exit_code, &err.text(), network_closed, &data, truncated)
     {
         return outcome;
     }
@@ -247,6 +252,7 @@ async fn run_command(
 fn sandbox_outcome(
     exit_code: Option<i32>,
     stderr: &str,
+    network_closed: bool,
     data: &Value,
     truncated: bool,
 ) -> Option<ToolOutcome> {
@@ -260,7 +266,7 @@ fn sandbox_outcome(
             error_code: None,
         });
     }
-    let what = super::refusal::refusal(stderr)?;
+    let what = super::refusal::refusal(stderr, network_closed)?;
     let mut result = ToolResult::fail(
         ToolErrorType::SecurityError,
         format!("blocked by the sandbox: {what}"),

@@ -2,9 +2,10 @@
 //! stopped it, or the sandbox refused something (which must never be reported as success).
 
 /// What the sandbox refused, read from a failed command's error output: `None` when nothing
-/// there looks like a refusal (Landlock answers EACCES or EPERM, and network refusals surface
-/// as "Permission denied" on connect).
-pub fn refusal(stderr: &str) -> Option<String> {
+/// there looks like a refusal. Landlock answers EACCES or EPERM; with the network closed
+/// (`network_closed`) every failed connection is the sandbox's doing, whatever the client
+/// makes of the error (curl: "Couldn't connect to server").
+pub fn refusal(stderr: &str, network_closed: bool) -> Option<String> {
     const SIGNS: &[&str] = &[
         "Permission denied",
         "Operation not permitted",
@@ -12,9 +13,19 @@ pub fn refusal(stderr: &str) -> Option<String> {
         "EACCES",
         "EPERM",
     ];
+    const NETWORK: &[&str] = &[
+        "Couldn't connect to server",
+        "Failed to connect",
+        "Network is unreachable",
+        "Connection refused",
+    ];
+    let signs = || {
+        let network = NETWORK.iter().filter(|_| network_closed);
+        SIGNS.iter().chain(network)
+    };
     let line = stderr
         .lines()
-        .find(|line| SIGNS.iter().any(|sign| line.contains(sign)))?;
+        .find(|line| signs().any(|sign| line.contains(sign)))?;
     let line: String = line.trim().chars().take(300).collect();
     Some(line)
 }
@@ -44,10 +55,13 @@ mod tests {
     fn refusals_are_named_by_the_line_that_shows_them() {
         let stderr = "building\ntouch: cannot touch '/home/u/x': Permission denied\nmore\n";
         assert_eq!(
-            refusal(stderr).as_deref(),
+            refusal(stderr, false).as_deref(),
             Some("touch: cannot touch '/home/u/x': Permission denied")
         );
-        assert_eq!(refusal("error: no such file\n"), None);
+        assert_eq!(refusal("error: no such file\n", true), None);
+        let curl = "curl: (7) Failed to connect to 127.0.0.1 port 9: Couldn't connect to server";
+        assert!(refusal(curl, true).is_some());
+        assert_eq!(refusal(curl, false), None);
     }
 
     #[test]
