@@ -26,8 +26,9 @@ pub const LAUNCHER_ARG: &str = "__sandbox";
 
 /// Largest file a sandboxed command may write (RLIMIT_FSIZE).
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
-/// Most processes a sandboxed call may have at once.
-pub const MAX_PROCESSES: u64 = 512;
+/// Most processes (threads count) a sandboxed call may have at once: a fork storm stops there,
+/// a parallel build on a big machine does not.
+pub const MAX_PROCESSES: u64 = 4096;
 
 /// Secret locations under the home directory, hidden from sandboxed commands whole (the policy's
 /// list names files; the sandbox hides their directories).
