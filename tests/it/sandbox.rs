@@ -671,3 +671,51 @@ fn a_sandboxed_curl_post_is_reported_blocked_and_reaches_nothing() {
         "{told}"
     );
 }
+
+#[test]
+fn an_unprivileged_user_gets_the_namespaces_through_a_user_namespace() {
+    // As root, try it as `nobody` (CI runs as root; users do not).
+    let as_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    if !as_root || capabilities().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("ai");
+    std::fs::copy(env!("CARGO_BIN_EXE_ai"), &exe).unwrap();
+    let mut permissions = std::fs::metadata(dir.path()).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o777);
+    std::fs::set_permissions(dir.path(), permissions).unwrap();
+    let as_nobody = |args: &[&str]| {
+        std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&exe)
+            .arg("__sandbox")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+    };
+    let Ok(probe) = as_nobody(&["--probe"]) else {
+        return; // no setpriv here
+    };
+    let probe: Value = serde_json::from_slice(&probe.stdout).unwrap_or_default();
+    if probe["pid_namespace"] != json!(true) {
+        return; // unprivileged user namespaces are off on this machine
+    }
+    assert_eq!(probe["read_only_mounts"], json!(true), "{probe}");
+    let write = dir.path().display().to_string();
+    let run = as_nobody(&[
+        "--write",
+        &write,
+        "--",
+        "sh",
+        "-c",
+        "setsid sleep 970081 >/dev/null 2>&1 & touch made && echo ok",
+    ])
+    .unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "ok\n", "{run:?}");
+    assert!(dir.path().join("made").exists());
+    assert!(!running("sleep 970081"), "a setsid child outlived the call");
+}

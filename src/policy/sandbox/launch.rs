@@ -38,6 +38,10 @@ pub struct Request {
     pub stage2: bool,
     /// Stage one got a PID namespace (told to stage two for the probe).
     pub pid_namespace: bool,
+    /// Stage one made a private mount namespace for stage two (so stage two may mount /proc).
+    pub mount_namespace: bool,
+    /// Stage one made every mount but the writable paths read-only.
+    pub read_only_mounts: bool,
     /// Do without a PID namespace (the subreaper fallback, to test it where namespaces work).
     pub no_pid_namespace: bool,
     pub program: Vec<OsString>,
@@ -77,6 +81,8 @@ impl Request {
             ("--stage2", self.stage2),
             ("--pid-namespace", self.pid_namespace),
             ("--no-pid-namespace", self.no_pid_namespace),
+            ("--mount-namespace", self.mount_namespace),
+            ("--read-only-mounts", self.read_only_mounts),
         ];
         for (flag, on) in switches {
             if on {
@@ -130,6 +136,8 @@ impl Request {
                 "--stage2" => request.stage2 = true,
                 "--pid-namespace" => request.pid_namespace = true,
                 "--no-pid-namespace" => request.no_pid_namespace = true,
+                "--mount-namespace" => request.mount_namespace = true,
+                "--read-only-mounts" => request.read_only_mounts = true,
                 other => return Err(format!("unknown launcher option {other}")),
             }
         }
@@ -177,6 +185,19 @@ fn stage_one(mut request: Request) -> i32 {
     if !request.pid_namespace {
         let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     }
+    let private = private_temp(&request);
+    // Here, not in stage two: in a user namespace only this process keeps the capabilities
+    // that mounting needs (stage two runs as the user again).
+    request.mount_namespace = super::mounts::enter();
+    if request.mount_namespace {
+        let grants = Grants::of(&request);
+        request.read_only_mounts = super::mounts::read_only_except(&grants.writable);
+        // The working directory still points into the old (now read-only) mount: enter it
+        // again by name, through the writable bind mounts.
+        if let Ok(cwd) = std::env::current_dir() {
+            let _ = std::env::set_current_dir(cwd);
+        }
+    }
     let Ok(exe) = std::env::current_exe() else {
         return fail("cannot find the ai binary");
     };
@@ -185,7 +206,6 @@ fn stage_one(mut request: Request) -> i32 {
     args.extend(request.to_args());
     args.push("--".into());
     args.extend(request.program.iter().cloned());
-    let private = private_temp(&request);
     let mut command = std::process::Command::new(exe);
     command.args(args);
     if let Some(dir) = private.first() {
@@ -241,20 +261,9 @@ fn stage_two(request: &Request) -> i32 {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     let session = rustix::process::setsid().is_ok();
     let limits = super::isolate::set_limits(request);
-    let mut mounts = super::mounts::Mounts::default();
-    let entered = super::mounts::enter();
-    if entered {
-        mounts.own_proc = super::mounts::own_proc(request.pid_namespace);
-    }
+    // Only inside stage one's mount namespace: elsewhere this would cover the machine's /proc.
+    let own_proc = request.mount_namespace && super::mounts::own_proc(request.pid_namespace);
     let grants = Grants::of(request);
-    if entered {
-        mounts.read_only = super::mounts::read_only_except(&grants.writable);
-        // The working directory still points into the old (now read-only) mount: enter it
-        // again by name, through the writable bind mounts.
-        if let Ok(cwd) = std::env::current_dir() {
-            let _ = std::env::set_current_dir(cwd);
-        }
-    }
     let enforced = match restrict(request, grants) {
         Ok(enforced) => enforced,
         Err(message) => return fail(&message),
@@ -269,8 +278,8 @@ fn stage_two(request: &Request) -> i32 {
             "scoped": enforced.scoped,
             "session": session,
             "pid_namespace": request.pid_namespace,
-            "read_only_mounts": mounts.read_only,
-            "own_proc": mounts.own_proc,
+            "read_only_mounts": request.read_only_mounts,
+            "own_proc": own_proc,
             "unix_sockets_closed": unix_sockets_closed,
             "max_processes": limits.processes,
             "max_file_size": limits.file_size,
@@ -412,6 +421,8 @@ mod tests {
             stage2: true,
             pid_namespace: true,
             no_pid_namespace: true,
+            mount_namespace: true,
+            read_only_mounts: true,
             program: vec!["sh".into(), "-c".into(), "echo --net".into()],
         };
         let mut args = request.to_args();

@@ -8,15 +8,6 @@ use std::path::{Path, PathBuf};
 
 use rustix::mount::{MountFlags, MountPropagationFlags};
 
-/// What the mount namespace achieved.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Mounts {
-    /// Everything outside the writable paths is on read-only mounts.
-    pub read_only: bool,
-    /// /proc shows only the call's processes.
-    pub own_proc: bool,
-}
-
 /// Enters a new mount namespace with private propagation; false when not allowed.
 pub fn enter() -> bool {
     if !unshare_mounts() {
