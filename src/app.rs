@@ -177,8 +177,13 @@ fn sandbox_report(settings: &Settings, env: &Env, command: Option<&str>) -> Vec<
         .unwrap_or_default();
     if capabilities.filesystem && !fetchers.is_empty() {
         let names: Vec<&str> = fetchers.iter().map(|f| f.name()).collect();
+        let network = if command.is_some_and(crate::policy::sandbox::fetches) {
+            "network open and "
+        } else {
+            ""
+        };
         lines.push(format!(
-            "this command: network open and caches writable for {}",
+            "this command: {network}caches writable for {}",
             names.join(", ")
         ));
     }

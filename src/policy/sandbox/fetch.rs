@@ -59,35 +59,62 @@ impl Fetcher {
     }
 }
 
-/// The package managers a command line runs, judged on the first word of each simple command
-/// (after `VAR=value` assignments), e.g. `cargo build`, `npm install && npm test`,
-/// `python -m pip install -r requirements.txt`.
+/// The words of each simple command of a command line, after `VAR=value` assignments (split on
+/// the shell's separators; quoting is not needed to find a program name).
+fn simple_commands(command: &str) -> Vec<Vec<&str>> {
+    command
+        .split(['\n', ';', '&', '|', '(', ')'])
+        .map(|part| {
+            part.split_whitespace()
+                .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+                .collect::<Vec<&str>>()
+        })
+        .filter(|words| !words.is_empty())
+        .collect()
+}
+
+/// The package manager a simple command runs, and whether it may fetch (an npm family command
+/// only when it installs: `npm test` and `npm run` get no network).
+fn fetcher_of(words: &[&str]) -> Option<(Fetcher, bool)> {
+    let program = words.first()?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let sub = words.get(1).copied().unwrap_or("");
+    match name {
+        "cargo" => Some((Fetcher::Cargo, true)),
+        "npm" | "pnpm" | "yarn" => {
+            const INSTALLS: &[&str] = &[
+                "install", "i", "ci", "add", "update", "up", "upgrade", "dedupe", "exec", "x",
+                "dlx",
+            ];
+            let installs = INSTALLS.contains(&sub) || (name == "yarn" && sub.is_empty());
+            Some((Fetcher::Node, installs))
+        }
+        "pip" | "pip3" | "uv" | "poetry" => Some((Fetcher::Python, true)),
+        "go" => Some((Fetcher::Go, true)),
+        n if n.starts_with("python") => {
+            (words.get(1..3) == Some(&["-m", "pip"][..])).then_some((Fetcher::Python, true))
+        }
+        _ => None,
+    }
+}
+
+/// The package managers a command line runs, judged on the first word of each simple command,
+/// e.g. `cargo build`, `npm install && npm test`, `python -m pip install -r requirements.txt`.
 pub fn fetchers(command: &str) -> Vec<Fetcher> {
     let mut found = Vec::new();
-    for part in command.split(['\n', ';', '&', '|', '(', ')']) {
-        let mut words = part
-            .split_whitespace()
-            .skip_while(|w| w.contains('=') && !w.starts_with('-'));
-        let Some(program) = words.next() else {
-            continue;
-        };
-        let name = program.rsplit('/').next().unwrap_or(program);
-        let fetcher = match name {
-            "cargo" => Some(Fetcher::Cargo),
-            "npm" | "pnpm" | "yarn" => Some(Fetcher::Node),
-            "pip" | "pip3" | "uv" | "poetry" => Some(Fetcher::Python),
-            "go" => Some(Fetcher::Go),
-            n if n.starts_with("python") => {
-                let rest: Vec<&str> = words.take(2).collect();
-                (rest == ["-m", "pip"]).then_some(Fetcher::Python)
-            }
-            _ => None,
-        };
-        if let Some(f) = fetcher.filter(|f| !found.contains(f)) {
+    for words in simple_commands(command) {
+        if let Some((f, _)) = fetcher_of(&words).filter(|(f, _)| !found.contains(f)) {
             found.push(f);
         }
     }
     found
+}
+
+/// Whether a package manager in the command line may fetch dependencies (and so gets the network).
+pub fn fetches(command: &str) -> bool {
+    simple_commands(command)
+        .iter()
+        .any(|words| fetcher_of(words).is_some_and(|(_, net)| net))
 }
 
 #[cfg(test)]
@@ -112,6 +139,28 @@ mod tests {
         ];
         for (command, expected) in table {
             assert_eq!(fetchers(command), *expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn npm_gets_the_network_only_to_install() {
+        for command in [
+            "npm install",
+            "npm ci && npm test",
+            "yarn",
+            "pnpm add x",
+            "cargo test",
+        ] {
+            assert!(fetches(command), "{command}");
+        }
+        for command in [
+            "npm test",
+            "npm run build",
+            "yarn test",
+            "make",
+            "python3 -m pytest",
+        ] {
+            assert!(!fetches(command), "{command}");
         }
     }
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::config::SandboxMode;
-pub use fetch::{Fetcher, fetchers};
+pub use fetch::{Fetcher, fetchers, fetches};
 pub use launch::launch;
 pub use rules::project_root;
 
@@ -122,8 +122,8 @@ impl Plan {
         request.hide = self.secrets();
         if let Some(home) = &self.home {
             let env = |name: &str| std::env::var(name).ok();
+            request.net = fetches(command);
             for fetcher in fetchers(command) {
-                request.net = true;
                 if self.mode == SandboxMode::Workspace {
                     request.caches.extend(fetcher.caches(home, &env));
                     request.cache_files.extend(fetcher.lock_files(home, &env));
