@@ -719,3 +719,56 @@ fn an_unprivileged_user_gets_the_namespaces_through_a_user_namespace() {
     assert!(dir.path().join("made").exists());
     assert!(!running("sleep 970081"), "a setsid child outlived the call");
 }
+
+/// The running kernel's (major, minor) version.
+fn kernel_version() -> (u32, u32) {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut parts = release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse().ok());
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+/// The other tests skip what a kernel cannot do; this one makes sure that on a kernel that can
+/// (6.14+, as root, as in CI) the probe claims it all, so they cannot pass by skipping. Set
+/// SWEBASH_AI_TEST_NO_SANDBOX=1 on a machine whose kernel has Landlock turned off.
+#[test]
+fn on_a_modern_kernel_as_root_the_sandbox_enforces_everything() {
+    let as_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    if kernel_version() < (6, 14)
+        || !as_root
+        || std::env::var_os("SWEBASH_AI_TEST_NO_SANDBOX").is_some()
+    {
+        return;
+    }
+    let probe = capabilities().expect("Landlock should be enforced on this kernel");
+    for what in [
+        "filesystem",
+        "network",
+        "scoped",
+        "session",
+        "pid_namespace",
+        "read_only_mounts",
+        "own_proc",
+        "unix_sockets_closed",
+    ] {
+        assert_eq!(probe[what], json!(true), "{what}: {probe}");
+    }
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
+        .args([
+            "__sandbox",
+            "--max-processes",
+            "500",
+            "--max-file-size",
+            "1000",
+            "--probe",
+        ])
+        .output()
+        .unwrap();
+    let limited: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    assert_eq!(limited["max_processes"], json!(500), "{limited}");
+    assert_eq!(limited["max_file_size"], json!(1000), "{limited}");
+}

@@ -39,7 +39,8 @@ pub fn own_proc(pid_namespace: bool) -> bool {
         .is_ok()
 }
 
-/// Bind-mounts each writable path onto itself, then remounts every other mount read-only.
+/// Bind-mounts each writable path onto itself, then remounts every other mount read-only
+/// (/proc aside).
 /// True when every remount took.
 pub fn read_only_except(writable: &[PathBuf]) -> bool {
     let mut binds: Vec<&Path> = Vec::new();
@@ -54,7 +55,9 @@ pub fn read_only_except(writable: &[PathBuf]) -> bool {
     let mut all = true;
     for (point, options) in table.lines().filter_map(mount_point) {
         let point = Path::new(&point);
-        if binds.iter().any(|b| point.starts_with(b)) || options.contains(&"ro") {
+        // /proc stays writable for stage two's pid_max; Landlock grants nothing but reads there.
+        let skip = binds.iter().any(|b| point.starts_with(b)) || point.starts_with("/proc");
+        if skip || options.contains(&"ro") {
             continue;
         }
         let mut flags = MountFlags::BIND | MountFlags::RDONLY;
