@@ -160,10 +160,7 @@ impl Parts {
             ctx: &self.ctx,
             policy: &self.policy,
             gate,
-            sandbox: Sandbox::new(sandbox::Plan {
-                mode: settings.sandbox,
-                ..self.sandbox.clone()
-            }),
+            sandbox: Sandbox::new(self.sandbox.with_mode(settings.sandbox)),
             limits: Limits {
                 max_iterations: settings.max_iterations,
                 max_tool_calls: settings.max_tool_calls,

@@ -19,31 +19,26 @@ use crate::tool::{RunOptions, Tool, ToolOutcome, invalid_arguments};
 /// The sandbox of allowed commands, checked against the kernel on first use.
 pub struct Sandbox {
     plan: Plan,
-    capabilities: Option<Capabilities>,
 }
 
 impl Sandbox {
     pub fn new(plan: Plan) -> Self {
-        Sandbox {
-            plan,
-            capabilities: None,
-        }
+        Sandbox { plan }
     }
 
-    /// What this kernel enforces, probed once; says once what it cannot.
-    fn capabilities(&mut self, emit: &mut dyn FnMut(&Event)) -> &Capabilities {
-        let plan = &self.plan;
-        self.capabilities.get_or_insert_with(|| {
-            let capabilities = plan.probe();
-            for message in limits_of(plan, &capabilities) {
+    /// What this kernel enforces; the first time in a session, says what it cannot.
+    fn capabilities(&self, emit: &mut dyn FnMut(&Event)) -> &Capabilities {
+        let (capabilities, first) = self.plan.capabilities();
+        if first {
+            for message in limits_of(&self.plan, capabilities) {
                 emit(&Event::Notice { message });
             }
-            capabilities
-        })
+        }
+        capabilities
     }
 
     /// The launcher prefix for an allowed command (`None`: run it directly).
-    fn prefix(&mut self, command: &str, emit: &mut dyn FnMut(&Event)) -> Option<Vec<OsString>> {
+    fn prefix(&self, command: &str, emit: &mut dyn FnMut(&Event)) -> Option<Vec<OsString>> {
         if self.plan.mode == SandboxMode::Off || !self.capabilities(emit).filesystem {
             return None;
         }
@@ -51,7 +46,7 @@ impl Sandbox {
     }
 
     /// Why an allowed command must ask instead: the kernel cannot keep it off the network.
-    fn must_ask(&mut self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
+    fn must_ask(&self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
         if self.plan.mode == SandboxMode::Off {
             return None;
         }

@@ -772,3 +772,31 @@ fn on_a_modern_kernel_as_root_the_sandbox_enforces_everything() {
     assert_eq!(limited["max_processes"], json!(500), "{limited}");
     assert_eq!(limited["max_file_size"], json!(1000), "{limited}");
 }
+
+#[test]
+fn in_the_repl_what_the_sandbox_cannot_do_is_said_once_per_session() {
+    if capabilities().is_none() {
+        return;
+    }
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", json!({"command": "ls"}))]),
+        text_reply("First."),
+        tool_reply(&[("c2", "execute_command", json!({"command": "pwd"}))]),
+        text_reply("Second."),
+    ]);
+    // Started from home: no writable project, which is said once.
+    let ai = ai_in(true).env("SWEBASH_AI_BASE_URL", &server.url);
+    let mut command = ai.pty_command();
+    command.arg("-i").env("TERM", "xterm");
+    let mut session = rexpect::session::spawn_command(command, Some(20_000)).expect("pty");
+    session.exp_string("fake-model> ").expect("prompt");
+    session.send_line("one").expect("send");
+    let first = session.exp_string("First.").expect("first answer");
+    session.exp_string("fake-model> ").expect("prompt");
+    session.send_line("two").expect("send");
+    let second = session.exp_string("Second.").expect("second answer");
+    session.send_control('d').expect("Ctrl-D");
+    let said = |text: &str| text.matches("no writable project").count();
+    assert_eq!(said(&first), 1, "{first}");
+    assert_eq!(said(&second), 0, "{second}");
+}

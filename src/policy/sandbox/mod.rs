@@ -13,6 +13,7 @@ mod seccomp;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -59,8 +60,9 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/etc/ssh",
 ];
 
-/// Where a session's sandbox draws its lines, worked out once per session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a session's sandbox draws its lines, worked out once per session (clones share what
+/// the kernel was found to enforce, so a REPL probes and says it once).
+#[derive(Debug, Clone)]
 pub struct Plan {
     pub mode: SandboxMode,
     /// The writable project, or why there is none.
@@ -71,6 +73,7 @@ pub struct Plan {
     pub own: Vec<PathBuf>,
     /// ai's config directory (hidden: it holds the key command).
     pub config: Option<PathBuf>,
+    probed: Arc<OnceLock<Capabilities>>,
 }
 
 impl Plan {
@@ -98,6 +101,7 @@ impl Plan {
             home,
             own: own.iter().map(|p| canonical(p)).collect(),
             config: config.map(|p| canonical(&p)),
+            probed: Arc::default(),
         }
     }
 
@@ -151,6 +155,26 @@ impl Plan {
         }
         hide.extend(self.config.iter().cloned());
         hide
+    }
+
+    /// The same plan in `mode` (what was probed is shared only when the mode is the same).
+    pub fn with_mode(&self, mode: SandboxMode) -> Plan {
+        let mut plan = self.clone();
+        if mode != self.mode {
+            plan.mode = mode;
+            plan.probed = Arc::default();
+        }
+        plan
+    }
+
+    /// What the sandbox enforces here, probed on first use; `true` with it the first time.
+    pub fn capabilities(&self) -> (&Capabilities, bool) {
+        let mut first = false;
+        let capabilities = self.probed.get_or_init(|| {
+            first = true;
+            self.probe()
+        });
+        (capabilities, first)
     }
 
     /// Whether the sandbox can be used on this kernel, and what it enforces there.
