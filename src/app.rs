@@ -33,7 +33,8 @@ pub fn run(cli: Cli) -> i32 {
         return show_config(&settings, &env);
     }
     if let Some(command) = &cli.check_command {
-        return commands::check_command(command, cli.json, &settings, &env);
+        let sandbox = sandbox_report(&settings, &env, Some(command));
+        return commands::check_command(command, cli.json, &settings, &env, &sandbox);
     }
     if cli.list_tools {
         return match runtime() {
@@ -140,11 +141,40 @@ fn show_config(settings: &Settings, env: &Env) -> i32 {
         }
         Err(err) => lines.push(format!("{:<32} (none: {err})", "effective provider")),
     }
+    for line in sandbox_report(settings, env, None) {
+        lines.push(format!("{:<32} {line}", "sandbox"));
+    }
     if ui::to_stdout(&lines.join("\n")) {
         0
     } else {
         ExitCode::Ok.code()
     }
+}
+
+/// What the sandbox enforces on this kernel for a session started here, and for `command`
+/// (`--show-config`, `--check-command`).
+fn sandbox_report(settings: &Settings, env: &Env, command: Option<&str>) -> Vec<String> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    let plan = crate::session::sandbox_plan(settings, env, &cwd, home.as_deref());
+    let capabilities = plan.probe();
+    let mut lines = capabilities.lines(&plan);
+    let fetchers = command
+        .map(crate::policy::sandbox::fetchers)
+        .unwrap_or_default();
+    if capabilities.filesystem && !fetchers.is_empty() {
+        let names: Vec<&str> = fetchers.iter().map(|f| f.name()).collect();
+        let network = if command.is_some_and(crate::policy::sandbox::fetches) {
+            "network open and "
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "this command: {network}caches writable for {}",
+            names.join(", ")
+        ));
+    }
+    lines
 }
 
 /// The prompt from the arguments, with piped stdin appended as context (bounded).

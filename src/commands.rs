@@ -16,8 +16,15 @@ use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, fail};
 
 /// `ai --check-command CMD`: the policy's decision and its reasons, each simple command's verdict,
-/// and the allow rule that would approve it.
-pub fn check_command(command: &str, json: bool, settings: &Settings, env: &Env) -> i32 {
+/// the allow rule that would approve it, and for a command that would run without asking, what
+/// the sandbox it runs in enforces (`sandbox` lines).
+pub fn check_command(
+    command: &str,
+    json: bool,
+    settings: &Settings,
+    env: &Env,
+    sandbox: &[String],
+) -> i32 {
     let rules = match crate::session::Parts::rules(settings) {
         Ok(rules) => rules,
         Err(report) => return fail(&report),
@@ -28,6 +35,7 @@ pub fn check_command(command: &str, json: bool, settings: &Settings, env: &Env) 
     let roots = Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref());
     let policy = Policy::new(roots, home, cwd, temp, rules.clone());
     let assessment = policy.command(command);
+    let sandboxed = assessment.verdict == Verdict::Allow && !sandbox.is_empty();
     let approved_by: Vec<Option<String>> = assessment
         .commands
         .iter()
@@ -43,6 +51,9 @@ pub fn check_command(command: &str, json: bool, settings: &Settings, env: &Env) 
             for (unit, rule) in units.iter_mut().zip(&approved_by) {
                 unit["approved_by"] = serde_json::json!(rule);
             }
+        }
+        if sandboxed {
+            value["sandbox"] = serde_json::json!(sandbox);
         }
         value.to_string()
     } else {
@@ -64,6 +75,12 @@ pub fn check_command(command: &str, json: bool, settings: &Settings, env: &Env) 
                 ));
             }
         }
+        lines.extend(
+            sandbox
+                .iter()
+                .filter(|_| sandboxed)
+                .map(|line| format!("sandbox: {line}")),
+        );
         lines.join("\n")
     };
     ui::to_stdout(&text);

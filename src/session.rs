@@ -18,6 +18,31 @@ use crate::shell::{command_instructions, context_file, last_command};
 use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebBackend, WebSettings};
 use crate::ui::{Frontend, TerminalAsker};
 
+/// The sandbox plan of a session started in `cwd`: ai's own config, state, data and cache
+/// directories are kept out of reach of what it runs (the config hidden whole).
+pub fn sandbox_plan(
+    settings: &Settings,
+    env: &Env,
+    cwd: &std::path::Path,
+    home: Option<&std::path::Path>,
+) -> sandbox::Plan {
+    let config = crate::config::config_path(env).and_then(|p| p.parent().map(PathBuf::from));
+    let cache = settings
+        .cache_dir
+        .as_ref()
+        .and_then(|p| p.parent().map(PathBuf::from));
+    let own = [
+        config.clone(),
+        state_dir(env),
+        crate::conversation::data_dir(env),
+        cache,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    sandbox::Plan::new(settings.sandbox, cwd, home, own, config)
+}
+
 /// What a session is made of.
 pub struct Parts {
     pub provider: Box<dyn Provider>,
@@ -28,6 +53,8 @@ pub struct Parts {
     /// The MCP servers started for this session (stopped by `shutdown`).
     pub mcp: McpHub,
     secrets: Vec<Secret>,
+    /// Where the sandbox of allowed commands draws its lines.
+    pub sandbox: sandbox::Plan,
 }
 
 impl Parts {
@@ -90,7 +117,9 @@ impl Parts {
             .flatten()
             .cloned()
             .collect();
+        let sandbox = sandbox_plan(settings, env, &ctx.cwd, ctx.home.as_deref());
         Ok(Parts {
+            sandbox,
             provider,
             registry,
             ctx,
@@ -149,10 +178,7 @@ impl Parts {
             ctx: &self.ctx,
             policy: &self.policy,
             gate,
-            sandbox: Sandbox::new(sandbox::launcher_prefix(
-                settings.sandbox,
-                self.policy.roots.dirs(),
-            )),
+            sandbox: Sandbox::new(self.sandbox.with_mode(settings.sandbox)),
             limits: Limits {
                 max_iterations: settings.max_iterations,
                 max_tool_calls: settings.max_tool_calls,

@@ -9,42 +9,79 @@ use serde_json::Value;
 use super::Agent;
 use super::approval::{ApprovalRequest, DecidedBy, GateAnswer};
 use super::turn::TurnState;
+use crate::policy::sandbox::{Capabilities, Plan, SandboxMode};
 use crate::policy::{Assessment, Verdict};
 use crate::protocol::{
     Action, CallErrorCode, Decision, Event, ToolCall, ToolErrorType, ToolResult,
 };
 use crate::tool::{RunOptions, Tool, ToolOutcome, invalid_arguments};
 
-/// The sandbox prefix for allowed commands, checked against the kernel on first use.
+/// The sandbox of allowed commands, checked against the kernel on first use.
 pub struct Sandbox {
-    prefix: Option<Vec<OsString>>,
-    checked: bool,
+    plan: Plan,
 }
 
 impl Sandbox {
-    /// `prefix` runs a program under the sandbox (`None`: sandbox off).
-    pub fn new(prefix: Option<Vec<OsString>>) -> Self {
-        Sandbox {
-            prefix,
-            checked: false,
-        }
+    pub fn new(plan: Plan) -> Self {
+        Sandbox { plan }
     }
 
-    /// The prefix, once the kernel has shown it enforces it; says once when it cannot.
-    fn prefix(&mut self, emit: &mut dyn FnMut(&Event)) -> Option<&[OsString]> {
-        if !self.checked {
-            self.checked = true;
-            if self.prefix.is_some() && !crate::policy::sandbox::enforced() {
-                self.prefix = None;
-                emit(&Event::Notice {
-                    message:
-                        "Landlock is not available in this kernel: commands run without a sandbox"
-                            .into(),
-                });
+    /// What this kernel enforces; the first time in a session, says what it cannot.
+    fn capabilities(&self, emit: &mut dyn FnMut(&Event)) -> &Capabilities {
+        let (capabilities, first) = self.plan.capabilities();
+        if first {
+            for message in limits_of(&self.plan, capabilities) {
+                emit(&Event::Notice { message });
             }
         }
-        self.prefix.as_deref()
+        capabilities
     }
+
+    /// The launcher prefix for an allowed command (`None`: run it directly).
+    fn prefix(&self, command: &str, emit: &mut dyn FnMut(&Event)) -> Option<Vec<OsString>> {
+        if self.plan.mode == SandboxMode::Off || !self.capabilities(emit).filesystem {
+            return None;
+        }
+        self.plan.prefix(command)
+    }
+
+    /// Why an allowed command must ask instead: the kernel cannot keep it off the network.
+    fn must_ask(&self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
+        if self.plan.mode == SandboxMode::Off {
+            return None;
+        }
+        let capabilities = self.capabilities(emit);
+        (capabilities.filesystem && !capabilities.network).then(|| {
+            "this kernel cannot keep sandboxed commands off the network (Landlock ABI < 4)".into()
+        })
+    }
+}
+
+/// What the sandbox cannot do here, said once per session.
+fn limits_of(plan: &Plan, capabilities: &Capabilities) -> Vec<String> {
+    let mut notes = Vec::new();
+    if plan.mode == SandboxMode::Off {
+        return notes;
+    }
+    if !capabilities.filesystem {
+        notes.push(
+            "Landlock is not available in this kernel: commands run without a sandbox".into(),
+        );
+        return notes;
+    }
+    if let (SandboxMode::Workspace, Err(why)) = (plan.mode, &plan.project) {
+        notes.push(format!(
+            "sandbox: {why}: no writable project, commands run without asking may write only temp"
+        ));
+    }
+    if !capabilities.network {
+        notes.push(
+            "sandbox: this kernel cannot close the network to commands (Landlock ABI < 4); \
+             commands ask instead"
+                .into(),
+        );
+    }
+    notes
 }
 
 impl Agent<'_> {
@@ -112,13 +149,27 @@ impl Agent<'_> {
         match assessment.verdict {
             Verdict::Deny => (Decision::Blocked, blocked(&assessment)),
             Verdict::Allow => {
-                let sandbox = match action {
-                    Action::Exec { .. } => self.sandbox.prefix(emit).map(<[OsString]>::to_vec),
-                    _ => None,
+                let Action::Exec { command } = &action else {
+                    let outcome = self
+                        .run_tool(tool, &call.arguments, &call.id, None, emit)
+                        .await;
+                    return (Decision::Allow, outcome);
                 };
+                if let Some(reason) = self.sandbox.must_ask(emit) {
+                    let assessment = assessment.escalated(reason);
+                    return self
+                        .ask_then_run(tool, call, action, assessment, turn, emit)
+                        .await;
+                }
+                let prefix = self.sandbox.prefix(command, emit);
                 let outcome = self
-                    .run_tool(tool, &call.arguments, &call.id, sandbox.as_deref(), emit)
+                    .run_tool(tool, &call.arguments, &call.id, prefix.as_deref(), emit)
                     .await;
+                if prefix.is_some() && outcome.error_code == Some(CallErrorCode::Blocked) {
+                    return self
+                        .rerun_outside(tool, call, action, outcome, turn, emit)
+                        .await;
+                }
                 (Decision::Allow, outcome)
             }
             Verdict::Ask => {
@@ -199,6 +250,47 @@ impl Agent<'_> {
                 (Decision::Approved, outcome)
             }
         }
+    }
+
+    /// The sandbox refused something: a person may approve running the same command outside
+    /// it (yes / no / always); without one the call stays blocked and the run ends saying which
+    /// `--allow` would approve it.
+    async fn rerun_outside(
+        &mut self,
+        tool: &dyn Tool,
+        call: &ToolCall,
+        action: &Action,
+        blocked: ToolOutcome,
+        turn: &mut TurnState,
+        emit: &mut dyn FnMut(&Event),
+    ) -> (Decision, ToolOutcome) {
+        let what = blocked.result.error.clone().unwrap_or_default();
+        // Outside the sandbox every command of the line runs unconfined: each needs approval.
+        let assessment = self
+            .policy
+            .decide(action)
+            .escalated(format!("{what}; run it again outside the sandbox?"));
+        let unapproved = turn.unapproved.len();
+        let (decision, outcome) = self
+            .ask_then_run(tool, call, action, assessment, turn, emit)
+            .await;
+        if decision != Decision::Denied {
+            return (decision, outcome);
+        }
+        let command = subject_of(action);
+        let flag = format!("--allow '{}'", command.replace('\'', "'\\''"));
+        if turn.unapproved.len() > unapproved {
+            turn.unapproved.truncate(unapproved);
+            turn.unapproved.push(format!(
+                "{command} ({what}; {flag} runs it outside the sandbox)"
+            ));
+        }
+        let mut blocked = blocked;
+        blocked.result.suggestion = Some(format!(
+            "the user can approve running it outside the sandbox ({flag}); otherwise find another \
+             way or explain what is blocked"
+        ));
+        (Decision::Blocked, blocked)
     }
 
     async fn run_tool(

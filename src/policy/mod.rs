@@ -98,6 +98,26 @@ impl Assessment {
         }
     }
 
+    /// The same line asking for `reason`, every one of its commands needing approval (it is to
+    /// run outside the sandbox, so what was safe inside it must be approved too).
+    pub fn escalated(&self, reason: String) -> Assessment {
+        let commands = self
+            .commands
+            .iter()
+            .cloned()
+            .map(|mut unit| {
+                unit.verdict = unit.verdict.max(Verdict::Ask);
+                unit
+            })
+            .collect();
+        Assessment {
+            verdict: self.verdict.max(Verdict::Ask),
+            reasons: vec![reason],
+            commands,
+            untrusted: self.untrusted.clone(),
+        }
+    }
+
     /// The simple commands a person (or an approval rule) must approve for the line to run.
     pub fn to_approve(&self) -> Vec<String> {
         self.commands

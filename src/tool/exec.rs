@@ -48,7 +48,11 @@ impl Tool for ExecTool {
             description:
                 "Run a shell command in the working directory and get its output and exit \
                           code. stdin is closed; long output is cut in the middle. Commands that \
-                          delete, overwrite or need privileges require the user's approval."
+                          delete, overwrite or need privileges require the user's approval. \
+                          Commands run without approval are sandboxed: they may write only the \
+                          project and temp, read no secrets, use no network (package managers' \
+                          dependency fetches excepted) and no terminal; what the sandbox refuses \
+                          comes back as 'blocked by the sandbox'."
                     .into(),
             parameters: schema_of::<ExecArgs>(),
         }
@@ -106,6 +110,10 @@ async fn run_command(
     options: RunOptions<'_>,
 ) -> ToolOutcome {
     let sandboxed = options.sandbox.is_some();
+    // The launcher's `--net` opens the network to a package manager's fetches.
+    let network_closed = options
+        .sandbox
+        .is_some_and(|prefix| !prefix.iter().any(|arg| arg == "--net"));
     let mut child = {
         let mut cmd = match options.sandbox {
             Some(prefix) => {
@@ -224,27 +232,54 @@ async fn run_command(
         outcome.output_truncated = truncated;
         return outcome;
     }
-    let mut result = ToolResult::ok(data);
-    if sandboxed && exit_code != Some(0) && looks_like_sandbox_denial(&err.text()) {
-        result.note = Some(
-            "the command ran in a sandbox that only allows writes under the working directory and \
-             temp dirs; a 'Permission denied' or 'Read-only file system' may come from it. Writing \
-             elsewhere needs a command the user approves."
-                .into(),
-        );
+    if sandboxed
+        && exit_code != Some(0)
+        && let Some(outcome) =
+            sandbox_outcome(exit_code, &err.text(), network_closed, &data, truncated)
+    {
+        return outcome;
     }
     ToolOutcome {
-        result,
+        result: ToolResult::ok(data),
         exit_code,
         output_truncated: truncated,
         error_code: None,
     }
 }
 
-fn looks_like_sandbox_denial(stderr: &str) -> bool {
-    stderr.contains("Permission denied")
-        || stderr.contains("Read-only file system")
-        || stderr.contains("Operation not permitted")
+/// A sandboxed command that failed: stopped by a limit (a note on the ordinary result), or
+/// refused something by the sandbox (a `BLOCKED` failure, never a success).
+fn sandbox_outcome(
+    exit_code: Option<i32>,
+    stderr: &str,
+    network_closed: bool,
+    data: &Value,
+    truncated: bool,
+) -> Option<ToolOutcome> {
+    if let Some(note) = super::refusal::limit_note(exit_code, stderr) {
+        let mut result = ToolResult::ok(data.clone());
+        result.note = Some(note);
+        return Some(ToolOutcome {
+            result,
+            exit_code,
+            output_truncated: truncated,
+            error_code: None,
+        });
+    }
+    let what = super::refusal::refusal(stderr, network_closed)?;
+    let mut result = ToolResult::fail(
+        ToolErrorType::SecurityError,
+        format!("blocked by the sandbox: {what}"),
+    )
+    .with_suggestion(
+        "commands run without asking may write only the project and temp, read no secrets and \
+         use no network; the user can approve running it outside the sandbox",
+    );
+    result.data = data.clone();
+    let mut outcome = ToolOutcome::failed(CallErrorCode::Blocked, result);
+    outcome.exit_code = exit_code;
+    outcome.output_truncated = truncated;
+    Some(outcome)
 }
 
 /// The command's process group: terminated on timeout, and killed when dropped (Ctrl-C, or the

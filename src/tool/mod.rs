@@ -7,6 +7,7 @@ mod exec;
 mod fs;
 mod mcp;
 mod path;
+mod refusal;
 mod web;
 
 use std::ffi::OsString;

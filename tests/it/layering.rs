@@ -34,8 +34,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "session",
         &[
-            "protocol", "config", "error", "provider", "tool", "agent", "ui", "policy", "audit",
+            "protocol",
+            "config",
+            "error",
+            "provider",
+            "tool",
+            "agent",
+            "ui",
+            "policy",
+            "audit",
             "shell",
+            // ai's data dir, kept out of the sandbox's reach.
+            "conversation",
         ],
     ),
     ("provider", &["protocol", "config", "error", "net"]),

@@ -17,5 +17,6 @@ mod provider;
 mod providers;
 mod pty;
 mod repl;
+mod sandbox;
 mod shell;
 mod tool_loop;

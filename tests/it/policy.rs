@@ -14,9 +14,9 @@ fn exec(command: &str) -> Value {
 
 fn sandbox_enforced() -> bool {
     std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args(["__sandbox", "read-only", "--probe"])
-        .status()
-        .is_ok_and(|s| s.success())
+        .args(["__sandbox", "--probe"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("\"filesystem\":true"))
 }
 
 #[test]
@@ -144,20 +144,26 @@ fn the_sandbox_blocks_writes_outside_the_working_directory_and_allows_them_insid
     ]);
     let ai = Ai::new(&server.url).args(&["--json", "touch"]);
     let run = ai.run();
-    assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(ai.work().join("inside.txt").exists());
     if sandbox_enforced() {
         assert!(
             !ai.home().join("outside.txt").exists(),
             "the sandbox let a write out"
         );
-        let result = server.last_tool_result();
-        assert_ne!(result["data"]["exit_code"], json!(0));
+        // Blocked, never a success; with no terminal to approve a rerun outside, exit 3.
+        assert_eq!(run.code, 3, "{}", run.stderr);
+        // The run ended at the refusal, so the record in --json is where the result is told.
+        let result = run.json()["tool_calls"][0].clone();
+        assert_ne!(result["exit_code"], json!(0));
         assert!(
-            result["note"].as_str().unwrap_or("").contains("sandbox"),
+            result["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("blocked by the sandbox"),
             "{result}"
         );
     } else {
+        assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(
             run.stderr.contains("Landlock is not available"),
             "{}",
@@ -181,7 +187,11 @@ fn read_only_sandbox_blocks_writes_even_in_the_working_directory() {
         text_reply("done"),
     ]);
     let ai = Ai::new(&server.url).args(&["-q", "--sandbox", "read-only", "touch"]);
-    assert_eq!(ai.run().code, 0);
+    assert_eq!(
+        ai.run().code,
+        3,
+        "blocked, and no terminal to approve a rerun"
+    );
     assert!(!ai.work().join("inside.txt").exists());
 }
 

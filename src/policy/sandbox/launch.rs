@@ -1,0 +1,435 @@
+//! The launcher `ai __sandbox [OPTIONS] -- PROGRAM ARGS...`, in two stages. Stage one puts the
+//! children in a new PID namespace (so everything a call starts dies with it, `setsid` and
+//! double forks included), or, where that is not allowed, becomes their subreaper and kills what
+//! is left; then it runs stage two and passes on its exit status. Stage two leaves the terminal
+//! session, sets the limits, restricts itself with Landlock and execs the program. Both stages are
+//! this binary re-executed, so nothing allocates between fork and exec.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::rules::beneath_except;
+
+/// What the launcher is told, as options on its command line.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Writable trees (the project and temp); never what `keep` or `hide` hold.
+    pub write: Vec<PathBuf>,
+    /// Readable, never writable (ai's own config, state and cache).
+    pub keep: Vec<PathBuf>,
+    /// The home directory: never writable through a writable root that holds it (temp holding
+    /// a test's home); a project inside it stays writable.
+    pub home: Option<PathBuf>,
+    /// Neither readable nor writable (secrets).
+    pub hide: Vec<PathBuf>,
+    /// Package manager caches: created if missing, then writable.
+    pub caches: Vec<PathBuf>,
+    /// Package manager lock files: created if missing, then writable.
+    pub cache_files: Vec<PathBuf>,
+    /// TCP allowed (a package manager fetches).
+    pub net: bool,
+    /// RLIMIT_FSIZE in bytes.
+    pub max_file_size: Option<u64>,
+    /// Most processes alive at once in the call.
+    pub max_processes: Option<u64>,
+    /// Print what is enforced as JSON instead of running a program.
+    pub probe: bool,
+    /// Set by stage one for stage two.
+    pub stage2: bool,
+    /// Stage one got a PID namespace (told to stage two for the probe).
+    pub pid_namespace: bool,
+    /// Stage one made a private mount namespace for stage two (so stage two may mount /proc).
+    pub mount_namespace: bool,
+    /// Stage one made every mount but the writable paths read-only.
+    pub read_only_mounts: bool,
+    /// Do without a PID namespace (the subreaper fallback, to test it where namespaces work).
+    pub no_pid_namespace: bool,
+    pub program: Vec<OsString>,
+}
+
+impl Request {
+    /// The launcher's options for this request (without the program).
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut args: Vec<OsString> = Vec::new();
+        let lists = [
+            ("--write", &self.write),
+            ("--keep", &self.keep),
+            ("--hide", &self.hide),
+            ("--cache", &self.caches),
+            ("--cache-file", &self.cache_files),
+            ("--home", &self.home.iter().cloned().collect()),
+        ];
+        for (flag, paths) in lists {
+            for path in paths {
+                args.push(flag.into());
+                args.push(path.clone().into_os_string());
+            }
+        }
+        let numbers = [
+            ("--max-file-size", self.max_file_size),
+            ("--max-processes", self.max_processes),
+        ];
+        for (flag, value) in numbers {
+            if let Some(value) = value {
+                args.push(flag.into());
+                args.push(value.to_string().into());
+            }
+        }
+        let switches = [
+            ("--net", self.net),
+            ("--probe", self.probe),
+            ("--stage2", self.stage2),
+            ("--pid-namespace", self.pid_namespace),
+            ("--no-pid-namespace", self.no_pid_namespace),
+            ("--mount-namespace", self.mount_namespace),
+            ("--read-only-mounts", self.read_only_mounts),
+        ];
+        for (flag, on) in switches {
+            if on {
+                args.push(flag.into());
+            }
+        }
+        args
+    }
+
+    pub fn parse(args: &[OsString]) -> Result<Request, String> {
+        let mut request = Request::default();
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            let flag = arg.to_string_lossy();
+            if flag == "--" {
+                request.program = iter.cloned().collect();
+                break;
+            }
+            let list = match flag.as_ref() {
+                "--write" => Some(&mut request.write),
+                "--keep" => Some(&mut request.keep),
+                "--hide" => Some(&mut request.hide),
+                "--cache" => Some(&mut request.caches),
+                "--cache-file" => Some(&mut request.cache_files),
+                "--home" => {
+                    let value = iter.next().ok_or("--home needs a path")?;
+                    request.home = Some(PathBuf::from(value));
+                    continue;
+                }
+                _ => None,
+            };
+            if let Some(list) = list {
+                let value = iter.next().ok_or(format!("{flag} needs a path"))?;
+                list.push(PathBuf::from(value));
+                continue;
+            }
+            match flag.as_ref() {
+                "--max-file-size" | "--max-processes" => {
+                    let value = iter
+                        .next()
+                        .and_then(|v| v.to_str()?.parse::<u64>().ok())
+                        .ok_or(format!("{flag} needs a number"))?;
+                    if flag == "--max-file-size" {
+                        request.max_file_size = Some(value);
+                    } else {
+                        request.max_processes = Some(value);
+                    }
+                }
+                "--net" => request.net = true,
+                "--probe" => request.probe = true,
+                "--stage2" => request.stage2 = true,
+                "--pid-namespace" => request.pid_namespace = true,
+                "--no-pid-namespace" => request.no_pid_namespace = true,
+                "--mount-namespace" => request.mount_namespace = true,
+                "--read-only-mounts" => request.read_only_mounts = true,
+                other => return Err(format!("unknown launcher option {other}")),
+            }
+        }
+        Ok(request)
+    }
+}
+
+/// The launcher's entry point; returns the exit code (stage two only returns when it cannot exec).
+pub fn launch(args: &[OsString]) -> i32 {
+    let request = match Request::parse(args) {
+        Ok(request) => request,
+        Err(message) => return fail(&message),
+    };
+    if request.program.is_empty() && !request.probe {
+        return fail("the sandbox launcher needs a program");
+    }
+    if request.stage2 {
+        stage_two(&request)
+    } else {
+        stage_one(request)
+    }
+}
+
+pub(super) fn fail(message: &str) -> i32 {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "ai: sandbox: {message}");
+    126
+}
+
+/// Stage one: isolate the children, run stage two, clean up, pass its status on.
+fn stage_one(mut request: Request) -> i32 {
+    for dir in &request.caches {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    for file in &request.cache_files {
+        if let Some(parent) = file.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file);
+    }
+    request.pid_namespace = !request.no_pid_namespace && super::isolate::new_pid_namespace();
+    if !request.pid_namespace {
+        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    }
+    let private = private_temp(&request);
+    // Here, not in stage two: in a user namespace only this process keeps the capabilities
+    // that mounting needs (stage two runs as the user again).
+    request.mount_namespace = super::mounts::enter();
+    if request.mount_namespace {
+        let grants = Grants::of(&request);
+        request.read_only_mounts = super::mounts::read_only_except(&grants.writable);
+        // The working directory still points into the old (now read-only) mount: enter it
+        // again by name, through the writable bind mounts.
+        if let Ok(cwd) = std::env::current_dir() {
+            let _ = std::env::set_current_dir(cwd);
+        }
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return fail("cannot find the ai binary");
+    };
+    request.stage2 = true;
+    let mut args = vec![OsString::from(super::LAUNCHER_ARG)];
+    args.extend(request.to_args());
+    args.push("--".into());
+    args.extend(request.program.iter().cloned());
+    let mut command = std::process::Command::new(exe);
+    command.args(args);
+    if let Some(dir) = private.first() {
+        command.env("TMPDIR", dir);
+    }
+    let pid_max = super::isolate::global_pid_max();
+    let status = command.status();
+    super::isolate::restore_pid_max(pid_max);
+    for dir in private {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    if !request.pid_namespace {
+        super::isolate::kill_descendants();
+    }
+    match status {
+        Ok(status) => exit_code(status),
+        Err(err) => fail(&format!("cannot start the sandbox: {err}")),
+    }
+}
+
+/// A fresh directory in each writable root that holds something protected (a temp dir that
+/// holds the home directory): such a root is only writable in what existed when the call
+/// started, so new temp files go here (TMPDIR), removed when the call ends.
+fn private_temp(request: &Request) -> Vec<PathBuf> {
+    let pid = std::process::id();
+    request
+        .write
+        .iter()
+        .filter(|root| {
+            request
+                .keep
+                .iter()
+                .chain(&request.hide)
+                .chain(&request.home)
+                .any(|p| p.starts_with(root) && p != *root)
+        })
+        .map(|root| root.join(format!(".ai-sandbox-{pid}")))
+        .filter(|dir| std::fs::create_dir(dir).is_ok())
+        .collect()
+}
+
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1)
+}
+
+/// Stage two: no terminal, limits, Landlock, then the program.
+fn stage_two(request: &Request) -> i32 {
+    // Dies with stage one, which the tool kills on timeout or Ctrl-C.
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    let session = rustix::process::setsid().is_ok();
+    let limits = super::isolate::set_limits(request);
+    // Only inside stage one's mount namespace: elsewhere this would cover the machine's /proc.
+    let own_proc = request.mount_namespace && super::mounts::own_proc(request.pid_namespace);
+    let grants = Grants::of(request);
+    let enforced = match restrict(request, grants) {
+        Ok(enforced) => enforced,
+        Err(message) => return fail(&message),
+    };
+    // After Landlock, which set no_new_privs (seccomp needs it without privilege).
+    let unix_sockets_closed = super::seccomp::refuse_unix_sockets();
+    if request.probe {
+        let report = serde_json::json!({
+            "landlock_abi": enforced.abi,
+            "filesystem": enforced.filesystem,
+            "network": enforced.network,
+            "scoped": enforced.scoped,
+            "session": session,
+            "pid_namespace": request.pid_namespace,
+            "read_only_mounts": request.read_only_mounts,
+            "own_proc": own_proc,
+            "unix_sockets_closed": unix_sockets_closed,
+            "max_processes": limits.processes,
+            "max_file_size": limits.file_size,
+        });
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), "{report}");
+        return 0;
+    }
+    let Some((program, args)) = request.program.split_first() else {
+        return fail("the sandbox launcher needs a program");
+    };
+    use std::os::unix::process::CommandExt;
+    let err = std::process::Command::new(program).args(args).exec();
+    fail(&format!("cannot run {}: {err}", program.to_string_lossy()))
+}
+
+/// What Landlock enforced in stage two.
+#[derive(Debug, Default)]
+struct Enforced {
+    abi: u8,
+    filesystem: bool,
+    network: bool,
+    scoped: bool,
+}
+
+/// Devices a command may read and write; every other file under /dev (terminals, disks) is closed.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/shm",
+];
+
+/// The paths Landlock grants, worked out in stage two (after the mounts are in place).
+struct Grants {
+    readable: Vec<PathBuf>,
+    /// Split on the way to something hidden: listable, not readable whole.
+    listable: Vec<PathBuf>,
+    writable: Vec<PathBuf>,
+}
+
+impl Grants {
+    fn of(request: &Request) -> Grants {
+        let mut hidden = request.hide.clone();
+        hidden.push(PathBuf::from("/dev"));
+        let (mut readable, mut listable) = (Vec::new(), Vec::new());
+        beneath_except(
+            std::path::Path::new("/"),
+            &hidden,
+            &mut readable,
+            &mut listable,
+        );
+        let mut protected = request.keep.clone();
+        protected.extend(request.hide.iter().cloned());
+        let mut writable = Vec::new();
+        for root in &request.write {
+            let mut excluded = protected.clone();
+            excluded.extend(request.home.iter().filter(|h| h.starts_with(root)).cloned());
+            beneath_except(root, &excluded, &mut writable, &mut Vec::new());
+        }
+        // Caches live in the (kept) home directory: granted by name, secrets still out.
+        for root in &request.caches {
+            beneath_except(root, &request.hide, &mut writable, &mut Vec::new());
+        }
+        writable.extend(request.cache_files.iter().cloned());
+        writable.extend(DEVICES.iter().map(PathBuf::from));
+        writable.retain(|p| p.exists());
+        writable.sort();
+        writable.dedup();
+        Grants {
+            readable,
+            listable,
+            writable,
+        }
+    }
+}
+
+fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, Scope, path_beneath_rules,
+    };
+    let abi = ABI::V6;
+    let Grants {
+        readable,
+        listable,
+        writable,
+    } = grants;
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(|e| e.to_string())?;
+    if !request.net {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(|e| e.to_string())?;
+    }
+    let status = ruleset
+        .scope(Scope::from_all(abi))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(readable, AccessFs::from_read(abi))))
+        .and_then(|r| r.add_rules(path_beneath_rules(listable, AccessFs::ReadDir)))
+        .and_then(|r| r.add_rules(path_beneath_rules(writable, AccessFs::from_all(abi))))
+        .and_then(|r| r.restrict_self())
+        .map_err(|err| format!("cannot set up Landlock: {err}"))?;
+    let kernel = match status.landlock {
+        LandlockStatus::Available { effective_abi, .. } => effective_abi,
+        _ => ABI::Unsupported,
+    };
+    let versions = [ABI::V1, ABI::V2, ABI::V3, ABI::V4, ABI::V5, ABI::V6];
+    let number = versions.iter().filter(|v| **v <= kernel).count();
+    let filesystem = status.ruleset != RulesetStatus::NotEnforced;
+    Ok(Enforced {
+        abi: u8::try_from(number).unwrap_or(0),
+        filesystem,
+        network: filesystem && !request.net && kernel >= ABI::V4,
+        scoped: filesystem && kernel >= ABI::V6,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_survives_its_command_line() {
+        let request = Request {
+            write: vec!["/w".into()],
+            keep: vec!["/k".into(), "/k2".into()],
+            home: Some("/home/u".into()),
+            hide: vec!["/h".into()],
+            caches: vec!["/c".into()],
+            cache_files: vec!["/c/lock".into()],
+            net: true,
+            max_file_size: Some(10),
+            max_processes: Some(20),
+            probe: false,
+            stage2: true,
+            pid_namespace: true,
+            no_pid_namespace: true,
+            mount_namespace: true,
+            read_only_mounts: true,
+            program: vec!["sh".into(), "-c".into(), "echo --net".into()],
+        };
+        let mut args = request.to_args();
+        args.push("--".into());
+        args.extend(request.program.iter().cloned());
+        assert_eq!(Request::parse(&args), Ok(request));
+        assert!(Request::parse(&["--bogus".into()]).is_err());
+        assert!(Request::parse(&["--write".into()]).is_err());
+    }
+}

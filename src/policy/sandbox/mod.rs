@@ -1,0 +1,337 @@
+//! The OS sandbox for commands the policy allows without asking: writes only to the project and
+//! temp, secrets unreadable, no network but package managers' fetches, no terminal, nothing left
+//! running after the call, bounded processes and file sizes. `ai` re-executes itself as a small
+//! launcher (`ai __sandbox [OPTIONS] -- PROGRAM ARGS...`, see `launch`) that restricts itself and
+//! then execs the program.
+
+mod fetch;
+mod isolate;
+mod launch;
+mod mounts;
+mod rules;
+mod seccomp;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::config::SandboxMode;
+pub use fetch::{Fetcher, fetchers, fetches};
+pub use launch::launch;
+pub use rules::project_root;
+
+/// The hidden first argument that turns `ai` into the launcher.
+pub const LAUNCHER_ARG: &str = "__sandbox";
+
+/// Largest file a sandboxed command may write (RLIMIT_FSIZE).
+pub const MAX_FILE_SIZE: u64 = 1 << 30;
+/// Most processes (threads count) a sandboxed call may have at once: a fork storm stops there,
+/// a parallel build on a big machine does not.
+pub const MAX_PROCESSES: u64 = 4096;
+
+/// Secret locations under the home directory, hidden from sandboxed commands whole (the policy's
+/// list names files; the sandbox hides their directories).
+const HOME_SECRETS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".kube",
+    ".azure",
+    ".docker",
+    ".config/gh",
+    ".config/gcloud",
+    ".password-store",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".pypirc",
+    ".npmrc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+];
+
+const SYSTEM_SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh",
+];
+
+/// Where a session's sandbox draws its lines, worked out once per session (clones share what
+/// the kernel was found to enforce, so a REPL probes and says it once).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub mode: SandboxMode,
+    /// The writable project, or why there is none.
+    pub project: Result<PathBuf, String>,
+    pub temp: Vec<PathBuf>,
+    pub home: Option<PathBuf>,
+    /// ai's own config, state, data and cache directories.
+    pub own: Vec<PathBuf>,
+    /// ai's config directory (hidden: it holds the key command).
+    pub config: Option<PathBuf>,
+    probed: Arc<OnceLock<Capabilities>>,
+}
+
+impl Plan {
+    /// `own` are ai's own directories, `config` among them the one to hide.
+    pub fn new(
+        mode: SandboxMode,
+        cwd: &Path,
+        home: Option<&Path>,
+        own: Vec<PathBuf>,
+        config: Option<PathBuf>,
+    ) -> Plan {
+        let mut temp = vec![std::env::temp_dir()];
+        for dir in ["/tmp", "/var/tmp"] {
+            let dir = PathBuf::from(dir);
+            if !temp.contains(&dir) && dir.is_dir() {
+                temp.push(dir);
+            }
+        }
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let home = home.map(canonical);
+        Plan {
+            mode,
+            project: project_root(&canonical(cwd), home.as_deref()),
+            temp: temp.iter().map(|p| canonical(p)).collect(),
+            home,
+            own: own.iter().map(|p| canonical(p)).collect(),
+            config: config.map(|p| canonical(&p)),
+            probed: Arc::default(),
+        }
+    }
+
+    /// What the launcher is told for `command`; `None` when the sandbox is off.
+    pub fn request(&self, command: &str) -> Option<launch::Request> {
+        if self.mode == SandboxMode::Off {
+            return None;
+        }
+        let mut request = launch::Request {
+            max_file_size: Some(MAX_FILE_SIZE),
+            max_processes: Some(MAX_PROCESSES),
+            ..launch::Request::default()
+        };
+        if self.mode == SandboxMode::Workspace {
+            request.write.extend(self.project.iter().cloned());
+            let linked = self.project.as_deref().ok().and_then(rules::linked_git_dir);
+            request.write.extend(linked);
+            request.write.extend(self.temp.iter().cloned());
+        }
+        request.keep.extend(self.own.iter().cloned());
+        request.home.clone_from(&self.home);
+        request.hide = self.secrets();
+        if let Some(home) = &self.home {
+            let env = |name: &str| std::env::var(name).ok();
+            request.net = fetches(command);
+            for fetcher in fetchers(command) {
+                if self.mode == SandboxMode::Workspace {
+                    request.caches.extend(fetcher.caches(home, &env));
+                    request.cache_files.extend(fetcher.lock_files(home, &env));
+                }
+            }
+        }
+        Some(request)
+    }
+
+    /// The argv prefix that runs a program for `command` under the sandbox.
+    pub fn prefix(&self, command: &str) -> Option<Vec<OsString>> {
+        let request = self.request(command)?;
+        let exe = std::env::current_exe().ok()?;
+        let mut argv = vec![exe.into_os_string(), LAUNCHER_ARG.into()];
+        argv.extend(request.to_args());
+        argv.push("--".into());
+        Some(argv)
+    }
+
+    /// Paths no sandboxed command may read.
+    pub fn secrets(&self) -> Vec<PathBuf> {
+        let mut hide: Vec<PathBuf> = SYSTEM_SECRETS.iter().map(PathBuf::from).collect();
+        if let Some(home) = &self.home {
+            hide.extend(HOME_SECRETS.iter().map(|p| home.join(p)));
+        }
+        hide.extend(self.config.iter().cloned());
+        hide
+    }
+
+    /// The same plan in `mode` (what was probed is shared only when the mode is the same).
+    pub fn with_mode(&self, mode: SandboxMode) -> Plan {
+        let mut plan = self.clone();
+        if mode != self.mode {
+            plan.mode = mode;
+            plan.probed = Arc::default();
+        }
+        plan
+    }
+
+    /// What the sandbox enforces here, probed on first use; `true` with it the first time.
+    pub fn capabilities(&self) -> (&Capabilities, bool) {
+        let mut first = false;
+        let capabilities = self.probed.get_or_init(|| {
+            first = true;
+            self.probe()
+        });
+        (capabilities, first)
+    }
+
+    /// Whether the sandbox can be used on this kernel, and what it enforces there.
+    pub fn probe(&self) -> Capabilities {
+        let Some(prefix) = self.prefix("") else {
+            return Capabilities::default();
+        };
+        let mut argv = prefix;
+        argv.insert(argv.len() - 1, "--probe".into());
+        let output = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output();
+        output
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| serde_json::from_slice(&o.stdout).ok())
+            .unwrap_or_default()
+    }
+}
+
+/// What the sandbox enforces on this kernel (the launcher's `--probe`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Landlock ABI version (0: none).
+    pub landlock_abi: u8,
+    /// Writes and reads are confined.
+    pub filesystem: bool,
+    /// TCP connect and bind are denied (Landlock ABI 4).
+    pub network: bool,
+    /// Abstract UNIX sockets and signals outside the sandbox are closed (Landlock ABI 6).
+    pub scoped: bool,
+    /// Commands run in their own session, without a controlling terminal.
+    pub session: bool,
+    /// Every process of a call is in one PID namespace that dies with it (else a subreaper).
+    pub pid_namespace: bool,
+    /// Everything outside the writable paths is on read-only mounts (metadata too: chmod,
+    /// touch -d), in a private mount namespace.
+    #[serde(default)]
+    pub read_only_mounts: bool,
+    /// No new UNIX sockets: daemons outside are out of reach through their socket files.
+    #[serde(default)]
+    pub unix_sockets_closed: bool,
+    /// /proc lists only the call's processes.
+    #[serde(default)]
+    pub own_proc: bool,
+    pub max_processes: Option<u64>,
+    pub max_file_size: Option<u64>,
+}
+
+impl Capabilities {
+    /// Short lines for `--show-config` and `--check-command`: what is enforced and what is not.
+    pub fn lines(&self, plan: &Plan) -> Vec<String> {
+        if plan.mode == SandboxMode::Off {
+            return vec!["off: allowed commands run without a sandbox".into()];
+        }
+        if !self.filesystem {
+            return vec![
+                "not available: this kernel has no Landlock, so allowed commands run without a \
+                 sandbox"
+                    .into(),
+            ];
+        }
+        let mut lines = vec![format!("Landlock ABI {}", self.landlock_abi)];
+        let writes = match (&plan.project, plan.mode) {
+            (_, SandboxMode::ReadOnly) => "writes: none (read-only)".to_string(),
+            (Ok(project), _) => format!("writes: {} and temp", project.display()),
+            (Err(why), _) => format!("writes: temp only ({why}: no writable project)"),
+        };
+        lines.push(writes);
+        lines.push(format!(
+            "reads: everything but secrets ({} locations hidden) and terminals",
+            plan.secrets().len()
+        ));
+        lines.push(if self.network {
+            "network: TCP closed, except package managers' fetches (cargo, npm, pip, go)".into()
+        } else {
+            "network: NOT enforced (Landlock ABI < 4): commands that could use it ask".into()
+        });
+        lines.push(match (self.scoped, self.unix_sockets_closed) {
+            (true, true) => "daemons: no UNIX sockets (seccomp), signals outside closed".into(),
+            (true, false) => "daemons: abstract UNIX sockets and signals outside closed; socket \
+                              files NOT (no seccomp here): known clients ask"
+                .into(),
+            (false, true) => "daemons: no UNIX sockets (seccomp); signals NOT scoped".into(),
+            (false, false) => "daemons: NOT scoped (Landlock ABI < 6, no seccomp)".into(),
+        });
+        lines.push(format!(
+            "terminal: {}",
+            if self.session {
+                "own session, no controlling terminal, /dev/tty and ptys closed"
+            } else {
+                "NOT detached"
+            }
+        ));
+        lines.push(format!(
+            "leftovers: {}",
+            if self.pid_namespace {
+                "a PID namespace per call, killed when it ends"
+            } else {
+                "a subreaper kills what a call leaves (no PID namespace here)"
+            }
+        ));
+        lines.push(format!(
+            "metadata: {}",
+            if self.read_only_mounts {
+                "chmod, chown and timestamps outside the writable paths refused (read-only mounts)"
+            } else {
+                "NOT protected (no mount namespace here): chmod and touch -d reach outside"
+            }
+        ));
+        if self.own_proc {
+            lines.push("processes: a call sees only its own (/proc of its PID namespace)".into());
+        }
+        let processes = self
+            .max_processes
+            .map_or("processes unbounded here".to_string(), |n| {
+                format!("{n} processes")
+            });
+        let size = self
+            .max_file_size
+            .map_or("file size unbounded".to_string(), |n| {
+                format!("files up to {} MiB", n >> 20)
+            });
+        lines.push(format!("limits: {processes}, {size}"));
+        lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_and_ai_dirs_are_kept_and_secrets_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = home.join("app");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        let config = home.join(".config/swebash-ai");
+        let plan = Plan::new(
+            SandboxMode::Workspace,
+            &project,
+            Some(&home),
+            vec![config.clone()],
+            Some(config.clone()),
+        );
+        let request = plan.request("ls").unwrap();
+        assert!(request.write.contains(&project.canonicalize().unwrap()));
+        assert_eq!(request.home, Some(home.canonicalize().unwrap()));
+        assert!(request.hide.iter().any(|p| p.ends_with(".ssh")));
+        assert!(!request.net);
+        let cargo = plan.request("cargo build").unwrap();
+        assert!(cargo.net);
+        assert!(cargo.caches.iter().any(|p| p.ends_with(".cargo/registry")));
+        let from_home = Plan::new(SandboxMode::Workspace, &home, Some(&home), vec![], None);
+        assert!(from_home.project.is_err());
+    }
+}

@@ -1,0 +1,124 @@
+//! A private mount namespace for stage two, where the kernel allows one: every mount read-only
+//! except bind mounts of the writable paths. Landlock does not govern metadata (`chmod`,
+//! `chown`, `touch -d` on a file outside), a read-only mount does. Also a fresh /proc for the
+//! call's PID namespace, so other processes are not even listed. Nothing here may reach the
+//! mounts of the machine: propagation is made private first, or nothing is done.
+
+use std::path::{Path, PathBuf};
+
+use rustix::mount::{MountFlags, MountPropagationFlags};
+
+/// Enters a new mount namespace with private propagation; false when not allowed.
+pub fn enter() -> bool {
+    if !unshare_mounts() {
+        return false;
+    }
+    rustix::mount::mount_change(
+        "/",
+        MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+    )
+    .is_ok()
+}
+
+#[allow(unsafe_code)]
+fn unshare_mounts() -> bool {
+    // SAFETY: CLONE_NEWNS does not touch the file table (only CLONE_FILES makes unshare unsafe).
+    unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWNS) }.is_ok()
+}
+
+/// Mounts a fresh /proc (in the PID namespace of this process); best effort.
+pub fn own_proc(pid_namespace: bool) -> bool {
+    pid_namespace
+        && rustix::mount::mount(
+            "proc",
+            "/proc",
+            "proc",
+            MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            None,
+        )
+        .is_ok()
+}
+
+/// Bind-mounts each writable path onto itself, then remounts every other mount read-only
+/// (/proc aside).
+/// True when every remount took.
+pub fn read_only_except(writable: &[PathBuf]) -> bool {
+    let mut binds: Vec<&Path> = Vec::new();
+    for path in writable {
+        if rustix::mount::mount_bind(path.as_path(), path.as_path()).is_ok() {
+            binds.push(path);
+        }
+    }
+    let Ok(table) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        return false;
+    };
+    let mut all = true;
+    for (point, options) in table.lines().filter_map(mount_point) {
+        let point = Path::new(&point);
+        // /proc stays writable for stage two's pid_max; Landlock grants nothing but reads there.
+        let skip = binds.iter().any(|b| point.starts_with(b)) || point.starts_with("/proc");
+        if skip || options.contains(&"ro") {
+            continue;
+        }
+        let mut flags = MountFlags::BIND | MountFlags::RDONLY;
+        for (name, flag) in [
+            ("nosuid", MountFlags::NOSUID),
+            ("nodev", MountFlags::NODEV),
+            ("noexec", MountFlags::NOEXEC),
+            ("noatime", MountFlags::NOATIME),
+            ("nodiratime", MountFlags::NODIRATIME),
+            ("relatime", MountFlags::RELATIME),
+        ] {
+            if options.contains(&name) {
+                flags |= flag;
+            }
+        }
+        all &= rustix::mount::mount_remount(point, flags, "").is_ok();
+    }
+    all
+}
+
+/// The mount point and per-mount options of a /proc/self/mountinfo line (octal escapes
+/// decoded: a space in a path is `\040`).
+fn mount_point(line: &str) -> Option<(String, Vec<&str>)> {
+    let mut fields = line.split(' ');
+    let point = fields.nth(4)?;
+    let options = fields.next()?.split(',').collect();
+    Some((unescape(point), options))
+}
+
+fn unescape(text: &str) -> String {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .and_then(|d| u8::from_str_radix(d, 8).ok());
+        match (bytes[i], octal) {
+            (b'\\', Some(byte)) => {
+                out.push(byte);
+                i += 4;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_lines_give_the_point_and_its_options() {
+        let line = "36 35 98:0 /mnt1 /mnt/my\\040disk rw,noatime master:1 - ext3 /dev/root rw";
+        let (point, options) = mount_point(line).unwrap();
+        assert_eq!(point, "/mnt/my disk");
+        assert_eq!(options, vec!["rw", "noatime"]);
+    }
+}
