@@ -9,38 +9,8 @@ use proptest::prelude::*;
 use super::{Env, FileLayer, env_name, resolve};
 use crate::cli::Cli;
 
-const KEYS: &[&str] = &[
-    "model",
-    "provider",
-    "base_url",
-    "api_key",
-    "api_key_cmd",
-    "tools_fs",
-    "tools_exec",
-    "tools_web",
-    "tools_confirm",
-    "tools_max_iter",
-    "tools_max_calls",
-    "fs_max_size",
-    "fs_roots",
-    "exec_timeout",
-    "http_timeout",
-    "http_connect_timeout",
-    "http_idle_timeout",
-    "http_retries",
-    "tool_format",
-    "tool_choice",
-    "constrain",
-    "sandbox",
-    "mcp",
-    "web_provider",
-    "web_url",
-    "local_ctx",
-    "local_threads",
-    "model_path",
-    "model_sha256",
-    "model_url",
-];
+/// Every key a config file may hold (and, upper-cased, every variable).
+const KEYS: &[&str] = super::KNOWN_FILE_KEYS;
 
 /// Values that reach the edges: huge and negative numbers, floats, odd text.
 fn value() -> impl Strategy<Value = String> {

@@ -296,10 +296,14 @@ fn ctrl_c_at_the_confirmation_cancels_the_turn_and_runs_nothing() {
     session.exp_string("Allow it?").expect("the confirmation");
     wait_for_raw_mode(&session);
     session.send_control('c').expect("Ctrl-C");
-    session
+    let shown = session
         .exp_string("fake-model> ")
         .expect("back at the prompt");
     assert!(ai.work().join("build/out.o").exists(), "nothing ran");
+    assert!(
+        !shown.contains("Should not be needed"),
+        "the turn stopped: {shown}"
+    );
     session.send_line("next").expect("send");
     session.exp_string("fake-model> ").expect("prompt again");
     exits_0(&mut session);
