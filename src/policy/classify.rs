@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::danger::{self, basename, is_block_device, risky_variable};
+use super::danger::{self, basename, is_block_device, risky_assignment};
 use super::path::holds_secrets;
 use super::reach::{Place, has_glob};
 use super::safe::{self, Judged, operands, skip_options};
@@ -53,6 +53,7 @@ pub fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         place: Place {
             home: scope.home,
             cwd: scope.cwd.clone(),
+            vars: Default::default(),
         },
         project: scope.project,
         temp: scope.temp,
@@ -110,9 +111,16 @@ impl Judge<'_> {
             self.assignment(name, value, &mut findings);
             self.unit(&format!("{name}={}", value.text), findings);
         }
+        for expansion in &script.indirect {
+            let reason = format!("`{expansion}` expands a value ai cannot see, which can run code");
+            self.unit(expansion, vec![ask(reason)]);
+        }
         for word in &script.loose_words {
             let mut findings = Vec::new();
             self.secret(word, &mut findings);
+            if !word.dynamic && (word.text.contains("$(") || word.text.contains('`')) {
+                findings.push(ask("feeds in text the shell can later run as a command"));
+            }
             if !findings.is_empty() {
                 self.unit(&word.text, findings);
             }
@@ -123,6 +131,15 @@ impl Judge<'_> {
         }
         for command in &script.commands {
             let mut findings = Vec::new();
+            if command.inline_input
+                && let Some(name) = command.words.first()
+                && !FILTERS.contains(&basename(&name.text))
+            {
+                findings.push(ask(format!(
+                    "`{}` is fed input written in the command line, which it may run as code",
+                    name.text
+                )));
+            }
             let context = Context {
                 background: command.background,
                 depth,
@@ -146,10 +163,18 @@ impl Judge<'_> {
     }
 
     fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
-        if let Some(why) = risky_variable(name) {
+        if let Some(why) = risky_assignment(name, &value.text) {
             findings.push(ask(format!("`{name}=` {why}")));
         }
+        if !value.dynamic && (value.text.contains("$(") || value.text.contains('`')) {
+            findings.push(ask(format!(
+                "`{name}=` stores text the shell can later run as a command"
+            )));
+        }
         self.secret(value, findings);
+        if !value.dynamic {
+            self.place.vars.insert(name.to_string(), value.text.clone());
+        }
     }
 
     fn redirect(&mut self, redirect: &Redirect) {
@@ -176,7 +201,7 @@ impl Judge<'_> {
                 } else if !matches!(
                     path,
                     "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-                ) && (!path.starts_with("/dev/fd/") || target.dynamic)
+                ) && !is_descriptor(path, target.dynamic)
                 {
                     self.secret(target, &mut findings);
                     findings.push(ask(format!("`{}` writes to a file", redirect.text)));
@@ -221,6 +246,11 @@ impl Judge<'_> {
             return;
         }
         let base = basename(&name.text);
+        if context.background && wraps == 0 {
+            findings.push(ask(
+                "a background job (`&`) keeps running after the command returns",
+            ));
+        }
         if let Some(inner) = self.wrapper(base, args, context, findings) {
             self.simple(inner, &[], context, wraps + 1, findings);
             return;
@@ -344,8 +374,53 @@ impl Judge<'_> {
                 skip_options(args, &[])
             }
             "nice" => skip_options(args, &["-n", "--adjustment"]),
-            "ionice" => skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"]),
-            "exec" | "time" | "stdbuf" | "unbuffer" | "chronic" => skip_options(args, &["-a"]),
+            "ionice" => {
+                if !safe::option_values(args, &["-p", "-P", "-u", "--pid"]).is_empty() {
+                    findings.push(ask("`ionice -p` changes another process"));
+                }
+                skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"])
+            }
+            "time" => {
+                for output in safe::option_values(args, &["-o", "--output"]) {
+                    self.inside(&output, true, "writes", findings);
+                }
+                skip_options(args, &["-o", "--output", "-f", "--format"])
+            }
+            "exec" | "stdbuf" | "unbuffer" | "chronic" => skip_options(args, &["-a"]),
+            // Runners of the project's own environment: the command they run is judged.
+            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
+                if safe::subcommand(args) == Some("run") =>
+            {
+                let at = args
+                    .iter()
+                    .position(|a| a.text == "run")
+                    .map_or(0, |i| i + 1);
+                skip_options(args.get(at..).unwrap_or(&[]), &["--with", "--python", "-p"])
+            }
+            "bundle" if safe::subcommand(args) == Some("exec") => {
+                let at = args
+                    .iter()
+                    .position(|a| a.text == "exec")
+                    .map_or(0, |i| i + 1);
+                args.get(at..).unwrap_or(&[])
+            }
+            "npx" | "pnpx" | "bunx" => {
+                let rest = skip_options(args, &["-p", "--package", "-c", "--call"]);
+                let local = rest.first().is_some_and(|bin| {
+                    !bin.dynamic
+                        && !bin.text.contains('/')
+                        && self
+                            .project
+                            .is_some_and(|p| p.join("node_modules/.bin").join(&bin.text).exists())
+                });
+                if !local || args.iter().any(|a| a.text.starts_with('-')) {
+                    findings.push(ask(format!(
+                        "`{base}` downloads and runs a package unless the project has it"
+                    )));
+                }
+                // The project's own tool is project code, like `npm run`.
+                return None;
+            }
             "timeout" => {
                 let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
                 rest.get(1..).unwrap_or(&[])
@@ -389,10 +464,10 @@ impl Judge<'_> {
     /// Reading programs: computed paths ask, whole-home reads ask, outside files taint.
     fn reads(&mut self, base: &str, args: &[Word], judged: &Judged, findings: &mut Vec<Finding>) {
         if judged.known
-            && args.iter().any(|a| {
-                a.dynamic
-                    && (a.text.contains("$(") || a.text.contains('`') || a.text.contains("<("))
-            })
+            && !matches!(base, "echo" | "printf")
+            && args
+                .iter()
+                .any(|a| a.dynamic && (a.text.contains("$(") || a.text.contains('`')))
         {
             findings.push(ask(format!(
                 "`{base}` is given a path computed at run time, which ai cannot check"
@@ -453,6 +528,17 @@ impl Judge<'_> {
     /// Asks unless `word` names a path inside the project (or temp, when `temp_ok`).
     fn inside(&mut self, word: &Word, temp_ok: bool, verb: &str, findings: &mut Vec<Finding>) {
         self.secret(word, findings);
+        if word.text.contains("://") {
+            findings.push(ask(format!("{verb} code from a URL: {}", word.text)));
+            return;
+        }
+        if matches!(
+            word.text.as_str(),
+            "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+        ) {
+            findings.push(ask(format!("{verb} code it reads on its input")));
+            return;
+        }
         let Some(paths) = self.place.paths(word) else {
             findings.push(ask(format!(
                 "{verb} `{}`, a path computed at run time",
@@ -464,6 +550,16 @@ impl Judge<'_> {
             let real = std::fs::canonicalize(&path).unwrap_or(path);
             let in_project = self.project.is_some_and(|p| real.starts_with(p));
             let in_temp = temp_ok && real.starts_with(self.temp);
+            let in_git = self
+                .project
+                .is_some_and(|p| real.starts_with(p.join(".git")));
+            if temp_ok && (in_git || (real.is_file() && is_source(&real))) {
+                findings.push(ask(format!(
+                    "{verb} over {}, which changes the project or runs later",
+                    real.display()
+                )));
+                return;
+            }
             if !in_project && !in_temp {
                 let project = self.project.map_or("there is no project here".into(), |p| {
                     format!("the project is {}", p.display())
@@ -478,11 +574,94 @@ impl Judge<'_> {
     }
 }
 
+/// Programs that only read their input as data: a here-document fed to them is text, not code.
+const FILTERS: &[&str] = &[
+    "cat",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "sed",
+    "awk",
+    "gawk",
+    "mawk",
+    "jq",
+    "yq",
+    "wc",
+    "head",
+    "tail",
+    "sort",
+    "uniq",
+    "tr",
+    "cut",
+    "paste",
+    "column",
+    "fold",
+    "fmt",
+    "nl",
+    "tac",
+    "rev",
+    "base64",
+    "xxd",
+    "od",
+    "hexdump",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "diff",
+    "cmp",
+    "tee",
+    "xargs",
+    "read",
+    "echo",
+    "printf",
+    "true",
+    ":",
+    "less",
+    "more",
+];
+
 /// What a simple command's surroundings say about it.
 #[derive(Debug, Clone, Copy)]
 struct Context {
     background: bool,
     depth: usize,
+}
+
+/// `/dev/fd/2`: a copy of a descriptor, not a file (`/dev/fd/../cwd/x` is a file).
+fn is_descriptor(path: &str, dynamic: bool) -> bool {
+    !dynamic
+        && path
+            .strip_prefix("/dev/fd/")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Files whose overwriting changes what the project is, or runs later (`.envrc`, dotfiles).
+fn is_source(path: &Path) -> bool {
+    const SOURCE: &[&str] = &[
+        "rs", "c", "h", "cc", "cpp", "hpp", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go",
+        "java", "kt", "rb", "php", "sh", "bash", "zsh", "fish", "toml", "yaml", "yml", "ini",
+        "cfg", "conf", "md", "txt", "lock", "mod", "sum", "gradle", "xml", "json", "html", "css",
+        "sql", "swift", "cs", "scala", "pl", "lua", "r", "mk", "cmake", "nix", "vim", "el",
+    ];
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.starts_with('.')
+        || [
+            "Makefile",
+            "Dockerfile",
+            "Gemfile",
+            "Rakefile",
+            "Justfile",
+            "Vagrantfile",
+        ]
+        .contains(&name.as_str())
+        || path
+            .extension()
+            .is_some_and(|e| SOURCE.contains(&e.to_string_lossy().to_ascii_lowercase().as_str()))
 }
 
 /// `/usr/bin/ls` is `ls`; a program in any other directory is a file to check.

@@ -276,6 +276,14 @@ pub fn category(base: &str) -> Option<String> {
                 "ssh-copy-id",
                 "tftp",
                 "smbclient",
+                "ping",
+                "dig",
+                "nslookup",
+                "host",
+                "traceroute",
+                "tracepath",
+                "mtr",
+                "whois",
             ],
             "connects to other machines and can send files or run commands there",
         ),
@@ -322,6 +330,70 @@ pub fn category(base: &str) -> Option<String> {
         .iter()
         .find(|(names, _)| names.contains(&base))
         .map(|(_, why)| format!("`{base}` {why}"))
+}
+
+/// Whether a variable's name says it holds a secret (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`).
+pub fn secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+        "COOKIE",
+        "SESSION",
+    ]
+    .iter()
+    .any(|fragment| upper.contains(fragment))
+}
+
+/// Why `NAME=value` before a command is not safe, if it is not. Build settings that only tune
+/// (`RUSTFLAGS='-D warnings'`, `PYTHONPATH=src`, `NODE_OPTIONS=--max-old-space-size=4096`) are
+/// fine; values that choose programs, plugins or code from elsewhere are not.
+pub fn risky_assignment(name: &str, value: &str) -> Option<&'static str> {
+    const CHOOSES_PROGRAMS: &[&str] = &[
+        "linker",
+        "plugin",
+        "-B",
+        "specs",
+        "wrapper",
+        "-Z",
+        "toolexec",
+        "exec",
+        "overlay",
+        "vettool",
+        "link-arg",
+        "ld=",
+        "--require",
+        "--import",
+        "--loader",
+        "-r ",
+    ];
+    let tunes = match name {
+        "RUSTFLAGS"
+        | "RUSTDOCFLAGS"
+        | "CFLAGS"
+        | "CXXFLAGS"
+        | "CPPFLAGS"
+        | "LDFLAGS"
+        | "GOFLAGS"
+        | "CARGO_BUILD_RUSTFLAGS" => !CHOOSES_PROGRAMS.iter().any(|p| value.contains(p)),
+        "PYTHONPATH" | "NODE_PATH" => value
+            .split(':')
+            .all(|part| !part.starts_with('/') && !part.starts_with('~') && !part.contains("..")),
+        "NODE_OPTIONS" => value.split_whitespace().all(|option| {
+            option.starts_with("--max-old-space-size=")
+                || matches!(
+                    option,
+                    "--enable-source-maps" | "--trace-warnings" | "--no-warnings"
+                )
+        }),
+        _ => false,
+    };
+    if tunes { None } else { risky_variable(name) }
 }
 
 /// Why setting an environment variable of this name before a command is not safe, if it is not:

@@ -2,6 +2,7 @@
 //! the way the shell would (`~`, `$HOME`, braces, globs against the real file system, `..`) and
 //! resolved (symlinks), so a secret is recognised by every spelling of its path.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use super::path::sensitive;
@@ -15,6 +16,8 @@ const MAX_EXPANSIONS: usize = 2048;
 pub struct Place<'a> {
     pub home: Option<&'a Path>,
     pub cwd: PathBuf,
+    /// Variables the line itself set to known text (`a=../.s; cat ${a}sh/id_rsa`).
+    pub vars: HashMap<String, String>,
 }
 
 impl Place<'_> {
@@ -59,22 +62,78 @@ impl Place<'_> {
         })
     }
 
-    /// `$HOME`, `${HOME}` and `$PWD` are known; any other expansion leaves the value unknown.
+    /// Variables expanded: `$HOME`, `$PWD` and what the line set are known; any other variable
+    /// counts as unset (empty), as bash would take it unless the environment sets it. A command
+    /// substitution or an expansion with operators leaves the value unknown.
     fn expand_variables(&self, text: &str, dynamic: bool) -> Option<String> {
         if !dynamic {
             return Some(text.to_string());
         }
-        let home = self.home.map(|h| h.to_string_lossy().into_owned());
-        let cwd = self.cwd.to_string_lossy().into_owned();
-        let mut expanded = text.to_string();
-        for (name, value) in [("HOME", home.as_deref()), ("PWD", Some(cwd.as_str()))] {
-            if let Some(value) = value {
-                expanded = expanded
-                    .replace(&format!("${{{name}}}"), value)
-                    .replace(&format!("${name}"), value);
+        if ["<(", ">(", "$((", "$["]
+            .iter()
+            .any(|form| text.contains(form))
+        {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '`' => return None,
+                '$' => {
+                    let name = match chars.peek() {
+                        Some('(') => return None,
+                        Some('{') => {
+                            chars.next();
+                            let mut name = String::new();
+                            for c in chars.by_ref() {
+                                if c == '}' {
+                                    break;
+                                }
+                                name.push(c);
+                            }
+                            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                                return None;
+                            }
+                            name
+                        }
+                        Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+                            let mut name = String::new();
+                            while let Some(&c) = chars.peek() {
+                                if !(c.is_ascii_alphanumeric() || c == '_') {
+                                    break;
+                                }
+                                name.push(c);
+                                chars.next();
+                            }
+                            name
+                        }
+                        Some(c) if c.is_ascii_digit() || "$!?#@*-".contains(*c) => {
+                            chars.next();
+                            String::new()
+                        }
+                        _ => {
+                            out.push('$');
+                            continue;
+                        }
+                    };
+                    out.push_str(&self.variable(&name));
+                }
+                c => out.push(c),
             }
         }
-        (!expanded.contains('$') && !expanded.contains('`')).then_some(expanded)
+        Some(out)
+    }
+
+    fn variable(&self, name: &str) -> String {
+        match name {
+            "HOME" => self
+                .home
+                .map(|h| h.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            "PWD" => self.cwd.to_string_lossy().into_owned(),
+            _ => self.vars.get(name).cloned().unwrap_or_default(),
+        }
     }
 
     /// `~`, `~/x`, `~user/x` and relative paths made absolute.
@@ -263,6 +322,7 @@ mod tests {
         let place = Place {
             home: Some(&home),
             cwd: home.join("project"),
+            vars: HashMap::from([("a".to_string(), "../.s".to_string())]),
         };
         for spelling in [
             "~/.ssh/id_rsa",
@@ -282,6 +342,17 @@ mod tests {
         }
         let dynamic = Word::computed("$HOME/.ssh/id_rsa");
         assert!(place.secret(&dynamic).is_some());
+        for spelling in [
+            "${a}sh/id_rsa",
+            "../.s${unset}sh/id_rsa",
+            "/proc/$$/environ",
+        ] {
+            assert!(
+                place.secret(&Word::computed(spelling)).is_some(),
+                "{spelling}"
+            );
+        }
+        assert!(place.secret(&Word::computed("$(cat x)/id_rsa")).is_none());
         assert!(place.secret(&Word::literal("src/main.rs")).is_none());
         assert!(
             place.secret(&Word::literal("*")).is_some(),

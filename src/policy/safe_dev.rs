@@ -2,7 +2,7 @@
 //! of cargo, npm/pnpm/yarn, go, make, maven/gradle/dotnet and linters, and the interpreters and
 //! shells, which are safe only when they run a script from the project.
 
-use super::safe::{Judged, has_flag, operands, skip_options, subcommand};
+use super::safe::{Judged, has_flag, operands, option_values, skip_options, subcommand};
 use super::shell::Word;
 
 /// git subcommands that only read the repository.
@@ -19,7 +19,6 @@ const GIT_READ: &[&str] = &[
     "rev-list",
     "ls-files",
     "ls-tree",
-    "ls-remote",
     "cat-file",
     "shortlog",
     "name-rev",
@@ -86,11 +85,13 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
             return;
         }
         if text == "-C" {
-            judged.dirs.extend(args.get(i + 1).cloned());
             i += 1;
         }
         i += 1;
     }
+    judged
+        .dirs
+        .extend(option_values(args.get(..i).unwrap_or(&[]), &["-C"]));
     let rest = args.get(i..).unwrap_or(&[]);
     let Some((sub, sub_args)) = rest.split_first() else {
         return;
@@ -127,13 +128,19 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
             "stash" => matches!(subcommand(sub_args), Some("list" | "show")),
             "reflog" => matches!(subcommand(sub_args), None | Some("show")),
             "worktree" => matches!(subcommand(sub_args), Some("list")),
+            // `git config user.email` (one name, no value) reads, like `--get`.
             "config" => {
                 sub_args.iter().any(|a| {
                     matches!(
                         a.text.as_str(),
                         "--get" | "--get-all" | "--get-regexp" | "-l" | "--list"
                     )
-                }) || (sub_args.first().is_some_and(|a| a.text == "get"))
+                }) || sub_args.first().is_some_and(|a| a.text == "get")
+                    || operands(sub_args).count() == 1
+                        && sub_args.iter().all(|a| {
+                            !a.text.starts_with('-')
+                                || matches!(a.text.as_str(), "--global" | "--local" | "--system")
+                        })
             }
             "submodule" => matches!(subcommand(sub_args), Some("status" | "summary")),
             "notes" => matches!(subcommand(sub_args), None | Some("list" | "show")),
@@ -151,9 +158,8 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
             judged.ask(format!("`git {sub_text} {flag}` {why}"));
         }
     }
-    if matches!(sub_text, "ls-remote") {
-        judged.network = true;
-    }
+    // `git grep` reads every tracked file below where it runs (`--no-index`: every file).
+    judged.recursive |= sub_text == "grep";
 }
 
 /// Why a git subcommand that is not read-only asks, in words a person understands.
@@ -212,8 +218,12 @@ pub fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
             judged.ask(format!("`cargo {flag}` changes what cargo runs"));
         }
     }
-    if let Some(pos) = args.iter().position(|a| a.text == "--manifest-path") {
-        judged.scripts.extend(args.get(pos + 1).cloned());
+    judged
+        .scripts
+        .extend(option_values(args, &["--manifest-path"]));
+    judged.dirs.extend(option_values(args, &["-C"]));
+    if has_flag(args, "--fix") || has_flag(args, "--allow-dirty") {
+        judged.ask("`cargo --fix` rewrites source files");
     }
     let rest: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('+')).collect();
     let Some(sub) = rest.iter().find(|a| !a.text.starts_with('-')) else {
@@ -239,6 +249,30 @@ pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
         judged.ask(format!(
             "`{name} --script-shell` runs scripts with another program"
         ));
+    }
+    for flag in [
+        "--registry",
+        "--userconfig",
+        "--globalconfig",
+        "--config",
+        "--node-options",
+    ] {
+        if has_flag(args, flag) {
+            judged.ask(format!(
+                "`{name} {flag}` talks to another registry or runs other code"
+            ));
+        }
+    }
+    judged.dirs.extend(option_values(
+        args,
+        &["--prefix", "-C", "--dir", "--cwd", "--workspace-root"],
+    ));
+    if matches!(name, "bun" | "deno")
+        && let Some(file) = operands(args)
+            .nth(1)
+            .filter(|w| w.text.contains('/') || w.text.contains('.'))
+    {
+        judged.scripts.push(file.clone());
     }
     let ops: Vec<&Word> = operands(args).collect();
     let sub = ops.first().map_or("", |w| w.text.as_str());
@@ -279,10 +313,38 @@ pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
-    for flag in ["-toolexec", "-exec", "-overlay"] {
-        if has_flag(args, flag) {
-            judged.ask(format!("`go {flag}` runs another program"));
+    for flag in ["toolexec", "exec", "overlay", "vettool", "modfile", "pgo"] {
+        let given = |a: &Word| {
+            let name = a.text.trim_start_matches('-');
+            a.text.starts_with('-') && (name == flag || name.starts_with(&format!("{flag}=")))
+        };
+        if args.iter().any(given) {
+            judged.ask(format!("`go -{flag}` runs or reads another program"));
         }
+    }
+    judged.dirs.extend(option_values(args, &["-C"]));
+    judged.outputs.extend(option_values(
+        args,
+        &[
+            "-o",
+            "-coverprofile",
+            "-cpuprofile",
+            "-memprofile",
+            "-blockprofile",
+            "-mutexprofile",
+            "-trace",
+        ],
+    ));
+    if subcommand(args) == Some("run")
+        && let Some(target) = operands(args).nth(1)
+        && !(target.text.starts_with('.')
+            || target.text.starts_with('/')
+            || target.text.ends_with(".go"))
+    {
+        judged.ask(format!(
+            "`go run {}` downloads and runs a module",
+            target.text
+        ));
     }
     match subcommand(args).unwrap_or("") {
         "build" | "test" | "vet" | "list" | "version" | "doc" | "run" | "help" | "" => {}
@@ -297,28 +359,46 @@ pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
-/// `make [targets]`: the project's Makefile is project code; other makefiles and inline code are not.
+/// `make [targets]`: the project's Makefile is project code; other makefiles, inline code and
+/// targets that install or publish are not.
 pub fn make(_name: &str, args: &[Word], judged: &mut Judged) {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
+    judged
+        .scripts
+        .extend(option_values(args, &["-f", "--file", "--makefile"]));
+    judged.dirs.extend(option_values(
+        args,
+        &["-C", "--directory", "-I", "--include-dir"],
+    ));
+    if !option_values(args, &["-E", "--eval"]).is_empty() {
+        judged.ask("`make --eval` runs make code given inline");
+    }
+    let dry_run = ["-n", "--dry-run", "--just-print", "--recon"]
+        .iter()
+        .any(|flag| has_flag(args, flag));
+    for arg in operands(args) {
         let text = arg.text.as_str();
-        match text {
-            "-f" | "--file" | "--makefile" => judged.scripts.extend(args.get(i + 1).cloned()),
-            "-C" | "--directory" => judged.dirs.extend(args.get(i + 1).cloned()),
-            "-E" | "--eval" => judged.ask("`make --eval` runs make code given inline"),
-            _ if text.starts_with("--eval=") => {
-                judged.ask("`make --eval` runs make code given inline")
+        if let Some((var, value)) = text.split_once('=') {
+            if let Some(why) = super::danger::risky_assignment(var, value) {
+                judged.ask(format!("`make {var}=` {why}"));
             }
-            _ if !text.starts_with('-') => {
-                if let Some((var, _)) = text.split_once('=')
-                    && let Some(why) = super::danger::risky_variable(var)
-                {
-                    judged.ask(format!("`make {var}=` {why}"));
-                }
-            }
-            _ => {}
+        } else if !dry_run
+            && matches!(
+                text,
+                "install"
+                    | "uninstall"
+                    | "deploy"
+                    | "publish"
+                    | "release"
+                    | "upload"
+                    | "push"
+                    | "distclean"
+                    | "clean"
+            )
+        {
+            judged.ask(format!(
+                "`make {text}` changes files outside the build or publishes it"
+            ));
         }
-        i += 1;
     }
 }
 
@@ -371,6 +451,12 @@ pub fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
 /// Linters and formatters: checking is safe, rewriting files asks.
 pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
     let checks = match name {
+        _ if args
+            .iter()
+            .any(|a| a.text.starts_with("--fix") || a.text.starts_with("--unsafe-fix")) =>
+        {
+            false
+        }
         "ruff" => match subcommand(args) {
             Some("check") => !has_flag(args, "--fix"),
             Some("format") => has_flag(args, "--check") || has_flag(args, "--diff"),
@@ -380,6 +466,7 @@ pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
         "black" | "isort" => {
             has_flag(args, "--check") || has_flag(args, "--diff") || has_flag(args, "--version")
         }
+        "prettier" if has_flag(args, "--write") || has_flag(args, "-w") => false,
         "prettier" => {
             has_flag(args, "--check")
                 || has_flag(args, "-c")
@@ -394,10 +481,14 @@ pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
                 && !has_flag(args, "--output-file")
         }
         "gofmt" => !has_flag(args, "-w"),
+        "rustfmt" => {
+            has_flag(args, "--check") || has_flag(args, "--version") || has_flag(args, "-V")
+        }
         "biome" => {
             matches!(subcommand(args), Some("check" | "lint" | "ci" | "format"))
                 && !has_flag(args, "--write")
                 && !has_flag(args, "--apply")
+                && !has_flag(args, "--fix")
         }
         _ => false,
     };
@@ -444,6 +535,9 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
             "--require",
             "--import",
             "--loader",
+            "--experimental-loader",
+            "--experimental-policy",
+            "--inspect-brk",
         ],
         "perl" => &["-e", "-E", "-M", "-i", "-n", "-p"],
         "ruby" => &["-e", "-i", "-r", "-n", "-p"],
@@ -461,20 +555,34 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
         judged.ask(format!("`{name} {flag}` runs code that ai cannot check"));
         return;
     }
-    if matches!(name, "python" | "python3" | "python2" | "pypy" | "pypy3")
-        && let Some(pos) = args
+    let python = matches!(name, "python" | "python3" | "python2" | "pypy" | "pypy3");
+    // `-m` also hides in a cluster (`-Im timeit`) or is glued to its module (`-mtimeit`).
+    if python && let Some(module) = option_values(args, &["-m"]).into_iter().next() {
+        let module = module.text.as_str();
+        let after = args
             .iter()
-            .position(|a| a.text == "-m" || a.text.starts_with("-m"))
-    {
-        let module = match args[pos].text.strip_prefix("-m") {
-            Some("") | None => args.get(pos + 1).map(|w| w.text.as_str()).unwrap_or(""),
-            Some(glued) => glued,
-        };
+            .position(|a| a.text == module || a.text.ends_with(&format!("m{module}")))
+            .map_or(&[][..], |i| args.get(i + 1..).unwrap_or(&[]));
         let pip_read = module == "pip"
             && matches!(
-                args.get(pos + 2).map(|w| w.text.as_str()),
+                after.first().map(|w| w.text.as_str()),
                 Some("list" | "show" | "freeze" | "check" | "--version")
             );
+        let discover_elsewhere = module == "unittest"
+            && !option_values(
+                after,
+                &["-s", "-t", "--start-directory", "--top-level-directory"],
+            )
+            .is_empty();
+        if discover_elsewhere {
+            judged.dirs.extend(option_values(
+                after,
+                &["-s", "-t", "--start-directory", "--top-level-directory"],
+            ));
+        }
+        if module == "json.tool" && operands(after).count() > 1 {
+            judged.outputs.extend(operands(after).nth(1).cloned());
+        }
         if !PYTHON_SAFE_MODULES.contains(&module) && !pip_read {
             judged.ask(format!(
                 "`{name} -m {module}` runs a module ai does not know to be safe"
@@ -485,7 +593,18 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
     if matches!(name, "deno" | "bun") {
         match subcommand(args) {
             Some("test" | "check" | "lint" | "fmt") if !has_flag(args, "--fix") => return,
-            Some("run") => {}
+            Some("run") => {
+                let after = args
+                    .iter()
+                    .position(|a| a.text == "run")
+                    .map_or(0, |i| i + 1);
+                let rest = skip_options(args.get(after..).unwrap_or(&[]), &[]);
+                match rest.first() {
+                    Some(script) => judged.scripts.push(script.clone()),
+                    None => judged.ask(format!("`{name} run` without a file")),
+                }
+                return;
+            }
             _ => {
                 judged.ask(format!("`{name}` runs code ai cannot check"));
                 return;

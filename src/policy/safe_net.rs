@@ -5,185 +5,14 @@
 use super::safe::{Judged, operands, subcommand};
 use super::shell::Word;
 
-/// curl options that only change how a GET is made or shown; the bool says whether it takes a value.
-const CURL_LONG: &[(&str, bool)] = &[
-    ("--silent", false),
-    ("--show-error", false),
-    ("--location", false),
-    ("--fail", false),
-    ("--fail-with-body", false),
-    ("--head", false),
-    ("--include", false),
-    ("--verbose", false),
-    ("--insecure", false),
-    ("--compressed", false),
-    ("--max-time", true),
-    ("--connect-timeout", true),
-    ("--retry", true),
-    ("--retry-delay", true),
-    ("--user-agent", true),
-    ("--header", true),
-    ("--referer", true),
-    ("--write-out", true),
-    ("--output", true),
-    ("--remote-name", false),
-    ("--request", true),
-    ("--get", false),
-    ("--http1.1", false),
-    ("--http2", false),
-    ("--ipv4", false),
-    ("--ipv6", false),
-    ("--url", true),
-    ("--range", true),
-    ("--progress-bar", false),
-    ("--no-progress-meter", false),
-    ("--no-buffer", false),
-    ("--globoff", false),
-    ("--max-redirs", true),
-    ("--max-filesize", true),
-    ("--proto", true),
-    ("--proto-redir", true),
-    ("--location-trusted", false),
-    ("--retry-all-errors", false),
-    ("--json", true),
-];
-
-/// One-letter curl options allowed, and those of them that take a value.
-const CURL_SHORT: &str = "sSLfIivkmAHewoOXGr46#NgZ";
-const CURL_SHORT_VALUE: &str = "mAHewoXr";
-
-pub fn curl(_name: &str, args: &[Word], judged: &mut Judged) {
+/// `curl`, `wget`: every request can carry what the model has read (in its URL, its headers or
+/// its body), so none runs unasked; `file://` and `@file` arguments are still checked for secrets
+/// (a secret is denied even with approval).
+pub fn fetch(name: &str, _args: &[Word], judged: &mut Judged) {
     judged.network = true;
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let text = arg.text.as_str();
-        if let Some(long) = text.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (long, None),
-            };
-            let flag = format!("--{name}");
-            match CURL_LONG.iter().find(|(n, _)| *n == flag) {
-                Some(("--json", _)) | None => {
-                    judged.ask(format!(
-                        "`curl {flag}` can send data, upload or write files"
-                    ));
-                    return;
-                }
-                Some((_, true)) => {
-                    let value = inline.map(str::to_string).or_else(|| {
-                        i += 1;
-                        args.get(i).map(|w| w.text.clone())
-                    });
-                    curl_value(&flag, value.as_deref(), args.get(i), judged);
-                }
-                Some((_, false)) => {}
-            }
-        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
-            for (pos, c) in cluster.char_indices() {
-                if !CURL_SHORT.contains(c) {
-                    judged.ask(format!("`curl -{c}` can send data, upload or write files"));
-                    return;
-                }
-                if CURL_SHORT_VALUE.contains(c) {
-                    let glued = &cluster[pos + c.len_utf8()..];
-                    let value = if glued.is_empty() {
-                        i += 1;
-                        args.get(i).map(|w| w.text.clone())
-                    } else {
-                        Some(glued.to_string())
-                    };
-                    curl_value(&format!("-{c}"), value.as_deref(), args.get(i), judged);
-                    break;
-                }
-                if c == 'O' {
-                    judged.dirs.push(Word::literal("."));
-                }
-            }
-        } else if let Some(path) = text.strip_prefix("file://") {
-            judged.reads.push(Word::literal(path));
-        }
-        i += 1;
-    }
-}
-
-fn curl_value(flag: &str, value: Option<&str>, word: Option<&Word>, judged: &mut Judged) {
-    let value = value.unwrap_or("");
-    match flag {
-        "-X" | "--request"
-            if !value.eq_ignore_ascii_case("GET") && !value.eq_ignore_ascii_case("HEAD") =>
-        {
-            judged.ask(format!("`curl -X {value}` changes data on a server"));
-        }
-        "-o" | "--output" if !matches!(value, "-" | "/dev/null") => {
-            let mut target = word.cloned().unwrap_or_else(|| Word::literal(value));
-            target.text = value.to_string();
-            judged.outputs.push(target);
-        }
-        "-H" | "--header" if value.starts_with('@') => {
-            judged.ask("`curl -H @file` sends a file's contents");
-        }
-        _ => {}
-    }
-}
-
-pub fn wget(_name: &str, args: &[Word], judged: &mut Judged) {
-    judged.network = true;
-    let mut writes_here = true;
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let text = arg.text.as_str();
-        let (flag, inline) = match text.split_once('=') {
-            Some((flag, value)) if text.starts_with("--") => (flag, Some(value)),
-            _ => (text, None),
-        };
-        match flag {
-            "-q"
-            | "--quiet"
-            | "-S"
-            | "--server-response"
-            | "--spider"
-            | "-nv"
-            | "--no-verbose"
-            | "--no-check-certificate"
-            | "-c"
-            | "--continue"
-            | "-4"
-            | "-6"
-            | "--https-only" => {}
-            "-T" | "--timeout" | "-t" | "--tries" | "-U" | "--user-agent" | "--header"
-            | "--max-redirect" => {
-                if inline.is_none() {
-                    i += 1;
-                }
-            }
-            "-O" | "--output-document" => {
-                let value = inline.map(str::to_string).or_else(|| {
-                    i += 1;
-                    args.get(i).map(|w| w.text.clone())
-                });
-                if let Some(value) = value.filter(|v| v != "-" && v != "/dev/null") {
-                    judged.outputs.push(Word::literal(value));
-                }
-                writes_here = false;
-            }
-            _ if flag.starts_with("-O") && flag.len() > 2 => {
-                judged.outputs.push(Word::literal(&flag[2..]));
-                writes_here = false;
-            }
-            _ if !flag.starts_with('-') => {}
-            _ => {
-                judged.ask(format!(
-                    "`wget {flag}` can send data, upload or write files"
-                ));
-                return;
-            }
-        }
-        i += 1;
-    }
-    if writes_here && !args.iter().any(|a| a.text == "--spider") {
-        judged.dirs.push(Word::literal("."));
-    }
+    judged.ask(format!(
+        "`{name}` sends a request over the network, which can carry what the model has read"
+    ));
 }
 
 /// Words that name secrets in cloud and cluster commands: reading them exposes credentials.
@@ -202,21 +31,21 @@ const SECRET_WORDS: &[&str] = &[
 pub fn infra(name: &str, args: &[Word], judged: &mut Judged) {
     judged.network = true;
     let ops: Vec<&str> = operands(args).map(|w| w.text.as_str()).collect();
-    let names_secret = ops.iter().any(|op| {
-        let lower = op.to_ascii_lowercase();
-        SECRET_WORDS.iter().any(|s| lower.contains(s))
+    let names_secret = args.iter().any(|arg| {
+        let lower = arg.text.to_ascii_lowercase();
+        SECRET_WORDS.iter().any(|s| lower.contains(s)) || lower.starts_with("--raw")
     });
     let first = ops.first().copied().unwrap_or("");
     let safe = match name {
         "docker" | "podman" => match first {
-            "ps" | "images" | "logs" | "inspect" | "version" | "info" | "history" | "port"
-            | "top" | "stats" => first != "stats" || args.iter().any(|a| a.text == "--no-stream"),
+            "ps" | "images" | "logs" | "version" | "info" | "history" | "port" | "top"
+            | "stats" => first != "stats" || args.iter().any(|a| a.text == "--no-stream"),
             "compose" => matches!(
                 ops.get(1).copied(),
                 Some("ps" | "logs" | "ls" | "images" | "version")
             ),
             "image" | "container" | "network" | "volume" | "context" => {
-                matches!(ops.get(1).copied(), Some("ls" | "list" | "inspect"))
+                matches!(ops.get(1).copied(), Some("ls" | "list"))
             }
             "" => args.iter().any(|a| a.text == "--version" || a.text == "-v"),
             _ => false,
@@ -248,7 +77,7 @@ pub fn infra(name: &str, args: &[Word], judged: &mut Judged) {
                 | "search"
         ),
         "terraform" | "tofu" => match first {
-            "plan" | "validate" | "show" | "version" | "providers" | "graph" => true,
+            "plan" | "validate" | "version" | "providers" | "graph" => true,
             "fmt" => args
                 .iter()
                 .any(|a| a.text == "-check" || a.text == "--check"),

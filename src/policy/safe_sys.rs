@@ -90,34 +90,23 @@ pub fn system(name: &str, args: &[Word], judged: &mut Judged) {
         "openssl" => {
             matches!(
                 sub,
-                "version"
-                    | "x509"
-                    | "req"
-                    | "dgst"
-                    | "verify"
-                    | "ciphers"
-                    | "s_client"
-                    | "crl"
-                    | "asn1parse"
+                "version" | "x509" | "req" | "dgst" | "verify" | "ciphers" | "crl" | "asn1parse"
             ) && !args
                 .iter()
                 .any(|a| matches!(a.text.as_str(), "-out" | "-keyout" | "-signkey" | "-new"))
         }
-        "tar" => {
-            let first = args.first().map_or("", |a| a.text.as_str());
-            has_flag(args, "-t")
-                || has_flag(args, "--list")
-                || (!first.starts_with('-')
-                    && first.contains('t')
-                    && !first.contains('x')
-                    && !first.contains('c'))
-        }
+        "tar" => tar_lists_only(args),
         "unzip" => {
             has_flag(args, "-l")
                 || has_flag(args, "-t")
                 || has_flag(args, "-v")
                 || has_flag(args, "-p")
                 || has_flag(args, "-Z")
+        }
+        "gzip" | "gunzip" | "bzip2" | "xz" | "zstd"
+            if has_flag(args, "-o") || has_flag(args, "--output") =>
+        {
+            false
         }
         "gzip" | "gunzip" | "bzip2" | "xz" | "zstd" => {
             has_flag(args, "-c")
@@ -135,6 +124,49 @@ pub fn system(name: &str, args: &[Word], judged: &mut Judged) {
     }
     judged.network |= matches!(name, "apt" | "pip" | "pip3" | "brew") && sub == "search"
         || name == "openssl" && sub == "s_client";
+}
+
+/// `tar -tzf x.tgz`: only listing, with only the options that choose the archive and its
+/// compression (no `-I`/`--use-compress-program`, `--to-command`, `--checkpoint-action`, `-F`,
+/// `--rsh-command`, which run programs).
+fn tar_lists_only(args: &[Word]) -> bool {
+    const LONG: &[&str] = &[
+        "--list",
+        "--file",
+        "--gzip",
+        "--gunzip",
+        "--bzip2",
+        "--xz",
+        "--zstd",
+        "--verbose",
+        "--wildcards",
+        "--exclude",
+        "--no-same-owner",
+        "--numeric-owner",
+        "--full-time",
+    ];
+    let mut lists = false;
+    for (i, arg) in args.iter().enumerate() {
+        let text = arg.text.as_str();
+        if let Some(long) = text.strip_prefix("--") {
+            let name = long.split_once('=').map_or(long, |(name, _)| name);
+            if !LONG.iter().any(|l| l.trim_start_matches("--") == name) {
+                return false;
+            }
+            lists |= name == "list";
+        } else if text.starts_with('-') || i == 0 {
+            let cluster = text.trim_start_matches('-');
+            if !cluster.chars().all(|c| "tvfzjJaw".contains(c)) {
+                return false;
+            }
+            lists |= cluster.contains('t');
+            // The archive named after `f` is a plain file to read: `f` must end the cluster.
+            if cluster.contains('f') && !cluster.ends_with('f') {
+                return false;
+            }
+        }
+    }
+    lists
 }
 
 /// `ip addr`, `ip -br link show`, `ip route get 1.1.1.1`: objects shown, not changed.

@@ -2,48 +2,110 @@
 //! writes files (`w`, `print > f`), reads others (`r`, `getline <`) or runs commands (`e`,
 //! `system()`, pipes). Their programs are scanned for those; what cannot be scanned asks.
 
-use super::safe::{Judged, flag_matches, operands};
+use super::safe::Judged;
 use super::shell::Word;
 
 pub fn sed(args: &[Word], judged: &mut Judged) {
-    if args
-        .iter()
-        .any(|a| flag_matches(&a.text, "-i") || flag_matches(&a.text, "--in-place"))
-    {
-        judged.ask("`sed -i` edits files in place");
-        return;
+    match sed_scripts(args) {
+        Err(why) => judged.ask(why),
+        Ok(scripts) => {
+            for script in scripts {
+                if script.dynamic {
+                    judged.ask("the `sed` program is computed at run time");
+                } else if let Some(what) = sed_effect(&script.text) {
+                    judged.ask(format!("the `sed` program {what}"));
+                }
+            }
+        }
     }
-    if args.iter().any(|a| a.text == "--sandbox") {
-        return; // GNU sed refuses e, w and r in sandbox mode
-    }
+}
+
+/// The programs a sed command line runs, read the way GNU sed reads its options (clusters,
+/// glued values, abbreviated long options); an option that edits files, reads a script file or
+/// that we do not know is the error.
+fn sed_scripts(args: &[Word]) -> Result<Vec<Word>, String> {
+    const LONG: &[&str] = &[
+        "--quiet",
+        "--silent",
+        "--regexp-extended",
+        "--separate",
+        "--unbuffered",
+        "--null-data",
+        "--posix",
+        "--debug",
+        "--sandbox",
+        "--follow-symlinks",
+        "--line-length",
+        "--expression",
+    ];
     let mut scripts = Vec::new();
+    let mut operands = Vec::new();
     let mut i = 0;
     while let Some(arg) = args.get(i) {
-        match arg.text.as_str() {
-            "-e" | "--expression" => scripts.extend(args.get(i + 1)),
-            "-f" | "--file" => {
-                judged.ask("`sed -f` runs a script file ai has not checked");
-                return;
+        let text = arg.text.as_str();
+        let next = |i: usize| args.get(i + 1).cloned();
+        if text == "--" {
+            operands.extend(args.get(i + 1..).unwrap_or(&[]).iter().cloned());
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (given, inline) = match long.split_once('=') {
+                Some((given, value)) => (given, Some(value)),
+                None => (long, None),
+            };
+            if given.len() >= 2 && ("in-place".starts_with(given) || "file".starts_with(given)) {
+                return Err(format!("`sed --{given}` edits files or runs a script file"));
             }
-            text if text.starts_with("--expression=") => scripts.push(arg),
-            _ => {}
+            let Some(full) = LONG
+                .iter()
+                .find(|l| given.len() >= 2 && l[2..].starts_with(given))
+            else {
+                return Err(format!("`sed --{given}` is an option ai does not know"));
+            };
+            if matches!(*full, "--expression" | "--line-length") {
+                let value = inline.map(Word::literal).or_else(|| {
+                    i += 1;
+                    args.get(i).cloned()
+                });
+                if *full == "--expression" {
+                    scripts.extend(value);
+                }
+            }
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (pos, c) in cluster.char_indices() {
+                let rest = &cluster[pos + c.len_utf8()..];
+                match c {
+                    'n' | 'r' | 'E' | 's' | 'u' | 'z' => {}
+                    'i' => return Err("`sed -i` edits files in place".into()),
+                    'f' => return Err("`sed -f` runs a script file ai has not checked".into()),
+                    'e' | 'l' => {
+                        let value = if rest.is_empty() {
+                            let value = next(i);
+                            i += 1;
+                            value
+                        } else {
+                            Some(Word {
+                                text: rest.to_string(),
+                                ..arg.clone()
+                            })
+                        };
+                        if c == 'e' {
+                            scripts.extend(value);
+                        }
+                        break;
+                    }
+                    other => return Err(format!("`sed -{other}` is an option ai does not know")),
+                }
+            }
+        } else {
+            operands.push(arg.clone());
         }
         i += 1;
     }
     if scripts.is_empty() {
-        scripts.extend(operands(args).next());
+        scripts.extend(operands.into_iter().next());
     }
-    for script in scripts {
-        let text = script
-            .text
-            .strip_prefix("--expression=")
-            .unwrap_or(&script.text);
-        if script.dynamic {
-            judged.ask("the `sed` program is computed at run time");
-        } else if let Some(what) = sed_effect(text) {
-            judged.ask(format!("the `sed` program {what}"));
-        }
-    }
+    Ok(scripts)
 }
 
 /// What a sed program does beyond filtering text, if anything; `None` when it only filters.
@@ -88,9 +150,9 @@ fn sed_effect(script: &str) -> Option<&'static str> {
             'w' | 'W' => return Some("writes to a file (the `w` command)"),
             'r' | 'R' => return Some("reads another file (the `r` command)"),
             'a' | 'i' | 'c' | ':' | 'b' | 't' | 'T' | '#' => {
-                // Text, labels and comments run to the end of the line (labels also to `;`).
+                // Text and comments run to the end of the line; labels also end at `;` (GNU).
                 while let Some(&next) = chars.get(i) {
-                    if next == '\n' || (matches!(command, 'b' | 't' | 'T') && next == ';') {
+                    if next == '\n' || (matches!(command, ':' | 'b' | 't' | 'T') && next == ';') {
                         break;
                     }
                     i += 1;
@@ -194,6 +256,9 @@ pub fn awk(args: &[Word], judged: &mut Judged) {
 /// What an awk program does beyond printing, if anything.
 fn awk_effect(program: &str) -> Option<&'static str> {
     let code = awk_code_only(program);
+    if code.contains("ENVIRON") || code.contains("ARGV") || code.contains("PROCINFO") {
+        return Some("reads the environment or changes which files it reads");
+    }
     if code.contains("system") {
         return Some("runs commands (`system`)");
     }
@@ -220,9 +285,9 @@ fn awk_effect(program: &str) -> Option<&'static str> {
         return Some("reads another file (`getline <`)");
     }
     for statement in code.split([';', '{', '}', '\n']) {
-        let statement = statement.trim_start();
-        if (statement.starts_with("print") || statement.starts_with("printf"))
-            && redirects_output(statement)
+        // `if (c) print > f`: the redirection follows the `print`, wherever it starts.
+        if let Some(at) = statement.find("print")
+            && redirects_output(&statement[at..])
         {
             return Some("writes to a file (`print >`)");
         }
@@ -307,6 +372,7 @@ mod tests {
             "/x/ W file",
             "$ e id",
             "s/a/b/;e id",
+            ":a;e id",
         ] {
             assert!(sed_effect(script).is_some(), "{script}");
         }
@@ -334,6 +400,7 @@ mod tests {
             "{printf \"%s\", $0 >> \"log\"}",
             "BEGIN{while ((getline line < \"/etc/shadow\") > 0) print line}",
             "BEGIN{print |& \"cat\"}",
+            "BEGIN{ARGV[1]=ENVIRON[\"HOME\"] \"/.ssh/id_rsa\";ARGC=2}{print}",
         ] {
             assert!(awk_effect(program).is_some(), "{program}");
         }

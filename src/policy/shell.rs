@@ -49,6 +49,8 @@ pub struct SimpleCommand {
     pub text: String,
     pub assignments: Vec<(String, Word)>,
     pub words: Vec<Word>,
+    /// Fed a here-document or here-string: text written in the line itself is its input.
+    pub inline_input: bool,
     /// Started with `&`: it keeps running after the line's other commands.
     pub background: bool,
 }
@@ -82,6 +84,9 @@ pub struct Script {
     pub assignments: Vec<(String, Word)>,
     /// Words that name things without being a command's arguments (`for f in ~/.ssh/*`).
     pub loose_words: Vec<Word>,
+    /// Expansions whose value ai cannot see even when it knows the variables (`${!name}`,
+    /// `${name@P}`): indirection and prompt expansion can run commands.
+    pub indirect: Vec<String>,
     /// Function names defined in the line whose bodies call themselves in a pipeline.
     pub fork_bombs: Vec<String>,
     /// Why the line could not be read completely, if it could not.
@@ -148,6 +153,36 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 .loose_words
                 .extend(values.into_iter().map(|v| word(v, src)));
         }
+        "herestring_redirect" => {
+            let mut cursor = node.walk();
+            let words: Vec<Word> = node
+                .named_children(&mut cursor)
+                .map(|child| word(child, src))
+                .collect();
+            script.loose_words.extend(words);
+        }
+        // `declare -n ref=NAME` makes later assignments to `ref` change NAME; `-f` exports code.
+        "declaration_command" => {
+            let text = text_of(node, src);
+            let mut cursor = node.walk();
+            let flagged = node.children(&mut cursor).any(|c| {
+                let t = text_of(c, src);
+                t.starts_with('-') && !t.starts_with("--") && (t.contains('n') || t.contains('f'))
+            });
+            if flagged {
+                script.indirect.push(text.to_string());
+            }
+        }
+        "expansion" => {
+            let text = text_of(node, src);
+            let indirect = text.starts_with("${!")
+                || ["@P", "@E", "@A", "@K", "@a", "@k"]
+                    .iter()
+                    .any(|op| text.ends_with(&format!("{op}}}")));
+            if indirect {
+                script.indirect.push(text.to_string());
+            }
+        }
         "function_definition" => {
             if let Some(name) = fork_bomb(node, src) {
                 script.fork_bombs.push(name);
@@ -165,12 +200,13 @@ fn is_command_prefix(node: Node<'_>) -> bool {
 fn simple_command(node: Node<'_>, src: &str) -> SimpleCommand {
     let mut words = Vec::new();
     let mut assignments = Vec::new();
+    let mut inline_input = fed_inline(node);
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match child.kind() {
             "variable_assignment" => assignments.extend(assignment(child, src)),
             "file_redirect" => {}
-            "herestring_redirect" | "heredoc_redirect" => {}
+            "herestring_redirect" | "heredoc_redirect" => inline_input = true,
             _ => words.push(word(child, src)),
         }
     }
@@ -178,8 +214,20 @@ fn simple_command(node: Node<'_>, src: &str) -> SimpleCommand {
         text: text_of(node, src).to_string(),
         assignments,
         words,
+        inline_input,
         background: in_background(node),
     }
+}
+
+/// Whether a here-document or here-string redirects the statement the command is the body of.
+fn fed_inline(node: Node<'_>) -> bool {
+    node.parent()
+        .filter(|p| p.kind() == "redirected_statement")
+        .is_some_and(|p| {
+            let mut cursor = p.walk();
+            p.named_children(&mut cursor)
+                .any(|c| matches!(c.kind(), "heredoc_redirect" | "herestring_redirect"))
+        })
 }
 
 /// Whether the command, or a list or pipeline it is part of, is started with `&`.

@@ -70,7 +70,8 @@ fn api_keys_never_reach_the_command() {
         .env("SWEBASH_AI_API_KEY", "sk-live-secret-1")
         .env("OPENAI_API_KEY", "sk-live-secret-2")
         .env("VISIBLE_VAR", "shown")
-        .args(&["-q", "show env"])
+        // `env` prints every variable, so it asks; approved, it still never sees ai's keys.
+        .args(&["-q", "--yes", "show env"])
         .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     let stdout = server.last_tool_result()["data"]["stdout"]
