@@ -103,6 +103,7 @@ impl Parts {
         let ctx = ToolContext {
             cwd,
             home,
+            secret: crate::policy::sensitive,
             fs_max_size: settings.fs_max_size,
             exec: ExecSettings {
                 shell: command_shell(env),

@@ -135,7 +135,7 @@ fn run(args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
     };
     let shown = args.path.as_str();
     match args.operation {
-        Operation::Read => read(&path, shown, args, ctx.fs_max_size),
+        Operation::Read => read(&path, shown, args, ctx),
         Operation::List => list(&path, shown),
         Operation::Exists => exists(&path, shown),
         Operation::Metadata => metadata(&path, shown),
@@ -169,6 +169,12 @@ fn io_failure(err: &std::io::Error, shown: &str) -> ToolOutcome {
         ),
         _ => fail(ToolErrorType::SystemError, format!("{shown}: {err}"), None),
     }
+}
+
+/// The path of what an open file really is, from the kernel (`/proc/self/fd`).
+fn opened_path(file: &File) -> Option<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
 }
 
 /// A regular file opened for reading. A FIFO, socket or device is refused before it is opened
@@ -216,11 +222,22 @@ fn open_regular(path: &Path, shown: &str) -> Result<File, Box<ToolOutcome>> {
     Ok(file)
 }
 
-fn read(path: &Path, shown: &str, args: &FsArgs, max_size: u64) -> ToolOutcome {
+fn read(path: &Path, shown: &str, args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
+    let max_size = ctx.fs_max_size;
     let file = match open_regular(path, shown) {
         Ok(file) => file,
         Err(outcome) => return *outcome,
     };
+    // Checked on what was opened, not on the name: a link swapped after the policy looked at the
+    // path could otherwise hand over a secret.
+    if let Some(what) = opened_path(&file).and_then(|real| (ctx.secret)(&real, ctx.home.as_deref()))
+    {
+        return fail(
+            ToolErrorType::SecurityError,
+            format!("{shown} turned out to be a secret when opened: {what}"),
+            Some("this is never read; find another way or explain to the user"),
+        );
+    }
     // Never more than the limit (and one byte to tell that there is more), whatever the file's
     // size claims to be: /proc files say 0, sparse files say little on disk.
     let mut file = file.take(max_size.saturating_add(1));
@@ -475,6 +492,7 @@ mod tests {
         ToolContext {
             cwd,
             home: None,
+            secret: |path, _| path.ends_with("secret.key").then(|| "a test secret".into()),
             fs_max_size: max,
             exec: crate::tool::ExecSettings {
                 shell: "/bin/sh".into(),
@@ -497,6 +515,23 @@ mod tests {
             CallErrorCode::InvalidArguments,
             ToolResult::fail(ToolErrorType::ValidationError, message),
         )
+    }
+
+    #[test]
+    fn a_link_that_leads_to_a_secret_when_opened_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret.key"), "PRIVATE").unwrap();
+        // The name looks harmless; what it opens is the secret (as after a swap).
+        std::os::unix::fs::symlink(dir.path().join("secret.key"), dir.path().join("notes.txt"))
+            .unwrap();
+        let out = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": "notes.txt"}),
+        );
+        assert!(!out.result.success);
+        assert_eq!(out.error_code, Some(CallErrorCode::Denied));
+        assert!(!out.result.data.to_string().contains("PRIVATE"));
     }
 
     #[test]

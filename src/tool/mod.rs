@@ -75,6 +75,9 @@ pub struct ToolContext {
     pub home: Option<PathBuf>,
     pub fs_max_size: u64,
     pub exec: ExecSettings,
+    /// Why a path is a secret, if it is (the policy's rule, handed down so a tool can check what
+    /// it actually opened: a symlink swapped after the policy's check must not leak a key).
+    pub secret: fn(&std::path::Path, Option<&std::path::Path>) -> Option<String>,
 }
 
 /// How `execute_command` runs commands.
