@@ -63,6 +63,35 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
 
+#[test]
+fn allowed_project_code_cannot_plant_git_hooks_or_config_that_run_later() {
+    if capabilities().is_none() {
+        eprintln!("SKIPPED: this kernel has no Landlock");
+        return;
+    }
+    let ai = ai_in(false).file(
+        "Makefile",
+        &makefile(&[
+            "mkdir -p .git/hooks",
+            "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
+            "git config core.fsmonitor 'touch pwned'",
+            "git config core.hooksPath /tmp",
+            "touch built.txt",
+        ]),
+    );
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ai.work())
+        .status()
+        .expect("git init");
+    assert!(git.success());
+    let before = read(&ai.work().join(".git/config"));
+    let (ai, run, _server) = run_call(ai, "make");
+    assert!(ai.work().join("built.txt").exists(), "{}", run.stderr);
+    assert!(!ai.work().join(".git/hooks/pre-commit").exists());
+    assert_eq!(read(&ai.work().join(".git/config")), before);
+}
+
 /// Started from its home directory, where a Makefile's recipe attacks home, ai's config and
 /// its audit log.
 fn home_attack() -> (Ai, std::path::PathBuf) {

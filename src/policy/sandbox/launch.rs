@@ -191,7 +191,8 @@ fn stage_one(mut request: Request) -> i32 {
     request.mount_namespace = super::mounts::enter();
     if request.mount_namespace {
         let grants = Grants::of(&request);
-        request.read_only_mounts = super::mounts::read_only_except(&grants.writable);
+        request.read_only_mounts = super::mounts::read_only_except(&grants.writable)
+            && super::mounts::protect_repositories(&grants.writable);
         // The working directory still points into the old (now read-only) mount: enter it
         // again by name, through the writable bind mounts.
         if let Ok(cwd) = std::env::current_dir() {
