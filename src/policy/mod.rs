@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use classify::Unit;
-pub use path::{Roots, project_root, sensitive};
+pub use path::{Roots, sensitive};
 pub use rules::{Rules, RulesError};
 
 use crate::protocol::Action;
@@ -150,8 +150,9 @@ impl Policy {
         temp: PathBuf,
         rules: Rules,
     ) -> Self {
-        let project =
-            project_root(&cwd, home.as_deref()).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        let project = sandbox::project_root(&cwd, home.as_deref())
+            .ok()
+            .map(|p| std::fs::canonicalize(&p).unwrap_or(p));
         let temp = std::fs::canonicalize(&temp).unwrap_or(temp);
         Policy {
             roots,

@@ -142,26 +142,6 @@ pub fn holds_secrets(dir: &Path, home: Option<&Path>) -> bool {
         || SYSTEM_SECRETS.iter().any(|(p, _)| below(Path::new(p)))
 }
 
-/// The project a command works on: the enclosing git work tree, else the working directory; none
-/// when that is the home directory, `/` or a system directory (nothing there is "the project").
-pub fn project_root(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    let root = cwd
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(cwd)
-        .to_path_buf();
-    let system = [
-        "/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/opt", "/proc", "/root", "/run",
-        "/sbin", "/srv", "/sys", "/usr", "/var", "/home", "/tmp",
-    ];
-    let is_system = system.iter().any(|dir| root == Path::new(dir))
-        || ["/usr/", "/etc/", "/proc/", "/sys/", "/dev/", "/boot/"]
-            .iter()
-            .any(|prefix| root.starts_with(prefix));
-    let is_home = home.is_some_and(|h| root == h || h.starts_with(&root));
-    (!is_system && !is_home).then_some(root)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
