@@ -225,6 +225,7 @@ const TABLE: &[(&[&str], Rule)] = &[
             "vitest",
             "pytest",
             "rspec",
+            "history",
             "py.test",
             "tox",
             "nox",

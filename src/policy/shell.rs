@@ -173,6 +173,13 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 script.indirect.push(text.to_string());
             }
         }
+        // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript: quoted code inside a test still runs.
+        "test_command" | "arithmetic_expansion" => {
+            let text = text_of(node, src);
+            if (text.contains("$(") || text.contains('`')) && !has_substitution(node) {
+                script.indirect.push(text.to_string());
+            }
+        }
         "expansion" => {
             let text = text_of(node, src);
             let indirect = text.starts_with("${!")
@@ -190,6 +197,21 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
         }
         _ => {}
     }
+}
+
+/// Whether a real command substitution is somewhere below `node` (bounded walk).
+fn has_substitution(node: Node<'_>) -> bool {
+    let mut stack = vec![node];
+    let mut seen = 0;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if n.kind() == "command_substitution" || seen > 10_000 {
+            return true;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    false
 }
 
 /// `FOO=1 cmd` is a prefix of the command (kept with it); `FOO=1` alone changes the shell.
