@@ -30,6 +30,9 @@ pub enum Reply {
     StallAfter(Vec<Value>, Duration),
     /// Streams these chunks, then waits for the test's go-ahead before streaming the rest.
     Gated(Vec<Value>, Vec<Value>),
+    /// Streams these chunks and `[DONE]` chunked, then holds the body open (no last chunk) until
+    /// the test's go-ahead.
+    DoneThenHold(Vec<Value>),
     /// Sends raw SSE text as it is.
     RawSse(String),
     /// Sends a body with this content type (e.g. NDJSON), then closes.
@@ -176,9 +179,13 @@ impl FakeServer {
 
     /// Lets a `Reply::Gated` go on.
     pub fn open_gate(&self) {
-        if let Some(go) = self.gate.lock().expect("gate lock").take() {
-            let _ = go.send(());
-        }
+        self.release();
+    }
+
+    /// Lets a gated reply go on; whether it was still waiting for this.
+    pub fn release(&self) -> bool {
+        let go = self.gate.lock().expect("gate lock").take();
+        go.is_some_and(|go| go.send(()).is_ok())
     }
 }
 
@@ -265,6 +272,22 @@ fn serve(stream: TcpStream, shared: &Shared) {
             Some(Reply::StallAfter(chunks, stall)) => {
                 stream_events(&mut stream, &chunks);
                 thread::sleep(stall);
+                false
+            }
+            Some(Reply::DoneThenHold(chunks)) => {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                );
+                for chunk in &chunks {
+                    let event = format!("data: {chunk}\n\n");
+                    let _ = write!(stream, "{:x}\r\n{event}\r\n", event.len());
+                }
+                let _ = write!(stream, "e\r\ndata: [DONE]\n\n\r\n");
+                let _ = stream.flush();
+                if let Some(wait) = shared.gate.lock().expect("gate lock").take() {
+                    let _ = wait.recv_timeout(Duration::from_secs(20));
+                }
                 false
             }
             Some(Reply::Gated(before, after)) => {
