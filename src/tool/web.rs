@@ -1,7 +1,7 @@
 //! `web_search`: DuckDuckGo's HTML endpoint (no key, the default), a SearXNG instance's JSON API,
 //! or Brave's API; rate-limited; results are title, url and snippet, marked as untrusted text.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
@@ -75,6 +75,8 @@ struct Budget {
 pub struct WebSearchTool {
     settings: WebSettings,
     budget: Mutex<Budget>,
+    /// One client for the session, so searches after the first reuse its connection (and TLS).
+    client: OnceLock<reqwest::Client>,
 }
 
 impl WebSearchTool {
@@ -82,7 +84,22 @@ impl WebSearchTool {
         WebSearchTool {
             settings,
             budget: Mutex::new(Budget::default()),
+            client: OnceLock::new(),
         }
+    }
+
+    /// The session's client for `base`, built at the first search.
+    fn client(&self, base: &str) -> Result<reqwest::Client, (ToolErrorType, String)> {
+        if let Some(client) = self.client.get() {
+            return Ok(client.clone());
+        }
+        let client = crate::net::client(base, Duration::from_secs(10)).map_err(|err| {
+            (
+                ToolErrorType::SystemError,
+                format!("cannot set up HTTP: {err}"),
+            )
+        })?;
+        Ok(self.client.get_or_init(|| client).clone())
     }
 
     /// Takes one search from the turn's budget; returns how long to wait first.
@@ -117,12 +134,7 @@ impl WebSearchTool {
                 "searxng needs SWEBASH_AI_WEB_URL".to_string(),
             ))?;
         let base = base.trim_end_matches('/');
-        let client = crate::net::client(base, Duration::from_secs(10)).map_err(|err| {
-            (
-                ToolErrorType::SystemError,
-                format!("cannot set up HTTP: {err}"),
-            )
-        })?;
+        let client = self.client(base)?;
         let request = match backend {
             WebBackend::DuckDuckGo => client
                 .post(format!("{base}/html/"))
