@@ -13,8 +13,9 @@ use crate::config::{HttpSettings, Secret};
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 const BACKOFF_BASE: Duration = Duration::from_millis(250);
 const BACKOFF_CAP: Duration = Duration::from_secs(8);
-/// How long, and how much, `finish_body` reads of what follows the end of a reply's content. Servers
-/// send the last chunk right after `[DONE]`, so it is already on its way: a short wait is plenty.
+/// How long, and how much, `finish_body` reads of what follows the end of a reply's content.
+/// Servers send the last chunk right after `[DONE]`, so it is already on its way: a short wait
+/// is plenty.
 const DRAIN_WAIT: Duration = Duration::from_millis(250);
 const DRAIN_MAX_BYTES: usize = 64 * 1024;
 
