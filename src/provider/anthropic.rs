@@ -4,7 +4,9 @@
 use serde_json::{Value, json};
 
 use super::assemble::parse_arguments;
-use super::http::{HttpClient, first_model, next_chunk, read_body, shorten, with_retries};
+use super::http::{
+    HttpClient, finish_body, first_model, next_chunk, read_body, shorten, with_retries,
+};
 use super::sse::SseDecoder;
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
@@ -99,6 +101,7 @@ impl AnthropicProvider {
                 break;
             }
         }
+        finish_body(response).await;
         if !state.stopped {
             return Err(ProviderError::Interrupted {
                 url: url.to_string(),

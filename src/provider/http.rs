@@ -13,6 +13,11 @@ use crate::config::{HttpSettings, Secret};
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 const BACKOFF_BASE: Duration = Duration::from_millis(250);
 const BACKOFF_CAP: Duration = Duration::from_secs(8);
+/// How long, and how much, `finish_body` reads of what follows the end of a reply's content.
+/// Servers send the last chunk right after `[DONE]`, so it is already on its way: a short wait
+/// is plenty.
+const DRAIN_WAIT: Duration = Duration::from_millis(250);
+const DRAIN_MAX_BYTES: usize = 64 * 1024;
 
 pub struct HttpClient {
     client: reqwest::Client,
@@ -138,6 +143,24 @@ pub async fn next_chunk(
             ),
         }),
     }
+}
+
+/// Reads what is left of a body whose content already ended (`[DONE]`, `message_stop`): hyper
+/// gives a connection back to the pool only once its body was read to its real end (the last
+/// chunk of a chunked reply), so a body dropped early costs the next request a fresh TCP and TLS
+/// handshake. Bounded in time and bytes, since the reply itself is complete: a server that keeps
+/// talking after it only loses its connection.
+pub async fn finish_body(mut response: reqwest::Response) {
+    let drain = async {
+        let mut left = DRAIN_MAX_BYTES;
+        while let Ok(Some(chunk)) = response.chunk().await {
+            left = left.saturating_sub(chunk.len());
+            if left == 0 {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_WAIT, drain).await;
 }
 
 /// Reads a whole body before the deadline.

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::anthropic::ids;
-use super::http::{HttpClient, next_chunk, server_message, shorten, with_retries};
+use super::http::{HttpClient, finish_body, next_chunk, server_message, shorten, with_retries};
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
 };
@@ -86,6 +86,7 @@ impl OllamaProvider {
                 break;
             }
         }
+        finish_body(response).await;
         if !done {
             return Err(ProviderError::Interrupted {
                 url: url.to_string(),

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::assemble::{ToolCallAssembler, parse_arguments};
 use super::http::{
-    HttpClient, RetryBudget, first_model, next_chunk, read_body, server_message, shorten,
+    HttpClient, RetryBudget, finish_body, first_model, next_chunk, read_body, server_message,
+    shorten,
 };
 use super::sse::SseDecoder;
 use super::{
@@ -129,6 +130,7 @@ impl OpenAiProvider {
                 break;
             }
         }
+        finish_body(response).await;
         if !decoder.saw_data {
             return Err(fail(ProviderError::EmptyStream { url }, &state));
         }

@@ -5,6 +5,7 @@
 mod capture;
 mod exec;
 mod fs;
+mod html;
 mod mcp;
 mod path;
 mod refusal;

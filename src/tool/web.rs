@@ -1,13 +1,14 @@
 //! `web_search`: DuckDuckGo's HTML endpoint (no key, the default), a SearXNG instance's JSON API,
 //! or Brave's API; rate-limited; results are title, url and snippet, marked as untrusted text.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::html::{self, Token};
 use super::{Effect, RunOptions, Tool, ToolContext, ToolOutcome, parse_arguments, schema_of};
 use crate::config::Secret;
 use crate::net::{decode_component, encode_component};
@@ -74,6 +75,8 @@ struct Budget {
 pub struct WebSearchTool {
     settings: WebSettings,
     budget: Mutex<Budget>,
+    /// One client for the session, so searches after the first reuse its connection (and TLS).
+    client: OnceLock<reqwest::Client>,
 }
 
 impl WebSearchTool {
@@ -81,7 +84,22 @@ impl WebSearchTool {
         WebSearchTool {
             settings,
             budget: Mutex::new(Budget::default()),
+            client: OnceLock::new(),
         }
+    }
+
+    /// The session's client for `base`, built at the first search.
+    fn client(&self, base: &str) -> Result<reqwest::Client, (ToolErrorType, String)> {
+        if let Some(client) = self.client.get() {
+            return Ok(client.clone());
+        }
+        let client = crate::net::client(base, Duration::from_secs(10)).map_err(|err| {
+            (
+                ToolErrorType::SystemError,
+                format!("cannot set up HTTP: {err}"),
+            )
+        })?;
+        Ok(self.client.get_or_init(|| client).clone())
     }
 
     /// Takes one search from the turn's budget; returns how long to wait first.
@@ -116,12 +134,7 @@ impl WebSearchTool {
                 "searxng needs SWEBASH_AI_WEB_URL".to_string(),
             ))?;
         let base = base.trim_end_matches('/');
-        let client = crate::net::client(base, Duration::from_secs(10)).map_err(|err| {
-            (
-                ToolErrorType::SystemError,
-                format!("cannot set up HTTP: {err}"),
-            )
-        })?;
+        let client = self.client(base)?;
         let request = match backend {
             WebBackend::DuckDuckGo => client
                 .post(format!("{base}/html/"))
@@ -313,39 +326,96 @@ fn clean(text: &str, max: usize) -> String {
     joined.chars().take(max).collect()
 }
 
+/// The results of DuckDuckGo's HTML page: each `div.result` (ads skipped) gives the title and link
+/// of its `a.result__a` and the text of its `.result__snippet`.
 fn parse_duckduckgo(html: &str) -> Result<Vec<Hit>, String> {
-    let selector = |css: &str| {
-        scraper::Selector::parse(css).map_err(|err| format!("bad selector {css}: {err}"))
-    };
-    let result = selector("div.result")?;
-    let link = selector("a.result__a")?;
-    let snippet = selector(".result__snippet")?;
-    let document = scraper::Html::parse_document(html);
     let mut hits = Vec::new();
-    for node in document.select(&result) {
-        let class = node.value().attr("class").unwrap_or_default();
-        if class.contains("result--ad") {
-            continue;
-        }
-        let Some(anchor) = node.select(&link).next() else {
-            continue;
+    let mut result: Option<ResultBlock> = None;
+    let mut div_depth = 0usize;
+    for token in html::tokens(html) {
+        let div = match &token {
+            Token::Start { name, .. } | Token::End { name } => name == "div",
+            Token::Text(_) => false,
         };
-        let href = anchor.value().attr("href").unwrap_or_default();
-        let url = real_url(href);
-        if url.is_empty() {
-            continue;
+        let opens = matches!(token, Token::Start { .. });
+        if div && opens {
+            div_depth += 1;
         }
-        hits.push(Hit {
-            title: clean(&anchor.text().collect::<String>(), 200),
-            url,
-            snippet: node
-                .select(&snippet)
-                .next()
-                .map(|s| clean(&s.text().collect::<String>(), SNIPPET_CHARS))
-                .unwrap_or_default(),
-        });
+        match result.as_mut() {
+            Some(block) => block.take(&token),
+            None if token.has_class("div", "result") && !token.has_class("div", "result--ad") => {
+                result = Some(ResultBlock::new(div_depth));
+            }
+            None => {}
+        }
+        if div && !opens {
+            if result.as_ref().is_some_and(|r| r.depth == div_depth) {
+                hits.extend(result.take().and_then(ResultBlock::hit));
+            }
+            div_depth = div_depth.saturating_sub(1);
+        }
     }
+    hits.extend(result.and_then(ResultBlock::hit));
     Ok(hits)
+}
+
+/// What is being collected inside one `div.result`.
+#[derive(Default)]
+struct ResultBlock {
+    /// The div depth of the result's own div.
+    depth: usize,
+    href: Option<String>,
+    title: String,
+    snippet: String,
+    /// Which text is being collected: the element's tag and how deep it is nested in itself.
+    into: Option<(Field, String, usize)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Title,
+    Snippet,
+}
+
+impl ResultBlock {
+    fn new(depth: usize) -> Self {
+        ResultBlock {
+            depth,
+            ..ResultBlock::default()
+        }
+    }
+
+    fn take(&mut self, token: &Token<'_>) {
+        if let Some((field, tag, nesting)) = &mut self.into {
+            match token {
+                Token::Text(text) if *field == Field::Title => self.title.push_str(text),
+                Token::Text(text) => self.snippet.push_str(text),
+                Token::Start { name, .. } if name == tag => *nesting += 1,
+                Token::End { name } if name == tag && *nesting == 0 => self.into = None,
+                Token::End { name } if name == tag => *nesting -= 1,
+                _ => {}
+            }
+            return;
+        }
+        let Token::Start { name, .. } = token else {
+            return;
+        };
+        if self.href.is_none() && token.has_class("a", "result__a") {
+            self.href = Some(token.attr("href").unwrap_or_default().to_string());
+            self.into = Some((Field::Title, name.clone(), 0));
+        } else if self.snippet.is_empty() && token.has_class(name, "result__snippet") {
+            self.into = Some((Field::Snippet, name.clone(), 0));
+        }
+    }
+
+    fn hit(self) -> Option<Hit> {
+        let url = real_url(self.href.as_deref()?);
+        (!url.is_empty()).then(|| Hit {
+            title: clean(&self.title, 200),
+            url,
+            snippet: clean(&self.snippet, SNIPPET_CHARS),
+        })
+    }
 }
 
 /// DuckDuckGo links go through a redirect (`//duckduckgo.com/l/?uddg=<url>&rut=...`).
@@ -395,6 +465,26 @@ mod tests {
         assert_eq!(hits[0].url, "https://doc.rust-lang.org/book/");
         assert!(hits[0].snippet.starts_with("Affectionately nicknamed"));
         assert!(hits.iter().all(|h| !h.url.contains("ad_provider")));
+    }
+
+    #[test]
+    fn snippets_in_divs_nested_markup_and_linkless_results_are_handled() {
+        let html = r#"<div class="result"><div><a class="result__a" href="https://a.example/">A &amp; <b>B</b></a></div>
+            <div class="result__snippet">one <div>two</div> three</div></div>
+            <div class="result"><div class="result__snippet">no link</div></div>
+            <div class="result"><a class=result__a href='https://c.example/'>C</a>"#;
+        let hits = parse_duckduckgo(html).unwrap_or_default();
+        let summary: Vec<(&str, &str, &str)> = hits
+            .iter()
+            .map(|h| (h.title.as_str(), h.url.as_str(), h.snippet.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("A & B", "https://a.example/", "one two three"),
+                ("C", "https://c.example/", ""),
+            ]
+        );
     }
 
     #[test]

@@ -472,4 +472,9 @@ fn web_search_reports_empty_results_and_refusals() {
             .unwrap_or("")
             .contains("no results")
     );
+    assert_eq!(
+        server.connections(),
+        2,
+        "one kept-alive connection for the model, one for the three searches"
+    );
 }

@@ -338,3 +338,15 @@ fn without_a_model_the_first_served_model_is_used() {
         ("GET", "/v1/models")
     );
 }
+
+#[test]
+fn a_body_held_open_after_done_does_not_hold_up_the_answer() {
+    let server = FakeServer::start(vec![Reply::DoneThenHold(text_chunks("All there."))]);
+    let run = Ai::new(&server.url).args(&["-q", "hi"]).run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout.trim(), "All there.");
+    assert!(
+        server.release(),
+        "ai finished only when the server gave up holding the body"
+    );
+}

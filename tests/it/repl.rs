@@ -52,6 +52,26 @@ fn a_round_trip_then_ctrl_d_exits_0() {
 }
 
 #[test]
+fn the_turns_of_a_session_share_one_connection() {
+    let server = FakeServer::start(vec![text_reply("One."), text_reply("Two.")]);
+    let ai = Ai::new(&server.url);
+    let mut session = repl(&ai, &["-i"]);
+    for (question, answer) in [("first", "One."), ("second", "Two.")] {
+        session.exp_string("fake-model> ").expect("prompt");
+        session.send_line(question).expect("send");
+        session.exp_string(answer).expect("answer");
+    }
+    session.exp_string("fake-model> ").expect("prompt again");
+    exits_0(&mut session);
+    assert_eq!(server.chat_bodies().len(), 2);
+    assert_eq!(
+        server.connections(),
+        1,
+        "the second turn reuses the connection"
+    );
+}
+
+#[test]
 fn history_persists_across_two_runs() {
     let server = FakeServer::start(vec![text_reply("One."), text_reply("Two.")]);
     let ai = Ai::new(&server.url);

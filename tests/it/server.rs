@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -29,6 +30,9 @@ pub enum Reply {
     StallAfter(Vec<Value>, Duration),
     /// Streams these chunks, then waits for the test's go-ahead before streaming the rest.
     Gated(Vec<Value>, Vec<Value>),
+    /// Streams these chunks and `[DONE]` chunked, then holds the body open (no last chunk) until
+    /// the test's go-ahead.
+    DoneThenHold(Vec<Value>),
     /// Sends raw SSE text as it is.
     RawSse(String),
     /// Sends a body with this content type (e.g. NDJSON), then closes.
@@ -69,6 +73,8 @@ struct Shared {
     gate: Mutex<Option<Receiver<()>>>,
     /// Pages served to web searches (any path that is not under /v1), in order.
     web: Mutex<VecDeque<(u16, String)>>,
+    /// TCP connections accepted so far (keep-alive means one per run).
+    connections: AtomicUsize,
 }
 
 impl FakeServer {
@@ -91,10 +97,12 @@ impl FakeServer {
             models,
             gate: Mutex::new(Some(wait)),
             web: Mutex::new(VecDeque::new()),
+            connections: AtomicUsize::new(0),
         });
         let serving = Arc::clone(&shared);
         thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                serving.connections.fetch_add(1, Ordering::SeqCst);
                 let shared = Arc::clone(&serving);
                 thread::spawn(move || serve(stream, &shared));
             }
@@ -119,6 +127,11 @@ impl FakeServer {
             .lock()
             .expect("web lock")
             .push_back((status, body.to_string()));
+    }
+
+    /// How many TCP connections the server has accepted.
+    pub fn connections(&self) -> usize {
+        self.shared.connections.load(Ordering::SeqCst)
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
@@ -160,9 +173,13 @@ impl FakeServer {
 
     /// Lets a `Reply::Gated` go on.
     pub fn open_gate(&self) {
-        if let Some(go) = self.gate.lock().expect("gate lock").take() {
-            let _ = go.send(());
-        }
+        self.release();
+    }
+
+    /// Lets a gated reply go on; whether it was still waiting for this.
+    pub fn release(&self) -> bool {
+        let go = self.gate.lock().expect("gate lock").take();
+        go.is_some_and(|go| go.send(()).is_ok())
     }
 }
 
@@ -217,10 +234,7 @@ fn serve(stream: TcpStream, shared: &Shared) {
                 respond(&mut stream, status, &headers, &body);
                 true
             }
-            Some(Reply::Stream(chunks)) => {
-                stream_events(&mut stream, &chunks, true);
-                false
-            }
+            Some(Reply::Stream(chunks)) => stream_chunked(&mut stream, &chunks),
             Some(Reply::Raw(content_type, text)) => {
                 let _ = write!(
                     stream,
@@ -250,8 +264,24 @@ fn serve(stream: TcpStream, shared: &Shared) {
                 false
             }
             Some(Reply::StallAfter(chunks, stall)) => {
-                stream_events(&mut stream, &chunks, false);
+                stream_events(&mut stream, &chunks);
                 thread::sleep(stall);
+                false
+            }
+            Some(Reply::DoneThenHold(chunks)) => {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                );
+                for chunk in &chunks {
+                    let event = format!("data: {chunk}\n\n");
+                    let _ = write!(stream, "{:x}\r\n{event}\r\n", event.len());
+                }
+                let _ = write!(stream, "e\r\ndata: [DONE]\n\n\r\n");
+                let _ = stream.flush();
+                if let Some(wait) = shared.gate.lock().expect("gate lock").take() {
+                    let _ = wait.recv_timeout(Duration::from_secs(20));
+                }
                 false
             }
             Some(Reply::Gated(before, after)) => {
@@ -283,16 +313,33 @@ fn is_chat(path: &str) -> bool {
         || path.contains(":streamGenerateContent")
 }
 
-fn stream_events(stream: &mut TcpStream, chunks: &[Value], done: bool) {
+fn stream_events(stream: &mut TcpStream, chunks: &[Value]) {
     let _ = write!(
         stream,
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
     );
     send_events(stream, chunks);
-    if done {
-        let _ = write!(stream, "data: [DONE]\n\n");
-    }
     let _ = stream.flush();
+}
+
+/// A streamed reply as real servers send it: chunked, one event per chunk, `[DONE]`, the last
+/// chunk, and the connection kept open for the next request. Whether it is still usable.
+fn stream_chunked(stream: &mut TcpStream, chunks: &[Value]) -> bool {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    );
+    let events = chunks
+        .iter()
+        .map(|chunk| format!("data: {chunk}\n\n"))
+        .chain(std::iter::once("data: [DONE]\n\n".to_string()));
+    for event in events {
+        if write!(stream, "{:x}\r\n{event}\r\n", event.len()).is_err() {
+            return false;
+        }
+        let _ = stream.flush();
+    }
+    write!(stream, "0\r\n\r\n").is_ok() && stream.flush().is_ok()
 }
 
 fn send_events(stream: &mut TcpStream, chunks: &[Value]) {

@@ -284,3 +284,24 @@ fn reading_a_fifo_is_refused_and_the_run_finishes() {
         "{result}"
     );
 }
+
+#[test]
+fn a_three_iteration_tool_run_uses_one_connection() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", read("a"))]),
+        tool_reply(&[("c2", "execute_command", json!({"command": "ls"}))]),
+        text_reply("Done."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "A")
+        .args(&["--json", "look around"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["iterations"], json!(3));
+    assert_eq!(server.chat_bodies().len(), 3);
+    assert_eq!(
+        server.connections(),
+        1,
+        "every request after the first should reuse the kept-alive connection"
+    );
+}
