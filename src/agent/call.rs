@@ -45,13 +45,21 @@ impl Sandbox {
         self.plan.prefix(command)
     }
 
-    /// Why an allowed command must ask instead: the kernel cannot keep it off the network.
+    /// Why an allowed command must ask instead: the kernel cannot contain it (no Landlock), or
+    /// cannot keep it off the network. `--sandbox off` is the user's own choice to run unasked.
     fn must_ask(&self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
         if self.plan.mode == SandboxMode::Off {
             return None;
         }
         let capabilities = self.capabilities(emit);
-        (capabilities.filesystem && !capabilities.network).then(|| {
+        if !capabilities.filesystem {
+            return Some(
+                "this kernel has no Landlock, so nothing would contain the command (--sandbox off \
+                 runs such commands unasked)"
+                    .into(),
+            );
+        }
+        (!capabilities.network).then(|| {
             "this kernel cannot keep sandboxed commands off the network (Landlock ABI < 4)".into()
         })
     }
@@ -65,7 +73,9 @@ fn limits_of(plan: &Plan, capabilities: &Capabilities) -> Vec<String> {
     }
     if !capabilities.filesystem {
         notes.push(
-            "Landlock is not available in this kernel: commands run without a sandbox".into(),
+            "Landlock is not available in this kernel: commands ai knows to be safe ask too \
+             (--sandbox off runs them unasked)"
+                .into(),
         );
         return notes;
     }
