@@ -56,13 +56,7 @@ fn exec(command: &str) -> Value {
 
 /// A project with a git repository, and a home holding an SSH key and AWS credentials.
 fn victim(server: &FakeServer) -> Ai {
-    let ai = Ai::new(&server.url).file("src/main.rs", MAIN);
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(ai.work())
-        .status()
-        .expect("git init");
-    assert!(git.success());
+    let ai = Ai::new(&server.url).file("src/main.rs", MAIN).git_init();
     for (path, text) in [
         (".ssh/id_rsa", KEY),
         (".aws/credentials", KEY),

@@ -106,6 +106,17 @@ impl Ai {
         self
     }
 
+    /// Makes the working directory a git repository.
+    pub fn git_init(self) -> Ai {
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(self.work())
+            .status()
+            .expect("git init");
+        assert!(status.success(), "git init failed");
+        self
+    }
+
     pub fn config(self, content: &str) -> Ai {
         write_file(&self.config_file(), content);
         self

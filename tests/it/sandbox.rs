@@ -72,22 +72,18 @@ fn allowed_project_code_cannot_plant_git_hooks_or_config_that_run_later() {
         }
         return;
     }
-    let ai = ai_in(false).file(
-        "Makefile",
-        &makefile(&[
-            "mkdir -p .git/hooks",
-            "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
-            "git config core.fsmonitor 'touch pwned'",
-            "git config core.hooksPath /tmp",
-            "touch built.txt",
-        ]),
-    );
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(ai.work())
-        .status()
-        .expect("git init");
-    assert!(git.success());
+    let ai = ai_in(false)
+        .file(
+            "Makefile",
+            &makefile(&[
+                "mkdir -p .git/hooks",
+                "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
+                "git config core.fsmonitor 'touch pwned'",
+                "git config core.hooksPath /tmp",
+                "touch built.txt",
+            ]),
+        )
+        .git_init();
     let before = read(&ai.work().join(".git/config"));
     let (ai, run, _server) = run_call(ai, "make");
     assert!(ai.work().join("built.txt").exists(), "{}", run.stderr);
