@@ -381,8 +381,10 @@ impl Judge<'_> {
                 skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"])
             }
             "time" => {
-                for output in safe::option_values(args, &["-o", "--output"]) {
-                    self.inside(&output, true, "writes", findings);
+                if !safe::option_values(args, &["-o", "--output"]).is_empty() {
+                    findings.push(ask(
+                        "`time -o` writes text of the command's choosing to a file",
+                    ));
                 }
                 skip_options(args, &["-o", "--output", "-f", "--format"])
             }
@@ -553,7 +555,7 @@ impl Judge<'_> {
             let in_git = self
                 .project
                 .is_some_and(|p| real.starts_with(p.join(".git")));
-            if temp_ok && (in_git || (real.is_file() && is_source(&real))) {
+            if temp_ok && (in_git || is_source(&real, real.exists())) {
                 findings.push(ask(format!(
                     "{verb} over {}, which changes the project or runs later",
                     real.display()
@@ -638,7 +640,45 @@ fn is_descriptor(path: &str, dynamic: bool) -> bool {
 }
 
 /// Files whose overwriting changes what the project is, or runs later (`.envrc`, dotfiles).
-fn is_source(path: &Path) -> bool {
+fn is_source(path: &Path, existing: bool) -> bool {
+    // New files: what build tools and interpreters pick up by themselves (a `conftest.py`, a
+    // `GNUmakefile`, a `.pth`), so that creating one would plant code. Existing files: any source.
+    const CODE: &[&str] = &[
+        "rs", "c", "h", "py", "pth", "js", "mjs", "cjs", "ts", "go", "rb", "php", "sh", "pl",
+        "toml", "json", "yaml", "yml", "ini", "cfg", "mk", "cmake", "lua", "nix",
+    ];
+    const AUTO_LOADED: &[&str] = &[
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "Dockerfile",
+        "Gemfile",
+        "Rakefile",
+        "Justfile",
+        "Vagrantfile",
+        "BUILD",
+        "WORKSPACE",
+        "CMakeLists.txt",
+        "meson.build",
+        "build.rs",
+        "conftest.py",
+        "setup.py",
+        "sitecustomize.py",
+        "usercustomize.py",
+    ];
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if !existing {
+        return name.starts_with('.')
+            || AUTO_LOADED.contains(&name.as_str())
+            || CODE.contains(&extension.as_str());
+    }
     const SOURCE: &[&str] = &[
         "rs", "c", "h", "cc", "cpp", "hpp", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go",
         "java", "kt", "rb", "php", "sh", "bash", "zsh", "fish", "toml", "yaml", "yml", "ini",
@@ -650,18 +690,8 @@ fn is_source(path: &Path) -> bool {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     name.starts_with('.')
-        || [
-            "Makefile",
-            "Dockerfile",
-            "Gemfile",
-            "Rakefile",
-            "Justfile",
-            "Vagrantfile",
-        ]
-        .contains(&name.as_str())
-        || path
-            .extension()
-            .is_some_and(|e| SOURCE.contains(&e.to_string_lossy().to_ascii_lowercase().as_str()))
+        || AUTO_LOADED.contains(&name.as_str())
+        || SOURCE.contains(&extension.as_str())
 }
 
 /// `/usr/bin/ls` is `ls`; a program in any other directory is a file to check.

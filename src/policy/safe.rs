@@ -40,13 +40,8 @@ impl Judged {
     }
 }
 
-/// How a table entry checks its arguments.
-enum Rule {
-    /// Safe unless one of these flags is given (each with why it is not).
-    Unless(&'static [(&'static str, &'static str)]),
-    /// Checked by a function.
-    Check(fn(&str, &[Word], &mut Judged)),
-}
+/// How a table entry checks a command's arguments.
+type Check = fn(&str, &[Word], &mut Judged);
 
 /// Programs that only look names up (a secret path given to them is not read). `echo` and
 /// `printf` are not here: what they print can be piped to a reader (`echo ~/.ssh/id_rsa | xargs cat`).
@@ -58,7 +53,7 @@ const NAMES_ONLY: &[&str] = &[
 const WRITES_FILE: &str = "writes its output to a file";
 
 /// The table. Names are basenames; `python3.12`-style versions are folded before lookup.
-const TABLE: &[(&[&str], Rule)] = &[
+const TABLE: &[(&[&str], Check)] = &[
     (
         &[
             "ls",
@@ -209,32 +204,15 @@ const TABLE: &[(&[&str], Rule)] = &[
             "lsb_release",
             "env",
             "dmesg",
-            "getent",
-            "rustc",
             "cargo-clippy",
             "clippy-driver",
-            "mypy",
             "pyright",
-            "flake8",
-            "pylint",
             "pycodestyle",
             "pydocstyle",
-            "bandit",
-            "tsc",
-            "jest",
-            "vitest",
             "pytest",
             "rspec",
             "history",
             "py.test",
-            "tox",
-            "nox",
-            "gcc",
-            "g++",
-            "cc",
-            "c++",
-            "clang",
-            "clang++",
             "shellcheck",
             "hadolint",
             "yamllint",
@@ -285,64 +263,54 @@ const TABLE: &[(&[&str], Rule)] = &[
             "mawk",
             "nawk",
         ],
-        Rule::Check(table_check),
+        table_check,
     ),
-    (
-        &["touch"],
-        Rule::Unless(&[
-            ("-d", "changes file times"),
-            ("-t", "changes file times"),
-            ("-r", "changes file times"),
-            ("--date", "changes file times"),
-            ("--reference", "changes file times"),
-            ("--time", "changes file times"),
-        ]),
-    ),
-    (&["tee"], Rule::Check(tee)),
-    (&["find"], Rule::Check(find)),
-    (&["xargs"], Rule::Check(xargs)),
-    (&["git"], Rule::Check(super::safe_dev::git)),
-    (&["cargo"], Rule::Check(super::safe_dev::cargo)),
+    (&["touch"], table_check),
+    (&["tee"], tee),
+    (&["find"], find),
+    (&["xargs"], xargs),
+    (&["git"], super::safe_dev::git),
+    (&["cargo"], super::safe_dev::cargo),
     (
         &["npm", "pnpm", "yarn", "bun"],
-        Rule::Check(super::safe_dev::node_package),
+        super::safe_dev::node_package,
     ),
-    (&["go"], Rule::Check(super::safe_dev::go)),
-    (&["make", "gmake"], Rule::Check(super::safe_dev::make)),
+    (&["go"], super::safe_dev::go),
+    (&["make", "gmake"], super::safe_dev::make),
     (
         &["mvn", "gradle", "gradlew", "dotnet"],
-        Rule::Check(super::safe_dev::jvm_dotnet),
+        super::safe_dev::jvm_dotnet,
     ),
     (
         &[
-            "ruff", "black", "isort", "prettier", "eslint", "gofmt", "biome", "rustfmt",
+            "ruff", "black", "isort", "prettier", "eslint", "gofmt", "biome", "rustfmt", "mypy",
+            "flake8", "pylint", "tsc", "jest", "vitest",
         ],
-        Rule::Check(super::safe_dev::formatter),
+        super::safe_dev::formatter,
     ),
     (
         &[
             "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby",
             "php", "deno", "lua", "Rscript",
         ],
-        Rule::Check(super::safe_dev::interpreter),
+        super::safe_dev::interpreter,
     ),
     (
         &[
             "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "source", ".",
         ],
-        Rule::Check(super::safe_dev::shell),
+        super::safe_dev::shell,
     ),
-    (&["eval"], Rule::Check(eval)),
-    (&["trap"], Rule::Check(trap)),
-    (&["watch"], Rule::Check(watch)),
-    (&["curl", "wget"], Rule::Check(super::safe_net::fetch)),
+    (&["eval"], eval),
+    (&["trap"], trap),
+    (&["watch"], watch),
+    (&["curl", "wget"], super::safe_net::fetch),
     (
         &[
             "docker",
             "podman",
             "kubectl",
             "oc",
-            "helm",
             "terraform",
             "tofu",
             "aws",
@@ -350,7 +318,7 @@ const TABLE: &[(&[&str], Rule)] = &[
             "az",
             "gh",
         ],
-        Rule::Check(super::safe_net::infra),
+        super::safe_net::infra,
     ),
     (
         &[
@@ -373,7 +341,6 @@ const TABLE: &[(&[&str], Rule)] = &[
             "ip",
             "ifconfig",
             "ssh-keygen",
-            "openssl",
             "tar",
             "unzip",
             "gzip",
@@ -382,7 +349,7 @@ const TABLE: &[(&[&str], Rule)] = &[
             "xz",
             "zstd",
         ],
-        Rule::Check(super::safe_sys::system),
+        super::safe_sys::system,
     ),
 ];
 
@@ -393,20 +360,11 @@ pub fn judge(base: &str, args: &[Word]) -> Judged {
         ..Judged::default()
     };
     let name = fold_version(base);
-    let Some((_, rule)) = TABLE.iter().find(|(names, _)| names.contains(&name)) else {
+    let Some((_, check)) = TABLE.iter().find(|(names, _)| names.contains(&name)) else {
         return judged;
     };
     judged.known = true;
-    match rule {
-        Rule::Unless(flags) => {
-            for (flag, why) in *flags {
-                if has_flag(args, flag) {
-                    judged.ask(format!("`{base} {flag}` {why}"));
-                }
-            }
-        }
-        Rule::Check(check) => check(name, args, &mut judged),
-    }
+    check(name, args, &mut judged);
     judged
 }
 
@@ -561,50 +519,34 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
             judged,
             &[("--pre", "runs a preprocessor program on every file")],
         ),
-        "pytest" | "py.test" => ask_flags(
-            judged,
-            &[
-                ("--basetemp", "deletes the directory it is given"),
-                ("--rootdir", "runs tests from another directory"),
-                ("-c", "reads its configuration from another file"),
-                ("--confcutdir", "loads conftest files from elsewhere"),
-                ("-p", "loads a plugin module"),
-            ],
-        ),
-        "pylint" => ask_flags(
-            judged,
-            &[
-                ("--init-hook", "runs Python code given inline"),
-                ("--load-plugins", "loads plugin modules"),
-                ("--rcfile", "reads another configuration"),
-            ],
-        ),
-        "jest" | "vitest" | "tsc" | "eslint" | "mypy" | "flake8" | "bandit" => {
-            judged.outputs.extend(option_values(
-                args,
-                &[
-                    "-o",
-                    "--output",
-                    "--outputFile",
-                    "--output-file",
-                    "--junit-xml",
-                    "--cache-location",
-                    "--outDir",
-                    "--outFile",
-                ],
+        "pytest" | "py.test" => super::safe_dev::pytest(args, judged),
+        "file" if has_flag(args, "-C") || has_flag(args, "--compile") => {
+            judged.ask("`file -C` writes a compiled magic file");
+        }
+        // Creating files and directories in the project; any option changes times or modes.
+        "touch" | "mkdir" => {
+            if name == "touch" && args.iter().any(|a| a.text.starts_with('-')) {
+                judged.ask("`touch` with options changes file times");
+            }
+            judged.outputs.extend(operands(args).cloned());
+        }
+        "jq" if args.iter().any(|a| {
+            a.text.contains("env") || a.text.contains("$ENV") || a.text.contains("input_filename")
+        }) =>
+        {
+            judged.ask("the `jq` program reads the environment, tokens included");
+        }
+        "export" | "set" | "declare" | "typeset" | "readonly" | "alias"
+            if operands(args).next().is_none()
+                && !has_flag(args, "-e")
+                && !has_flag(args, "-o") =>
+        {
+            judged.ask(format!(
+                "`{name}` alone prints every variable, tokens included"
             ));
-            ask_flags(
-                judged,
-                &[
-                    (
-                        "--config",
-                        "reads another configuration, which can run code",
-                    ),
-                    ("-c", "reads another configuration, which can run code"),
-                    ("--fix", "rewrites source files"),
-                    ("--plugins", "loads plugins"),
-                ],
-            );
+        }
+        "declare" | "typeset" if has_flag(args, "-p") => {
+            judged.ask(format!("`{name} -p` prints variables, tokens included"));
         }
         "ps" if args
             .iter()
@@ -612,7 +554,7 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         {
             judged.ask("`ps e` prints other processes' environments, tokens included");
         }
-        "printenv" | "env" if args.is_empty() => {
+        "printenv" if operands(args).next().is_none() => {
             judged.ask(format!(
                 "`{name}` prints every environment variable, tokens included"
             ));
@@ -798,6 +740,8 @@ fn env(args: &[Word], judged: &mut Judged) {
     }
     if start < rest.len() {
         judged.inner.push(rest[start..].to_vec());
+    } else {
+        judged.ask("`env` prints every environment variable, tokens included");
     }
 }
 

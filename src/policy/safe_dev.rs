@@ -99,34 +99,15 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     let sub_text = sub.text.as_str();
     let read_only = GIT_READ.contains(&sub_text)
         || match sub_text {
-            "branch" => {
+            "branch" => lists_refs(sub_args, "dDmMcCfut", BRANCH_WRITES),
+            "tag" => lists_refs(sub_args, "asufdmFe", TAG_WRITES),
+            "remote" => {
                 sub_args.is_empty()
-                    || sub_args.iter().all(|a| {
-                        matches!(
-                            a.text.as_str(),
-                            "-a" | "-r"
-                                | "-v"
-                                | "-vv"
-                                | "--list"
-                                | "-l"
-                                | "--all"
-                                | "--remotes"
-                                | "--verbose"
-                                | "--show-current"
-                                | "--merged"
-                                | "--no-merged"
-                                | "--contains"
-                        ) || a.text.starts_with("--sort")
-                            || a.text.starts_with("--format")
-                    })
-                    || has_flag(sub_args, "--list")
+                    || sub_args.iter().all(|a| a.text == "-v")
+                    || subcommand(sub_args) == Some("get-url")
             }
-            "tag" => {
-                sub_args.is_empty() || has_flag(sub_args, "-l") || has_flag(sub_args, "--list")
-            }
-            "remote" => sub_args.is_empty() || sub_args.iter().all(|a| a.text == "-v"),
             "stash" => matches!(subcommand(sub_args), Some("list" | "show")),
-            "reflog" => matches!(subcommand(sub_args), None | Some("show")),
+            "reflog" => !matches!(subcommand(sub_args), Some("expire" | "delete" | "drop")),
             "worktree" => matches!(subcommand(sub_args), Some("list")),
             // `git config user.email` (one name, no value) reads, like `--get`.
             "config" => {
@@ -142,8 +123,10 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
                                 || matches!(a.text.as_str(), "--global" | "--local" | "--system")
                         })
             }
-            "submodule" => matches!(subcommand(sub_args), Some("status" | "summary")),
-            "notes" => matches!(subcommand(sub_args), None | Some("list" | "show")),
+            "submodule" => matches!(subcommand(sub_args), None | Some("status" | "summary")),
+            "notes" => sub_args
+                .first()
+                .is_some_and(|a| matches!(a.text.as_str(), "list" | "show")),
             _ => false,
         };
     if !read_only {
@@ -160,6 +143,81 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     }
     // `git grep` reads every tracked file below where it runs (`--no-index`: every file).
     judged.recursive |= sub_text == "grep";
+}
+
+/// `git branch`/`git tag` options that create, delete, move or sign refs.
+const BRANCH_WRITES: &[&str] = &[
+    "--delete",
+    "--move",
+    "--copy",
+    "--force",
+    "--set-upstream-to",
+    "--unset-upstream",
+    "--edit-description",
+    "--track",
+    "--no-track",
+    "--create-reflog",
+    "--recurse-submodules",
+];
+const TAG_WRITES: &[&str] = &[
+    "--annotate",
+    "--sign",
+    "--local-user",
+    "--force",
+    "--delete",
+    "--message",
+    "--file",
+    "--edit",
+    "--create-reflog",
+    "--cleanup",
+    "--trailer",
+];
+/// Options that make `git branch`/`git tag` list (their operands are then patterns or commits).
+const REF_LISTING: &[&str] = &[
+    "-l",
+    "--list",
+    "-a",
+    "--all",
+    "-r",
+    "--remotes",
+    "-v",
+    "-vv",
+    "--verbose",
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--show-current",
+    "--sort",
+    "--format",
+    "--column",
+    "--no-column",
+    "-n",
+    "-i",
+    "--ignore-case",
+];
+
+/// Whether `git branch`/`git tag` with these arguments only lists: no option that writes (as
+/// written, or as one of `write_letters` inside a cluster), and operands only when a listing
+/// option says they are patterns or commits.
+fn lists_refs(args: &[Word], write_letters: &str, writes: &[&str]) -> bool {
+    let writing = args.iter().any(|a| {
+        let text = a.text.as_str();
+        let name = text.split_once('=').map_or(text, |(n, _)| n);
+        writes.contains(&name)
+            || (text.starts_with('-')
+                && !text.starts_with("--")
+                && text[1..]
+                    .chars()
+                    .take_while(char::is_ascii_alphabetic)
+                    .any(|c| write_letters.contains(c)))
+    });
+    let listing = args.iter().any(|a| {
+        let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
+        REF_LISTING.contains(&name) || name.starts_with("-n")
+    });
+    !writing && (operands(args).next().is_none() || listing)
 }
 
 /// Why a git subcommand that is not read-only asks, in words a person understands.
@@ -213,16 +271,24 @@ const CARGO_SAFE: &[&str] = &[
 ];
 
 pub fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
-    for flag in ["--config", "-Z"] {
-        if has_flag(args, flag) {
-            judged.ask(format!("`cargo {flag}` changes what cargo runs"));
+    // cargo (clap) takes no abbreviations: its options are matched exactly.
+    let given = |flag: &str| {
+        args.iter()
+            .any(|a| a.text == flag || a.text.starts_with(&format!("{flag}=")))
+    };
+    for flag in ["--config", "--open", "--target-dir"] {
+        if given(flag) {
+            judged.ask(format!("`cargo {flag}` changes what cargo runs or starts"));
         }
+    }
+    if args.iter().any(|a| a.text.starts_with("-Z")) {
+        judged.ask("`cargo -Z` changes what cargo runs");
     }
     judged
         .scripts
         .extend(option_values(args, &["--manifest-path"]));
     judged.dirs.extend(option_values(args, &["-C"]));
-    if has_flag(args, "--fix") || has_flag(args, "--allow-dirty") {
+    if given("--fix") || given("--allow-dirty") || given("--allow-staged") {
         judged.ask("`cargo --fix` rewrites source files");
     }
     let rest: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('+')).collect();
@@ -239,7 +305,10 @@ pub fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
-    if has_flag(args, "-g") || has_flag(args, "--global") {
+    if has_flag(args, "-g")
+        || has_flag(args, "--global")
+        || args.iter().any(|a| a.text.starts_with("--location"))
+    {
         judged.ask(format!(
             "`{name} --global` changes packages outside the project"
         ));
@@ -327,7 +396,9 @@ pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
         args,
         &[
             "-o",
+            "--o",
             "-coverprofile",
+            "--coverprofile",
             "-cpuprofile",
             "-memprofile",
             "-blockprofile",
@@ -348,7 +419,11 @@ pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
     }
     match subcommand(args).unwrap_or("") {
         "build" | "test" | "vet" | "list" | "version" | "doc" | "run" | "help" | "" => {}
-        "env" if !has_flag(args, "-w") && !has_flag(args, "-u") => {}
+        "env"
+            if !args.iter().any(|a| {
+                let name = a.text.trim_start_matches('-');
+                a.text.starts_with('-') && (name.starts_with('w') || name.starts_with('u'))
+            }) => {}
         "mod" if matches!(
             operands(args).nth(1).map(|w| w.text.as_str()),
             Some("download" | "graph" | "why" | "verify")
@@ -448,54 +523,176 @@ pub fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
     judged.network = true;
 }
 
-/// Linters and formatters: checking is safe, rewriting files asks.
+/// Linters, formatters and test runners of other languages: safe only in their checking forms,
+/// with options from a short list known to change nothing but what they print (an option not on
+/// the list may write files, load plugins or read a configuration that runs code). Names ending
+/// in `=` take a value. The first entry, when set, is a subcommand or flag that must be present.
 pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
-    let checks = match name {
-        _ if args
-            .iter()
-            .any(|a| a.text.starts_with("--fix") || a.text.starts_with("--unsafe-fix")) =>
-        {
-            false
-        }
-        "ruff" => match subcommand(args) {
-            Some("check") => !has_flag(args, "--fix"),
-            Some("format") => has_flag(args, "--check") || has_flag(args, "--diff"),
-            Some("version") | None => true,
-            _ => false,
-        },
-        "black" | "isort" => {
-            has_flag(args, "--check") || has_flag(args, "--diff") || has_flag(args, "--version")
-        }
-        "prettier" if has_flag(args, "--write") || has_flag(args, "-w") => false,
-        "prettier" => {
-            has_flag(args, "--check")
-                || has_flag(args, "-c")
-                || has_flag(args, "--list-different")
-                || has_flag(args, "-l")
-                || !has_flag(args, "--write") && !has_flag(args, "-w")
-        }
-        "eslint" => {
-            !has_flag(args, "--fix")
-                && !has_flag(args, "--fix-dry-run")
-                && !has_flag(args, "-o")
-                && !has_flag(args, "--output-file")
-        }
-        "gofmt" => !has_flag(args, "-w"),
-        "rustfmt" => {
-            has_flag(args, "--check") || has_flag(args, "--version") || has_flag(args, "-V")
-        }
-        "biome" => {
-            matches!(subcommand(args), Some("check" | "lint" | "ci" | "format"))
-                && !has_flag(args, "--write")
-                && !has_flag(args, "--apply")
-                && !has_flag(args, "--fix")
-        }
-        _ => false,
+    let (required, allowed): (&[&str], &[&str]) = match name {
+        "ruff" => (
+            &["check", "format"],
+            &[
+                "--check",
+                "--diff",
+                "--quiet",
+                "-q",
+                "--statistics",
+                "--no-cache",
+                "--exit-zero",
+                "--select=",
+                "--ignore=",
+                "--extend-select=",
+                "--output-format=",
+                "--show-fixes",
+                "--target-version=",
+                "--line-length=",
+            ],
+        ),
+        "black" | "isort" => (
+            &["--check", "--diff"],
+            &[
+                "--check",
+                "--diff",
+                "--quiet",
+                "-q",
+                "--line-length=",
+                "-l=",
+                "--color",
+                "--profile=",
+            ],
+        ),
+        "prettier" => (
+            &["--check", "-c", "--list-different", "-l"],
+            &["--check", "-c", "--list-different", "-l", "--log-level="],
+        ),
+        "rustfmt" => (&["--check"], &["--check", "--edition=", "-q", "--quiet"]),
+        "gofmt" => (&[], &["-l", "-d", "-s", "-e"]),
+        "eslint" => (
+            &[],
+            &[
+                "--ext=",
+                "--quiet",
+                "--max-warnings=",
+                "--color",
+                "--no-color",
+            ],
+        ),
+        "biome" => (
+            &["check", "lint", "ci", "format"],
+            &["--max-diagnostics=", "--diagnostic-level="],
+        ),
+        "mypy" => (
+            &[],
+            &[
+                "--strict",
+                "--ignore-missing-imports",
+                "--no-error-summary",
+                "--pretty",
+                "--show-error-codes",
+                "-p=",
+                "--package=",
+                "-m=",
+                "--module=",
+                "--python-version=",
+                "--no-incremental",
+                "--check-untyped-defs",
+            ],
+        ),
+        "flake8" => (
+            &[],
+            &[
+                "--max-line-length=",
+                "--select=",
+                "--ignore=",
+                "--extend-ignore=",
+                "--count",
+                "--statistics",
+                "--exclude=",
+                "--show-source",
+            ],
+        ),
+        "pylint" => (
+            &[],
+            &[
+                "--disable=",
+                "--enable=",
+                "--errors-only",
+                "-E",
+                "--score=",
+                "--reports=",
+                "--output-format=",
+            ],
+        ),
+        "tsc" => (
+            &["--noEmit"],
+            &[
+                "--noEmit",
+                "--pretty",
+                "--strict",
+                "--skipLibCheck",
+                "-p=",
+                "--project=",
+            ],
+        ),
+        "jest" => (
+            &[],
+            &[
+                "--ci",
+                "--runInBand",
+                "-i",
+                "--silent",
+                "--verbose",
+                "-t=",
+                "--testNamePattern=",
+                "--passWithNoTests",
+                "--bail",
+                "--coverage",
+                "--watchAll=false",
+            ],
+        ),
+        "vitest" => (
+            &["run", "--run"],
+            &["--run", "--reporter=", "--coverage", "-t="],
+        ),
+        _ => (&[], &[]),
     };
-    if !checks {
+    if !required.is_empty() && !args.iter().any(|a| required.contains(&a.text.as_str())) {
         judged.ask(format!(
-            "`{name}` rewrites files this way (checking without --fix/--write runs without asking)"
+            "`{name}` runs unasked only to check ({}): this way it may rewrite files",
+            required.join(", ")
         ));
+        return;
+    }
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            break;
+        }
+        if text.starts_with('-') && text != "-" {
+            let (given, inline) = match text.split_once('=') {
+                Some((given, _)) => (given, true),
+                None => (text, false),
+            };
+            if allowed.contains(&given) {
+            } else if allowed.contains(&format!("{given}=").as_str()) {
+                if !inline {
+                    i += 1;
+                }
+            } else {
+                judged.ask(format!(
+                    "`{name} {given}` is an option ai does not know to be safe (it may write files, \
+                     load plugins or read a configuration that runs code)"
+                ));
+                return;
+            }
+        }
+        i += 1;
+    }
+    if name == "tsc" {
+        judged
+            .dirs
+            .extend(option_values(args, &["-p", "--project"]));
     }
 }
 
@@ -512,8 +709,6 @@ const PYTHON_SAFE_MODULES: &[&str] = &[
     "compileall",
     "tabnanny",
     "json.tool",
-    "tox",
-    "nox",
     "venv",
     "site",
     "platform",
@@ -539,9 +734,9 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
             "--experimental-policy",
             "--inspect-brk",
         ],
-        "perl" => &["-e", "-E", "-M", "-i", "-n", "-p"],
-        "ruby" => &["-e", "-i", "-r", "-n", "-p"],
-        "php" => &["-r", "-B", "-R", "-E", "-F"],
+        "perl" => &["-e", "-E", "-M", "-m", "-i", "-n", "-p", "-S", "-d", "-D"],
+        "ruby" => &["-e", "-i", "-r", "-n", "-p", "-S"],
+        "php" => &["-r", "-B", "-R", "-E", "-F", "-S", "-d", "-c", "-t"],
         "lua" => &["-e", "-l"],
         _ => &["-e"],
     };
@@ -582,6 +777,18 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
         }
         if module == "json.tool" && operands(after).count() > 1 {
             judged.outputs.extend(operands(after).nth(1).cloned());
+        }
+        if module == "pytest" {
+            pytest(after, judged);
+        }
+        if module == "venv" {
+            if ["--clear", "--upgrade", "--upgrade-deps"]
+                .iter()
+                .any(|flag| has_flag(after, flag))
+            {
+                judged.ask("`python -m venv --clear` deletes the directory it is given");
+            }
+            judged.outputs.extend(operands(after).cloned());
         }
         if !PYTHON_SAFE_MODULES.contains(&module) && !pip_read {
             judged.ask(format!(
@@ -637,13 +844,109 @@ pub fn shell(name: &str, args: &[Word], judged: &mut Judged) {
         judged.ask(format!("`{name} -s` runs the text given on its input"));
         return;
     }
+    if args
+        .iter()
+        .any(|a| a.text.starts_with("--rcfile") || a.text.starts_with("--init-file"))
+    {
+        judged.ask(format!("`{name} --rcfile` runs another startup file"));
+        return;
+    }
     script_operand(name, args, judged);
 }
 
-/// The script an interpreter runs: its first operand (after the interpreter's own options).
+/// pytest runs the project's tests; options that load plugins, read other configurations,
+/// delete or write files, or upload results ask, and test paths must be the project's.
+pub fn pytest(args: &[Word], judged: &mut Judged) {
+    for flag in [
+        "--basetemp",
+        "--rootdir",
+        "-c",
+        "--config-file",
+        "--confcutdir",
+        "-p",
+        "--junitxml",
+        "--junit-xml",
+        "--log-file",
+        "--pastebin",
+        "--result-log",
+        "--debug",
+        "--override-ini",
+        "-o",
+        "--cov-config",
+        "--import-mode",
+        "--pyargs",
+    ] {
+        if !option_values(args, &[flag]).is_empty() || has_flag(args, flag) {
+            judged.ask(format!(
+                "`pytest {flag}` loads, deletes, uploads or writes something outside its tests"
+            ));
+            return;
+        }
+    }
+    for path in operands(args) {
+        let file = path.text.split("::").next().unwrap_or("");
+        if !file.is_empty() && !path.text.contains('=') {
+            judged.scripts.push(Word {
+                text: file.to_string(),
+                ..path.clone()
+            });
+        }
+    }
+}
+
+/// The script an interpreter runs: its first operand after the interpreter's own options, read
+/// with the interpreter's own table of which one-letter options take a value (python's `-O`
+/// does not, its `-W` does; a shell's `-o` does). No script, or `-`, means code from its input.
 fn script_operand(name: &str, args: &[Word], judged: &mut Judged) {
-    let rest = skip_options(args, &["-W", "-X", "-O", "--stack-size", "-I", "-x"]);
-    match rest.first() {
+    let takes_value = match name {
+        "python" | "python2" | "python3" | "pypy" | "pypy3" => "WXQ",
+        "perl" => "I",
+        "ruby" => "ICFKEWT",
+        "php" => "fz",
+        "node" | "nodejs" => "",
+        _ => "oO",
+    };
+    let mut i = 0;
+    let script = loop {
+        let Some(arg) = args.get(i) else { break None };
+        let text = arg.text.as_str();
+        if text == "--" {
+            break args.get(i + 1);
+        }
+        let shell_plus = takes_value == "oO" && text.starts_with('+') && text.len() > 1;
+        if text.starts_with("--") {
+            if name == "node" || name == "nodejs" {
+                let known = [
+                    "--test",
+                    "--enable-source-maps",
+                    "--no-warnings",
+                    "--trace-warnings",
+                ];
+                let tuned = ["--max-old-space-size=", "--stack-size="];
+                if !known.contains(&text) && !tuned.iter().any(|t| text.starts_with(t)) {
+                    judged.ask(format!("`{name} {text}` changes how or what it runs"));
+                    return;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        if (text.starts_with('-') && text.len() > 1) || shell_plus {
+            let cluster = &text[1..];
+            for (pos, c) in cluster.char_indices() {
+                if takes_value.contains(c) {
+                    if cluster[pos + c.len_utf8()..].is_empty() {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        break Some(arg);
+    };
+    match script {
         Some(script) if script.text != "-" => judged.scripts.push(script.clone()),
         _ => judged.ask(format!("`{name}` runs the code it reads on its input")),
     }

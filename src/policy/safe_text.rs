@@ -222,6 +222,25 @@ fn skip_delimited(chars: &[char], mut i: usize, delimiter: char) -> Option<usize
 }
 
 pub fn awk(args: &[Word], judged: &mut Judged) {
+    let loads = super::safe::option_values(
+        args,
+        &[
+            "-f",
+            "--file",
+            "-i",
+            "--include",
+            "-l",
+            "--load",
+            "-E",
+            "--exec",
+            "--source",
+            "-e",
+        ],
+    );
+    if !loads.is_empty() {
+        judged.ask("`awk -f`/`--include`/`--source` runs a program ai has not checked");
+        return;
+    }
     let mut i = 0;
     let mut program = None;
     while let Some(arg) = args.get(i) {
