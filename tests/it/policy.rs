@@ -136,14 +136,16 @@ fn output_beyond_the_cap_keeps_head_and_tail() {
 #[test]
 fn the_sandbox_blocks_writes_outside_the_working_directory_and_allows_them_inside() {
     let server = FakeServer::start(vec![
-        tool_reply(&[(
-            "c1",
-            "execute_command",
-            exec("touch inside.txt; touch ../home/outside.txt"),
-        )]),
+        tool_reply(&[("c1", "execute_command", exec("make"))]),
         text_reply("done"),
     ]);
-    let ai = Ai::new(&server.url).args(&["--json", "touch"]);
+    // Project code the policy allows (a Makefile) tries to write outside the project.
+    let ai = Ai::new(&server.url)
+        .file(
+            "Makefile",
+            "all:\n\ttouch inside.txt\n\ttouch ../home/outside.txt\n",
+        )
+        .args(&["--json", "touch"]);
     let run = ai.run();
     assert!(ai.work().join("inside.txt").exists());
     if sandbox_enforced() {
