@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::danger::{self, basename, is_block_device, risky_assignment};
-use super::path::holds_secrets;
+use super::path::{holds_secrets, secret_below};
 use super::reach::{Place, has_glob};
 use super::safe::{self, Judged, operands, skip_options};
 use super::shell::{self, Redirect, RedirectKind, Word};
@@ -291,6 +291,16 @@ impl Judge<'_> {
         for inner in &judged.inner {
             self.simple(inner, &[], context, wraps + 1, findings);
         }
+        // Paths handed over at run time (`xargs cat`): a secret in the tree could be one of them.
+        if judged.contents
+            && !judged.recursive
+            && let Some(secret) = secret_below(&self.place.cwd.clone(), self.place.home)
+        {
+            findings.push(ask(format!(
+                "it reads files named at run time, and {} (a secret) is here",
+                secret.display()
+            )));
+        }
         for string in &judged.strings {
             if string.dynamic {
                 findings.push(ask(format!(
@@ -393,6 +403,26 @@ impl Judge<'_> {
             "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
                 if safe::subcommand(args) == Some("run") =>
             {
+                if args.iter().any(|a| {
+                    let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
+                    matches!(
+                        name,
+                        "--with"
+                            | "--with-requirements"
+                            | "--python"
+                            | "-p"
+                            | "--from"
+                            | "--index"
+                            | "--index-url"
+                            | "--extra-index-url"
+                            | "--find-links"
+                    )
+                }) {
+                    findings.push(ask(format!(
+                        "`{base} run` with other packages or another interpreter runs code from \
+                         outside the project"
+                    )));
+                }
                 let at = args
                     .iter()
                     .position(|a| a.text == "run")
@@ -415,7 +445,10 @@ impl Judge<'_> {
                             .project
                             .is_some_and(|p| p.join("node_modules/.bin").join(&bin.text).exists())
                 });
-                if !local || args.iter().any(|a| a.text.starts_with('-')) {
+                let unknown_option = args.iter().any(|a| {
+                    a.text.starts_with('-') && !matches!(a.text.as_str(), "--no-install" | "--no")
+                });
+                if !local || unknown_option {
                     findings.push(ask(format!(
                         "`{base}` downloads and runs a package unless the project has it"
                     )));
@@ -458,7 +491,11 @@ impl Judge<'_> {
     }
 
     fn secret(&self, word: &Word, findings: &mut Vec<Finding>) {
-        if let Some(what) = self.place.secret(word) {
+        if let Some(what) = self
+            .place
+            .secret(word)
+            .or_else(|| self.place.secret_unnormalized(word))
+        {
             findings.push(deny(format!("it reaches {what}, a secret")));
         }
     }
@@ -483,6 +520,31 @@ impl Judge<'_> {
         if judged.recursive {
             if targets.iter().all(|p| !p.is_dir()) {
                 targets.push(self.place.cwd.clone());
+            }
+            // rg, ag, fd and git grep skip hidden and ignored files unless told otherwise.
+            let skips_hidden = matches!(base, "rg" | "ag" | "fd" | "fdfind" | "git")
+                && !args.iter().any(|a| {
+                    a.text.starts_with("--hidden")
+                        || a.text.starts_with("--no-ignore")
+                        || a.text.starts_with("-u")
+                        || a.text == "-."
+                        || a.text == "--no-index"
+                        || a.text == "--untracked"
+                });
+            if let Some(secret) = targets
+                .iter()
+                .filter(|d| {
+                    judged.contents
+                        && !skips_hidden
+                        && d.is_dir()
+                        && !holds_secrets(d, self.place.home)
+                })
+                .find_map(|d| secret_below(d, self.place.home))
+            {
+                findings.push(ask(format!(
+                    "`{base}` reads everything below, {} included (a secret)",
+                    secret.display()
+                )));
             }
             if let Some(dir) = targets
                 .iter()

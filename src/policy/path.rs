@@ -80,6 +80,19 @@ const HOME_SECRETS: &[(&str, &str)] = &[
     (".config/chromium", "browser cookies and passwords"),
     (".mozilla", "browser cookies and passwords"),
     (".config/swebash-ai", "this tool's own settings and keys"),
+    (".config/git/credentials", "git credentials"),
+    (
+        ".config/containers/auth.json",
+        "container registry credentials",
+    ),
+    (".m2/settings.xml", "Maven credentials"),
+    (".gradle/gradle.properties", "Gradle credentials"),
+    (".composer/auth.json", "Composer credentials"),
+    (".bash_history", "shell history (typed secrets)"),
+    (".zsh_history", "shell history (typed secrets)"),
+    (".python_history", "Python history (typed secrets)"),
+    (".psql_history", "database history (typed secrets)"),
+    (".mysql_history", "database history (typed secrets)"),
 ];
 
 const SYSTEM_SECRETS: &[(&str, &str)] = &[
@@ -88,14 +101,25 @@ const SYSTEM_SECRETS: &[(&str, &str)] = &[
     ("/etc/sudoers", "sudo rules"),
     ("/etc/sudoers.d", "sudo rules"),
     ("/etc/ssh", "SSH host keys"),
+    ("/etc/shadow-", "system password hashes (backup)"),
+    ("/etc/gshadow-", "system password hashes (backup)"),
+    ("/var/backups", "system backups (password hashes)"),
+    ("/run/secrets", "container secrets"),
+    ("/var/run/secrets", "container and Kubernetes secrets"),
     ("/root", "root's home directory"),
 ];
 
 /// Why `path` is sensitive, if it is. `path` should be absolute; checked as written and resolved.
 pub fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
+    // Public keys and the known hosts in ~/.ssh are not secrets.
+    let public = path.parent().is_some_and(|p| p.ends_with(".ssh"))
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with(".pub") || n == "known_hosts");
     if let Some(home) = home
         && let Ok(rest) = path.strip_prefix(home)
         && let Some((prefix, what)) = HOME_SECRETS.iter().find(|(p, _)| rest.starts_with(p))
+        && !public
     {
         return Some(format!("~/{prefix} ({what})"));
     }
@@ -121,6 +145,24 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
         return Some("environment secrets");
     }
     let lower = name.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        ".envrc"
+            | ".npmrc"
+            | ".pypirc"
+            | ".netrc"
+            | ".pgpass"
+            | ".git-credentials"
+            | "terraform.tfstate"
+            | "terraform.tfstate.backup"
+            | "credentials.json"
+            | "service-account.json"
+            | "secrets.json"
+            | "secrets.yaml"
+            | "secrets.yml"
+    ) {
+        return Some("credentials");
+    }
     if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
         .iter()
         .any(|ext| lower.ends_with(ext))
@@ -129,6 +171,43 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
     }
     if lower.starts_with("id_") && !lower.ends_with(".pub") && !lower.contains('.') {
         return Some("an SSH private key");
+    }
+    None
+}
+
+/// The first secret file below `dir` (a project's `.env`, a key), looked for in a bounded walk
+/// that skips version control and dependency trees; `None` when there is none (or the walk ran
+/// out of budget, in which case the sandbox is the remaining guard).
+pub fn secret_below(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    const SKIP: &[&str] = &[
+        ".git",
+        "node_modules",
+        "target",
+        ".venv",
+        "venv",
+        "__pycache__",
+    ];
+    let mut budget = 20_000usize;
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            budget = budget.checked_sub(1)?;
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            if kind.is_dir() {
+                if !SKIP.iter().any(|s| name == *s) {
+                    pending.push(path);
+                }
+            } else if sensitive(&path, home).is_some() {
+                return Some(path);
+            }
+        }
     }
     None
 }

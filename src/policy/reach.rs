@@ -52,14 +52,42 @@ impl Place<'_> {
         paths.iter().find_map(|path| self.secret_path(path))
     }
 
-    /// Why a path is a secret, judged as written and as resolved through symlinks.
+    /// Why a word is a secret when its path is resolved by the kernel as written, `..` after a
+    /// symlink included (`/dev/fd/../environ` is this process's environment, not `/dev/environ`).
+    pub fn secret_unnormalized(&self, word: &Word) -> Option<String> {
+        let text = self.expand_variables(&word.text, word.dynamic)?;
+        path_candidates(&text)
+            .into_iter()
+            .filter(|c| c.contains(".."))
+            .filter_map(|c| std::fs::canonicalize(self.cwd.join(c)).ok())
+            .find_map(|real| sensitive(&real, self.home))
+    }
+
+    /// Why a path is a secret, judged as written and as resolved through symlinks (as the
+    /// kernel walks it: `/dev/fd/../environ` is this process's environment).
     pub fn secret_path(&self, path: &Path) -> Option<String> {
         let lexical = normalize(path);
-        sensitive(&lexical, self.home).or_else(|| {
-            std::fs::canonicalize(&lexical)
-                .ok()
-                .and_then(|real| sensitive(&real, self.home))
-        })
+        let why = sensitive(&lexical, self.home).or_else(|| {
+            [path, lexical.as_path()]
+                .iter()
+                .filter_map(|p| std::fs::canonicalize(p).ok())
+                .find_map(|real| sensitive(&real, self.home))
+        })?;
+        // A `.pem` that holds only certificates is public: read its start to tell.
+        let certificate_only = why.contains("certificate store")
+            && ["pem", "crt", "cer"].iter().any(|e| {
+                lexical
+                    .extension()
+                    .is_some_and(|x| x.eq_ignore_ascii_case(e))
+            })
+            && std::fs::File::open(&lexical).ok().is_some_and(|file| {
+                use std::io::Read;
+                let mut head = Vec::new();
+                file.take(64 * 1024).read_to_end(&mut head).is_ok()
+                    && head.windows(11).any(|w| w == b"CERTIFICATE")
+                    && !head.windows(11).any(|w| w == b"PRIVATE KEY")
+            });
+        (!certificate_only).then_some(why)
     }
 
     /// Variables expanded: `$HOME`, `$PWD` and what the line set are known; any other variable
@@ -169,6 +197,12 @@ fn path_candidates(text: &str) -> Vec<&str> {
     }
     if let Some(rest) = text.strip_prefix("file://") {
         out.push(rest);
+    }
+    // `HEAD:.env` (git), `host:path`: the part after the colon may be a path too.
+    if !text.contains("://")
+        && let Some((_, path)) = text.rsplit_once(':')
+    {
+        out.push(path);
     }
     if text.starts_with('-')
         && !text.starts_with("--")

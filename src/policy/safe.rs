@@ -26,8 +26,11 @@ pub struct Judged {
     pub reads: Vec<Word>,
     /// It talks to the network (its output is untrusted).
     pub network: bool,
-    /// It reads whole directory trees (a home directory passed to it exposes every secret).
+    /// It walks whole directory trees (a home directory passed to it exposes every secret).
     pub recursive: bool,
+    /// It reads the contents of the files it walks, or of paths it is handed at run time
+    /// (`grep -r`, `find -exec cat {}`, `xargs cat`): a secret file in the tree would be read.
+    pub contents: bool,
     /// It only prints its arguments or looks names up: secret paths in them are not read.
     pub names_only: bool,
     /// The program is in the table.
@@ -276,6 +279,11 @@ const TABLE: &[(&[&str], Check)] = &[
         super::safe_dev::node_package,
     ),
     (&["go"], super::safe_dev::go),
+    (
+        &["cmake", "ctest", "ninja", "less", "more", "man"],
+        super::safe_dev::build_driver,
+    ),
+    (&["coverage"], super::safe_dev::coverage),
     (&["make", "gmake"], super::safe_dev::make),
     (
         &["mvn", "gradle", "gradlew", "dotnet"],
@@ -691,6 +699,11 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
             || has_flag(args, "--recursive")
             || has_flag(args, "--dereference-recursive");
         judged.recursive = recursive && name != "ls" && name != "du";
+        judged.contents = judged.recursive
+            && matches!(
+                name,
+                "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "diff"
+            );
     }
 }
 
@@ -753,6 +766,9 @@ fn tee(_name: &str, args: &[Word], judged: &mut Judged) {
 
 fn find(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.recursive = true;
+    judged.contents = args
+        .iter()
+        .any(|a| matches!(a.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         match arg.text.as_str() {
@@ -794,10 +810,29 @@ fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
         ],
     );
     if !rest.is_empty() {
-        // The arguments come from stdin: the inner command gets words nobody has seen.
-        let mut inner = rest.to_vec();
+        // The arguments come from stdin: the inner command gets words nobody has seen, also
+        // wherever the replacement string stands (`xargs -I{} sh -c '{}'`).
+        let replace: Vec<String> = option_values(args, &["-I", "--replace", "-i"])
+            .into_iter()
+            .map(|w| w.text)
+            .chain(has_flag(args, "-i").then(|| "{}".to_string()))
+            .collect();
+        let mut inner: Vec<Word> = rest
+            .iter()
+            .map(|w| {
+                if replace
+                    .iter()
+                    .any(|r| !r.is_empty() && w.text.contains(r.as_str()))
+                {
+                    Word::computed(w.text.clone())
+                } else {
+                    w.clone()
+                }
+            })
+            .collect();
         inner.push(Word::computed("<arguments from stdin>"));
         judged.inner.push(inner);
+        judged.contents = true;
     }
 }
 

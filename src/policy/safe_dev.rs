@@ -143,6 +143,7 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     }
     // `git grep` reads every tracked file below where it runs (`--no-index`: every file).
     judged.recursive |= sub_text == "grep";
+    judged.contents |= sub_text == "grep";
 }
 
 /// `git branch`/`git tag` options that create, delete, move or sign refs.
@@ -364,6 +365,25 @@ pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
         ),
         "version" => ops.len() == 1,
         "pack" => has_flag(args, "--dry-run"),
+        // `yarn jest`, `pnpm exec tsc`: a tool the project installed, or one of its scripts.
+        "exec" if name != "npm" => {
+            if let Some(bin) = ops.get(1) {
+                judged.scripts.push(Word {
+                    text: format!("node_modules/.bin/{}", bin.text),
+                    ..(*bin).clone()
+                });
+            }
+            ops.len() > 1
+        }
+        "dlx" | "create" | "add" | "global" | "up" | "upgrade" | "remove" | "link" | "publish"
+        | "unpublish" | "login" | "logout" | "set" | "import" | "patch" | "npm" | "x" => false,
+        other if name != "npm" && !other.contains('/') => {
+            judged.scripts.push(Word {
+                text: format!("node_modules/.bin/{other}"),
+                ..ops[0].clone()
+            });
+            true
+        }
         _ => false,
     };
     if !safe {
@@ -408,14 +428,23 @@ pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
     ));
     if subcommand(args) == Some("run")
         && let Some(target) = operands(args).nth(1)
-        && !(target.text.starts_with('.')
-            || target.text.starts_with('/')
-            || target.text.ends_with(".go"))
     {
-        judged.ask(format!(
-            "`go run {}` downloads and runs a module",
-            target.text
-        ));
+        let local = target.text.starts_with('.')
+            || target.text.starts_with('/')
+            || target.text.ends_with(".go");
+        if local {
+            judged.scripts.push(target.clone());
+        } else {
+            judged.ask(format!(
+                "`go run {}` downloads and runs a module",
+                target.text
+            ));
+        }
+    }
+    if subcommand(args) == Some("list") && args.iter().any(|a| a.text == "-m") {
+        judged.ask(
+            "`go list -m` looks modules up on the network, which can carry what the model read",
+        );
     }
     match subcommand(args).unwrap_or("") {
         "build" | "test" | "vet" | "list" | "version" | "doc" | "run" | "help" | "" => {}
@@ -446,6 +475,9 @@ pub fn make(_name: &str, args: &[Word], judged: &mut Judged) {
     ));
     if !option_values(args, &["-E", "--eval"]).is_empty() {
         judged.ask("`make --eval` runs make code given inline");
+    }
+    if has_flag(args, "-t") || has_flag(args, "--touch") {
+        judged.ask("`make --touch` marks targets up to date by touching files");
     }
     let dry_run = ["-n", "--dry-run", "--just-print", "--recon"]
         .iter()
@@ -521,6 +553,97 @@ pub fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
         }
     }
     judged.network = true;
+}
+
+/// Build drivers of C/C++ projects, safe when they only build an existing build directory in the
+/// project (`cmake --build build`, `ctest --test-dir build`, `ninja -C build`), and pagers and man
+/// pages read without options.
+pub fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
+    let (allowed, dirs): (&[&str], &[&str]) = match name {
+        "cmake" if args.first().is_some_and(|a| a.text == "--build") => (
+            &[
+                "--build=",
+                "-j=",
+                "--parallel=",
+                "--target=",
+                "-t=",
+                "--config=",
+                "--verbose",
+                "-v",
+            ],
+            &["--build"],
+        ),
+        "ctest" => (
+            &[
+                "--output-on-failure",
+                "-j=",
+                "--parallel=",
+                "-R=",
+                "-E=",
+                "-L=",
+                "--test-dir=",
+                "-C=",
+                "--build-config=",
+                "-V",
+                "--verbose",
+                "-N",
+                "--show-only",
+            ],
+            &["--test-dir"],
+        ),
+        "ninja" => (&["-C=", "-j=", "-k=", "-v", "-n"], &["-C"]),
+        "less" | "more" | "man" => (&[], &[]),
+        _ => {
+            judged.ask(format!("`{name}` with these arguments runs unchecked code"));
+            return;
+        }
+    };
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if text.starts_with('-') && text != "-" {
+            let given = text.split_once('=').map_or(text, |(g, _)| g);
+            if allowed.contains(&given) {
+            } else if allowed.contains(&format!("{given}=").as_str()) {
+                if !text.contains('=') {
+                    i += 1;
+                }
+            } else {
+                judged.ask(format!(
+                    "`{name} {given}` is an option ai does not know to be safe"
+                ));
+                return;
+            }
+        } else if text.starts_with('+') && matches!(name, "less" | "more" | "man") {
+            judged.ask(format!(
+                "`{name} +...` runs pager commands, which can run programs"
+            ));
+            return;
+        } else if name == "ninja" && matches!(text, "install" | "clean" | "-t") {
+            judged.ask(format!("`ninja {text}` changes files outside the build"));
+        }
+        i += 1;
+    }
+    judged.dirs.extend(option_values(args, dirs));
+}
+
+/// `coverage run -m pytest`: coverage around a Python run, judged as that run; its reports
+/// write into the project.
+pub fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
+    match subcommand(args) {
+        Some("run") => {
+            let at = args
+                .iter()
+                .position(|a| a.text == "run")
+                .map_or(0, |i| i + 1);
+            interpreter("python3", args.get(at..).unwrap_or(&[]), judged);
+        }
+        Some("report" | "html" | "xml" | "json" | "lcov" | "combine" | "erase" | "debug") => {}
+        other => judged.ask(format!(
+            "`coverage {}` is not one of its run or report commands",
+            other.unwrap_or("")
+        )),
+    }
 }
 
 /// Linters, formatters and test runners of other languages: safe only in their checking forms,

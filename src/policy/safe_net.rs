@@ -31,6 +31,40 @@ const SECRET_WORDS: &[&str] = &[
 pub fn infra(name: &str, args: &[Word], judged: &mut Judged) {
     judged.network = true;
     let ops: Vec<&str> = operands(args).map(|w| w.text.as_str()).collect();
+    // Options that point the client at another server, account or directory of code.
+    const ELSEWHERE: &[&str] = &[
+        "--server",
+        "-s",
+        "--kubeconfig",
+        "--token",
+        "--context",
+        "--cluster",
+        "--as",
+        "--endpoint-url",
+        "--profile",
+        "-H",
+        "--host",
+        "--config",
+        "-chdir",
+        "--chdir",
+        "--registry-config",
+        "--post-renderer",
+        "--repo",
+        "-out",
+        "--kube-apiserver",
+    ];
+    if let Some(arg) = args.iter().find(|a| {
+        let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
+        ELSEWHERE.contains(&name) || name.starts_with("--flat") || name.starts_with("--raw")
+    }) {
+        judged.network = true;
+        judged.ask(format!(
+            "`{name} {}` points it at another server, account or directory, or prints raw \
+             credentials",
+            arg.text
+        ));
+        return;
+    }
     let names_secret = args.iter().any(|arg| {
         let lower = arg.text.to_ascii_lowercase();
         SECRET_WORDS.iter().any(|s| lower.contains(s)) || lower.starts_with("--raw")

@@ -18,7 +18,6 @@ pub fn system(name: &str, args: &[Word], judged: &mut Judged) {
                 | "list-unit-files"
                 | "list-timers"
                 | "list-sockets"
-                | "show"
                 | "cat"
                 | "list-dependencies"
                 | ""
@@ -55,8 +54,19 @@ pub fn system(name: &str, args: &[Word], judged: &mut Judged) {
                 ) || !a.text.starts_with('-')
             }) && !flags_only
         }
+        "pip" | "pip3"
+            if args.iter().any(|a| {
+                a.text.contains("index-url")
+                    || a.text.starts_with("--find-links")
+                    || a.text == "-i"
+                    || a.text.starts_with("--trusted-host")
+                    || a.text.starts_with("--proxy")
+            }) =>
+        {
+            false
+        }
         "pip" | "pip3" => {
-            matches!(sub, "list" | "show" | "freeze" | "check" | "help" | "index")
+            matches!(sub, "list" | "show" | "freeze" | "check" | "help")
                 || has_flag(args, "--version")
                 || has_flag(args, "-V")
         }

@@ -161,15 +161,22 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 .collect();
             script.loose_words.extend(words);
         }
-        // `declare -n ref=NAME` makes later assignments to `ref` change NAME; `-f` exports code.
+        // `declare -n ref=NAME` makes later assignments to `ref` change NAME; `-f` exports code;
+        // `export` alone and `declare -p` print every variable, tokens included.
         "declaration_command" => {
             let text = text_of(node, src);
             let mut cursor = node.walk();
-            let flagged = node.children(&mut cursor).any(|c| {
-                let t = text_of(c, src);
-                t.starts_with('-') && !t.starts_with("--") && (t.contains('n') || t.contains('f'))
-            });
-            if flagged {
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            let flags: Vec<&str> = children
+                .iter()
+                .map(|c| text_of(*c, src))
+                .filter(|t| t.starts_with('-'))
+                .collect();
+            let flagged = flags
+                .iter()
+                .any(|t| !t.starts_with("--") && (t.contains('n') || t.contains('f')));
+            let prints = flags.iter().any(|t| t.contains('p')) || children.len() == flags.len();
+            if flagged || prints {
                 script.indirect.push(text.to_string());
             }
         }
