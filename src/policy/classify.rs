@@ -512,13 +512,24 @@ impl Judge<'_> {
                 "`{base}` is given a path computed at run time, which ai cannot check"
             )));
         }
-        let mut targets: Vec<PathBuf> = operands(args)
+        // The trees it walks: its path operands (after the pattern, for the grep family; before
+        // the expression, for find), else where it runs.
+        let all: Vec<&Word> = operands(args).collect();
+        let paths: &[&Word] = match base {
+            "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" => {
+                all.get(1..).unwrap_or(&[])
+            }
+            "git" => all.get(2..).unwrap_or(&[]),
+            _ => &all,
+        };
+        let mut targets: Vec<PathBuf> = paths
+            .iter()
             .filter_map(|w| self.place.paths(w))
             .flatten()
-            .filter(|p| p.is_dir() || !p.exists())
+            .filter(|p| p.is_dir())
             .collect();
         if judged.recursive {
-            if targets.iter().all(|p| !p.is_dir()) {
+            if paths.is_empty() {
                 targets.push(self.place.cwd.clone());
             }
             // rg, ag, fd and git grep skip hidden and ignored files unless told otherwise.

@@ -6,6 +6,7 @@
 //! rule of the user's says otherwise (`rules`). Data flows one way: `shell` parses, `classify`
 //! walks what was parsed, the tables (`safe*`, `danger`) judge one command at a time.
 
+mod args;
 mod classify;
 mod danger;
 mod path;
@@ -13,9 +14,12 @@ mod reach;
 mod rules;
 mod safe;
 mod safe_dev;
+mod safe_git;
+mod safe_interp;
 mod safe_net;
 mod safe_sys;
 mod safe_text;
+mod safe_tools;
 pub mod sandbox;
 mod shell;
 

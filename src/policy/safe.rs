@@ -5,6 +5,7 @@
 //! Review this file like code: every entry is a promise that the command cannot delete, overwrite,
 //! upload, run code ai cannot see, or start something that outlives the call.
 
+pub use super::args::{flag_matches, has_flag, operands, option_values, skip_options, subcommand};
 use super::shell::Word;
 
 /// What one simple command needs from the classifier beyond a verdict.
@@ -272,7 +273,7 @@ const TABLE: &[(&[&str], Check)] = &[
     (&["tee"], tee),
     (&["find"], find),
     (&["xargs"], xargs),
-    (&["git"], super::safe_dev::git),
+    (&["git"], super::safe_git::git),
     (&["cargo"], super::safe_dev::cargo),
     (
         &["npm", "pnpm", "yarn", "bun"],
@@ -281,9 +282,9 @@ const TABLE: &[(&[&str], Check)] = &[
     (&["go"], super::safe_dev::go),
     (
         &["cmake", "ctest", "ninja", "less", "more", "man"],
-        super::safe_dev::build_driver,
+        super::safe_tools::build_driver,
     ),
-    (&["coverage"], super::safe_dev::coverage),
+    (&["coverage"], super::safe_tools::coverage),
     (&["make", "gmake"], super::safe_dev::make),
     (
         &["mvn", "gradle", "gradlew", "dotnet"],
@@ -294,20 +295,20 @@ const TABLE: &[(&[&str], Check)] = &[
             "ruff", "black", "isort", "prettier", "eslint", "gofmt", "biome", "rustfmt", "mypy",
             "flake8", "pylint", "tsc", "jest", "vitest",
         ],
-        super::safe_dev::formatter,
+        super::safe_tools::formatter,
     ),
     (
         &[
             "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby",
             "php", "deno", "lua", "Rscript",
         ],
-        super::safe_dev::interpreter,
+        super::safe_interp::interpreter,
     ),
     (
         &[
             "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "source", ".",
         ],
-        super::safe_dev::shell,
+        super::safe_interp::shell,
     ),
     (&["eval"], eval),
     (&["trap"], trap),
@@ -398,110 +399,6 @@ fn fold_version(base: &str) -> &str {
     }
 }
 
-/// Whether `flag` is given: exactly, as `--flag=value`, or inside a cluster of short flags.
-pub fn has_flag(args: &[Word], flag: &str) -> bool {
-    args.iter().any(|a| flag_matches(&a.text, flag))
-}
-
-pub fn flag_matches(arg: &str, flag: &str) -> bool {
-    if arg == flag {
-        return true;
-    }
-    if flag.starts_with("--") {
-        // GNU getopt and git take any unambiguous prefix (`--in` for `--in-place`): a prefix of
-        // three letters or more counts, whatever else it could also stand for.
-        let name = arg.split_once('=').map_or(arg, |(name, _)| name);
-        return name.starts_with("--") && name.len() >= 4 && flag.starts_with(name)
-            || arg
-                .strip_prefix(flag)
-                .is_some_and(|rest| rest.starts_with('='));
-    }
-    // A one-letter short flag also counts inside a cluster (`-rf`), up to where a glued value
-    // starts (`-Ei~`, `-ad2001-01-01`).
-    match (flag.strip_prefix('-'), arg.strip_prefix('-')) {
-        (Some(f), Some(cluster)) if f.chars().count() == 1 && !cluster.starts_with('-') => cluster
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .any(|c| f.starts_with(c)),
-        _ => false,
-    }
-}
-
-/// The values given to an option, in every spelling: `--name value`, `--name=value`, an
-/// abbreviated `--na=value`, `-n value`, `-nvalue` and `-xnvalue`. `names` lists the spellings.
-pub fn option_values(args: &[Word], names: &[&str]) -> Vec<Word> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let text = arg.text.as_str();
-        if text == "--" {
-            break;
-        }
-        for name in names {
-            if let Some(long) = name.strip_prefix("--") {
-                let (given, inline) = match text.split_once('=') {
-                    Some((given, value)) => (given, Some(value)),
-                    None => (text, None),
-                };
-                let matches = given == *name
-                    || given.len() >= 4 && given.starts_with("--") && long.starts_with(&given[2..]);
-                if matches {
-                    match inline {
-                        Some(value) => out.push(with_text(arg, value)),
-                        None => out.push(value_after(args, i)),
-                    }
-                }
-            } else if let (Some(short), Some(cluster)) =
-                (name.strip_prefix('-'), text.strip_prefix('-'))
-                && !cluster.starts_with('-')
-                && let Some(pos) = cluster.find(short)
-                && cluster[..pos].chars().all(|c| c.is_ascii_alphabetic())
-            {
-                let glued = &cluster[pos + short.len()..];
-                if glued.is_empty() {
-                    out.push(value_after(args, i));
-                } else {
-                    out.push(with_text(arg, glued));
-                }
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
-/// The word after an option; when there is none (the parser may have taken it, as in `make -f -
-/// <<EOF`), a value nobody can know.
-fn value_after(args: &[Word], i: usize) -> Word {
-    args.get(i + 1)
-        .cloned()
-        .unwrap_or_else(|| Word::computed("<missing value>"))
-}
-
-fn with_text(word: &Word, text: &str) -> Word {
-    Word {
-        text: text.to_string(),
-        ..word.clone()
-    }
-}
-
-/// The words that are not options (everything after `--` is one).
-pub fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
-    let end = args
-        .iter()
-        .position(|a| a.text == "--")
-        .unwrap_or(args.len());
-    args[..end]
-        .iter()
-        .filter(|a| !a.text.starts_with('-') || a.text == "-")
-        .chain(args.get(end + 1..).unwrap_or(&[]))
-}
-
-/// The first operand: the subcommand of `git`, `cargo`, `npm`, ...
-pub fn subcommand(args: &[Word]) -> Option<&str> {
-    operands(args).next().map(|w| w.text.as_str())
-}
-
 /// The checks of the first entry's programs, by name.
 fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
     let ask_flags = |judged: &mut Judged, flags: &[(&str, &str)]| {
@@ -527,7 +424,7 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
             judged,
             &[("--pre", "runs a preprocessor program on every file")],
         ),
-        "pytest" | "py.test" => super::safe_dev::pytest(args, judged),
+        "pytest" | "py.test" => super::safe_interp::pytest(args, judged),
         "file" if has_flag(args, "-C") || has_flag(args, "--compile") => {
             judged.ask("`file -C` writes a compiled magic file");
         }
@@ -641,9 +538,6 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         "command" | "builtin" if !args.iter().any(|a| a.text == "-v" || a.text == "-V") => {
             judged.inner.push(skip_options(args, &[]).to_vec());
         }
-        "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" | "rustc" => {
-            compiler(name, args, judged)
-        }
         "set" | "ulimit" | "unset" => {}
         _ => {}
     }
@@ -705,30 +599,6 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
                 "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "diff"
             );
     }
-}
-
-/// Compilers: source from stdin is inline code, and what they write must stay in the project.
-fn compiler(name: &str, args: &[Word], judged: &mut Judged) {
-    for (flag, why) in [
-        ("-wrapper", "runs another program"),
-        ("-fplugin", "loads a compiler plugin"),
-        ("-specs", "reads a specs file that can run programs"),
-        ("-B", "runs compiler programs from another directory"),
-        ("-C", "can choose the linker it runs"),
-        ("--extern", "links code from outside the project"),
-    ] {
-        if args.iter().any(|a| a.text.starts_with(flag)) && (name != "rustc" || flag != "-B") {
-            judged.ask(format!("`{name} {flag}` {why}"));
-        }
-    }
-    if operands(args).any(|a| a.text == "-") || args.iter().any(|a| a.text.starts_with('@')) {
-        judged.ask(format!(
-            "`{name}` compiles code given on its input or in a response file"
-        ));
-    }
-    judged
-        .outputs
-        .extend(option_values(args, &["-o", "--out-dir"]));
 }
 
 /// `env [-i] [NAME=value]... [command]`: the command is judged, and so are the assignments.
@@ -868,20 +738,4 @@ fn join(words: &[Word]) -> Word {
     } else {
         Word::literal(text)
     }
-}
-
-/// Skips a wrapper's options: `with_value` lists the options that take the next word.
-pub fn skip_options<'a>(args: &'a [Word], with_value: &[&str]) -> &'a [Word] {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let text = arg.text.as_str();
-        if text == "--" {
-            return args.get(i + 1..).unwrap_or(&[]);
-        }
-        if !text.starts_with('-') || text == "-" {
-            break;
-        }
-        i += if with_value.contains(&text) { 2 } else { 1 };
-    }
-    args.get(i..).unwrap_or(&[])
 }

@@ -1,0 +1,262 @@
+//! The safe table's interpreters and shells: a script from the project is project code; inline
+//! code, code on stdin and scripts from elsewhere ask. Options are read with each interpreter's own
+//! table of which one-letter options take a value.
+
+use super::safe::{Judged, has_flag, operands, option_values, skip_options, subcommand};
+use super::shell::Word;
+
+/// Python modules whose `-m` run is a test runner or a read-only tool.
+const PYTHON_SAFE_MODULES: &[&str] = &[
+    "pytest",
+    "unittest",
+    "doctest",
+    "mypy",
+    "pyflakes",
+    "pylint",
+    "flake8",
+    "py_compile",
+    "compileall",
+    "tabnanny",
+    "json.tool",
+    "venv",
+    "site",
+    "platform",
+    "sysconfig",
+    "this",
+];
+
+/// Interpreters: running a script from the project is project code; inline code and code on stdin
+/// are not something ai can check.
+pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
+    let inline: &[&str] = match name {
+        "python" | "python2" | "python3" | "pypy" | "pypy3" => &["-c"],
+        "node" | "nodejs" | "deno" => &[
+            "-e",
+            "--eval",
+            "-p",
+            "--print",
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+            "--experimental-policy",
+            "--inspect-brk",
+        ],
+        "perl" => &["-e", "-E", "-M", "-m", "-i", "-n", "-p", "-S", "-d", "-D"],
+        "ruby" => &["-e", "-i", "-r", "-n", "-p", "-S"],
+        "php" => &["-r", "-B", "-R", "-E", "-F", "-S", "-d", "-c", "-t"],
+        "lua" => &["-e", "-l"],
+        _ => &["-e"],
+    };
+    if args
+        .iter()
+        .any(|a| matches!(a.text.as_str(), "--version" | "-V" | "-v" | "--help" | "-h"))
+    {
+        return;
+    }
+    if let Some(flag) = inline.iter().find(|f| has_flag(args, f)) {
+        judged.ask(format!("`{name} {flag}` runs code that ai cannot check"));
+        return;
+    }
+    let python = matches!(name, "python" | "python3" | "python2" | "pypy" | "pypy3");
+    // `-m` also hides in a cluster (`-Im timeit`) or is glued to its module (`-mtimeit`).
+    if python && let Some(module) = option_values(args, &["-m"]).into_iter().next() {
+        let module = module.text.as_str();
+        let after = args
+            .iter()
+            .position(|a| a.text == module || a.text.ends_with(&format!("m{module}")))
+            .map_or(&[][..], |i| args.get(i + 1..).unwrap_or(&[]));
+        let pip_read = module == "pip"
+            && matches!(
+                after.first().map(|w| w.text.as_str()),
+                Some("list" | "show" | "freeze" | "check" | "--version")
+            );
+        let discover_elsewhere = module == "unittest"
+            && !option_values(
+                after,
+                &["-s", "-t", "--start-directory", "--top-level-directory"],
+            )
+            .is_empty();
+        if discover_elsewhere {
+            judged.dirs.extend(option_values(
+                after,
+                &["-s", "-t", "--start-directory", "--top-level-directory"],
+            ));
+        }
+        if module == "json.tool" && operands(after).count() > 1 {
+            judged.outputs.extend(operands(after).nth(1).cloned());
+        }
+        if module == "pytest" {
+            pytest(after, judged);
+        }
+        if module == "venv" {
+            if ["--clear", "--upgrade", "--upgrade-deps"]
+                .iter()
+                .any(|flag| has_flag(after, flag))
+            {
+                judged.ask("`python -m venv --clear` deletes the directory it is given");
+            }
+            judged.outputs.extend(operands(after).cloned());
+        }
+        if !PYTHON_SAFE_MODULES.contains(&module) && !pip_read {
+            judged.ask(format!(
+                "`{name} -m {module}` runs a module ai does not know to be safe"
+            ));
+        }
+        return;
+    }
+    if matches!(name, "deno" | "bun") {
+        match subcommand(args) {
+            Some("test" | "check" | "lint" | "fmt") if !has_flag(args, "--fix") => return,
+            Some("run") => {
+                let after = args
+                    .iter()
+                    .position(|a| a.text == "run")
+                    .map_or(0, |i| i + 1);
+                let rest = skip_options(args.get(after..).unwrap_or(&[]), &[]);
+                match rest.first() {
+                    Some(script) => judged.scripts.push(script.clone()),
+                    None => judged.ask(format!("`{name} run` without a file")),
+                }
+                return;
+            }
+            _ => {
+                judged.ask(format!("`{name}` runs code ai cannot check"));
+                return;
+            }
+        }
+    }
+    script_operand(name, args, judged);
+}
+
+/// Shells: `-c` strings are parsed and judged; a script file must be the project's; stdin asks.
+pub fn shell(name: &str, args: &[Word], judged: &mut Judged) {
+    if matches!(name, "source" | ".") {
+        match args.first() {
+            Some(script) => judged.scripts.push(script.clone()),
+            None => judged.ask(format!("`{name}` without a file")),
+        }
+        return;
+    }
+    if let Some(pos) = args
+        .iter()
+        .position(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('c'))
+    {
+        match args.get(pos + 1) {
+            Some(string) => judged.strings.push(string.clone()),
+            None => judged.ask(format!("`{name} -c` without a command")),
+        }
+        return;
+    }
+    if args.iter().any(|a| a.text == "-s" || a.text == "-i") {
+        judged.ask(format!("`{name} -s` runs the text given on its input"));
+        return;
+    }
+    if args
+        .iter()
+        .any(|a| a.text.starts_with("--rcfile") || a.text.starts_with("--init-file"))
+    {
+        judged.ask(format!("`{name} --rcfile` runs another startup file"));
+        return;
+    }
+    script_operand(name, args, judged);
+}
+
+/// pytest runs the project's tests; options that load plugins, read other configurations,
+/// delete or write files, or upload results ask, and test paths must be the project's.
+pub fn pytest(args: &[Word], judged: &mut Judged) {
+    for flag in [
+        "--basetemp",
+        "--rootdir",
+        "-c",
+        "--config-file",
+        "--confcutdir",
+        "-p",
+        "--junitxml",
+        "--junit-xml",
+        "--log-file",
+        "--pastebin",
+        "--result-log",
+        "--debug",
+        "--override-ini",
+        "-o",
+        "--cov-config",
+        "--import-mode",
+        "--pyargs",
+    ] {
+        if !option_values(args, &[flag]).is_empty() || has_flag(args, flag) {
+            judged.ask(format!(
+                "`pytest {flag}` loads, deletes, uploads or writes something outside its tests"
+            ));
+            return;
+        }
+    }
+    for path in operands(args) {
+        let file = path.text.split("::").next().unwrap_or("");
+        if !file.is_empty() && !path.text.contains('=') {
+            judged.scripts.push(Word {
+                text: file.to_string(),
+                ..path.clone()
+            });
+        }
+    }
+}
+
+/// The script an interpreter runs: its first operand after the interpreter's own options, read
+/// with the interpreter's own table of which one-letter options take a value (python's `-O`
+/// does not, its `-W` does; a shell's `-o` does). No script, or `-`, means code from its input.
+fn script_operand(name: &str, args: &[Word], judged: &mut Judged) {
+    let takes_value = match name {
+        "python" | "python2" | "python3" | "pypy" | "pypy3" => "WXQ",
+        "perl" => "I",
+        "ruby" => "ICFKEWT",
+        "php" => "fz",
+        "node" | "nodejs" => "",
+        _ => "oO",
+    };
+    let mut i = 0;
+    let script = loop {
+        let Some(arg) = args.get(i) else { break None };
+        let text = arg.text.as_str();
+        if text == "--" {
+            break args.get(i + 1);
+        }
+        let shell_plus = takes_value == "oO" && text.starts_with('+') && text.len() > 1;
+        if text.starts_with("--") {
+            if name == "node" || name == "nodejs" {
+                let known = [
+                    "--test",
+                    "--enable-source-maps",
+                    "--no-warnings",
+                    "--trace-warnings",
+                ];
+                let tuned = ["--max-old-space-size=", "--stack-size="];
+                if !known.contains(&text) && !tuned.iter().any(|t| text.starts_with(t)) {
+                    judged.ask(format!("`{name} {text}` changes how or what it runs"));
+                    return;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        if (text.starts_with('-') && text.len() > 1) || shell_plus {
+            let cluster = &text[1..];
+            for (pos, c) in cluster.char_indices() {
+                if takes_value.contains(c) {
+                    if cluster[pos + c.len_utf8()..].is_empty() {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        break Some(arg);
+    };
+    match script {
+        Some(script) if script.text != "-" => judged.scripts.push(script.clone()),
+        _ => judged.ask(format!("`{name}` runs the code it reads on its input")),
+    }
+}
