@@ -19,6 +19,11 @@ fn capabilities() -> Option<Value> {
     (probe["filesystem"] == json!(true)).then_some(probe)
 }
 
+/// Whether this kernel closes the network to sandboxed commands (Landlock ABI 4+).
+fn network_rules() -> bool {
+    capabilities().is_some_and(|c| c["network"] == json!(true))
+}
+
 /// Runs `command` as the model's one call (then a final answer), with no terminal.
 fn run_call(ai: Ai, command: &str) -> (Ai, Run, FakeServer) {
     run_call_as(ai, command, &["--json"])
@@ -162,10 +167,7 @@ fn from_home_the_screen_says_once_there_is_no_project_and_shows_the_call_blocked
 
 #[test]
 fn a_sandboxed_post_of_a_readable_file_or_a_secret_reaches_nothing() {
-    let Some(capabilities) = capabilities() else {
-        return;
-    };
-    if capabilities["network"] != json!(true) {
+    if !network_rules() {
         return;
     }
     let listener = FakeServer::start(Vec::new());
@@ -668,10 +670,7 @@ fn check_command_says_what_the_sandbox_enforces_for_that_command() {
 
 #[test]
 fn a_sandboxed_curl_post_is_reported_blocked_and_reaches_nothing() {
-    let Some(capabilities) = capabilities() else {
-        return;
-    };
-    if capabilities["network"] != json!(true) {
+    if !network_rules() {
         return;
     }
     let listener = FakeServer::start(Vec::new());

@@ -250,15 +250,7 @@ fn serve(stream: TcpStream, shared: &Shared) {
                 false
             }
             Some(Reply::CutAfter(chunks)) => {
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-                );
-                for chunk in &chunks {
-                    let event = format!("data: {chunk}\n\n");
-                    let _ = write!(stream, "{:x}\r\n{event}\r\n", event.len());
-                    let _ = stream.flush();
-                }
+                write_chunked_events(&mut stream, &chunks);
                 thread::sleep(Duration::from_millis(50));
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 false
@@ -269,14 +261,7 @@ fn serve(stream: TcpStream, shared: &Shared) {
                 false
             }
             Some(Reply::DoneThenHold(chunks)) => {
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-                );
-                for chunk in &chunks {
-                    let event = format!("data: {chunk}\n\n");
-                    let _ = write!(stream, "{:x}\r\n{event}\r\n", event.len());
-                }
+                write_chunked_events(&mut stream, &chunks);
                 let _ = write!(stream, "e\r\ndata: [DONE]\n\n\r\n");
                 let _ = stream.flush();
                 if let Some(wait) = shared.gate.lock().expect("gate lock").take() {
@@ -320,6 +305,19 @@ fn stream_events(stream: &mut TcpStream, chunks: &[Value]) {
     );
     send_events(stream, chunks);
     let _ = stream.flush();
+}
+
+/// The head of a chunked event stream and one chunk per event (no end: the caller decides).
+fn write_chunked_events(stream: &mut TcpStream, chunks: &[Value]) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    );
+    for chunk in chunks {
+        let event = format!("data: {chunk}\n\n");
+        let _ = write!(stream, "{:x}\r\n{event}\r\n", event.len());
+        let _ = stream.flush();
+    }
 }
 
 /// A streamed reply as real servers send it: chunked, one event per chunk, `[DONE]`, the last
