@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::Agent;
 use super::approval::{ApprovalRequest, DecidedBy, GateAnswer};
-use super::turn::TurnState;
+use super::turn::{Effect, TurnState};
 use crate::policy::sandbox::{Capabilities, Plan, SandboxMode};
 use crate::policy::{Assessment, Verdict};
 use crate::protocol::{
@@ -134,6 +134,7 @@ impl Agent<'_> {
         if decision != Decision::Blocked && decision != Decision::Denied {
             taint(turn, &action, &assessment, &call.name, emit);
         }
+        turn.remember(call, &outcome, effect_of(&action, decision));
         (decision, outcome)
     }
 
@@ -345,6 +346,20 @@ fn taint(
             source: source.clone(),
         });
         turn.tainted = Some(source);
+    }
+}
+
+/// Whether a call's result may answer the same call later. Commands and MCP tools may change
+/// anything (even a blocked command ran in the sandbox up to the block), and an approved call is
+/// one the policy could not vouch for; only plain reads are kept.
+fn effect_of(action: &Action, decision: Decision) -> Effect {
+    match (action, decision) {
+        (_, Decision::Invalid) => Effect::Nothing,
+        (Action::Exec { .. } | Action::External { .. }, _) | (_, Decision::Approved) => {
+            Effect::Change
+        }
+        (_, Decision::Allow) => Effect::Read,
+        _ => Effect::Nothing,
     }
 }
 

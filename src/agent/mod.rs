@@ -211,17 +211,13 @@ impl Agent<'_> {
             Some(earlier) => {
                 let mut outcome = earlier.clone();
                 outcome.result.note = Some(
-                    "duplicate call: this exact call was already made in this turn; its result is \
-                     repeated here instead of running it again"
+                    "duplicate call: this exact read was already made in this turn and nothing has \
+                     changed since; its result is repeated here instead of reading again"
                         .into(),
                 );
                 (Decision::Duplicate, outcome)
             }
-            None => {
-                let (decision, outcome) = self.decide_and_run(call, turn, emit).await;
-                turn.remember(call, &outcome);
-                (decision, outcome)
-            }
+            None => self.decide_and_run(call, turn, emit).await,
         };
         // An edited command is recorded (and audited) as it ran, not as the model wrote it.
         let arguments = turn.ran_as.take().unwrap_or_else(|| call.arguments.clone());

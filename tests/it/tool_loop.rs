@@ -284,3 +284,73 @@ fn reading_a_fifo_is_refused_and_the_run_finishes() {
         "{result}"
     );
 }
+
+fn exec(command: &str) -> Value {
+    json!({"command": command})
+}
+
+#[test]
+fn a_command_rerun_after_an_approved_fix_runs_again_and_sees_the_fix() {
+    // The npm test → npm install → npm test case: the second run must not be the first's result.
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("cat marker"))]),
+        tool_reply(&[("c2", "execute_command", exec("echo fixed > marker"))]),
+        tool_reply(&[("c3", "execute_command", exec("cat marker"))]),
+        text_reply("Fixed."),
+    ]);
+    let run = Ai::new(&server.url)
+        .args(&["--json", "--yes", "check, fix, check"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    let decisions: Vec<&Value> = result["tool_calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .map(|call| &call["decision"])
+        .collect();
+    assert!(!decisions.contains(&&json!("duplicate")), "{decisions:?}");
+    assert_eq!(result["tool_calls"][0]["exit_code"], json!(1));
+    assert_eq!(result["tool_calls"][2]["exit_code"], json!(0));
+    let rerun = tool_message(&server.chat_bodies()[3], 0);
+    assert!(rerun.to_string().contains("fixed"), "{rerun}");
+}
+
+#[test]
+fn a_command_is_never_replayed_even_with_nothing_in_between() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("date +%N"))]),
+        tool_reply(&[("c2", "execute_command", exec("date +%N"))]),
+        text_reply("Two clocks."),
+    ]);
+    let run = Ai::new(&server.url).args(&["--json", "time twice"]).run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("allow"));
+    assert_eq!(result["tool_calls"][1]["decision"], json!("allow"));
+}
+
+#[test]
+fn a_read_after_a_command_reads_again() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", read("a"))]),
+        tool_reply(&[("c2", "execute_command", exec("echo beta > a"))]),
+        tool_reply(&[("c3", "filesystem", read("a"))]),
+        text_reply("Changed."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha")
+        .args(&["--json", "--yes", "read, write, read"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][2]["decision"], json!("allow"));
+    let again = tool_message(&server.chat_bodies()[3], 0);
+    assert!(
+        again["data"]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("beta"),
+        "{again}"
+    );
+}
