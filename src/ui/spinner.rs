@@ -6,19 +6,35 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::status::fit;
+
+/// Columns kept for the spinner glyph and the timer around the message.
+const FRAME: usize = 16;
+
 pub struct Spinner {
     bar: Option<ProgressBar>,
     color: bool,
     label: String,
+    /// Columns of the terminal: a message wider than it would wrap, and a wrapped line is not
+    /// cleared (0: unknown, no fitting).
+    width: usize,
 }
 
 impl Spinner {
-    pub fn new(color: bool) -> Self {
+    pub fn new(color: bool, width: usize) -> Self {
         Spinner {
             bar: None,
             color,
             label: String::new(),
+            width,
         }
+    }
+
+    fn fitted(&self, message: &str) -> String {
+        if self.width == 0 {
+            return message.to_string();
+        }
+        fit(message, self.width.saturating_sub(FRAME).max(10))
     }
 
     /// Shows `label` with a spinner and a timer.
@@ -33,7 +49,7 @@ impl Spinner {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
             .with_style(style.tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ "));
         self.label = label.to_string();
-        bar.set_message(self.label.clone());
+        bar.set_message(self.fitted(label));
         bar.enable_steady_tick(Duration::from_millis(100));
         self.bar = Some(bar);
     }
@@ -41,7 +57,7 @@ impl Spinner {
     /// Adds a detail after the label (the last line of a tool's output).
     pub fn detail(&mut self, detail: &str) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("{} · {detail}", self.label));
+            bar.set_message(self.fitted(&format!("{} · {detail}", self.label)));
         }
     }
 

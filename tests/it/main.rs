@@ -19,4 +19,5 @@ mod pty;
 mod repl;
 mod sandbox;
 mod shell;
+mod status;
 mod tool_loop;

@@ -1,0 +1,116 @@
+//! The status lines on a real terminal: a failing build shows its exit code, not a tick, and
+//! Ctrl-C at the approval menu gives the cursor back.
+
+use rexpect::process::WaitStatus;
+use serde_json::json;
+
+use crate::harness::{Ai, wait_for_raw_mode};
+use crate::server::{FakeServer, text_reply, tool_reply};
+
+/// Where this machine's Rust toolchain lives, for a `cargo build` run under a temp HOME.
+fn toolchain_env(ai: Ai) -> Ai {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let cargo_home = std::env::var("CARGO_HOME").unwrap_or(format!("{home}/.cargo"));
+    let rustup_home = std::env::var("RUSTUP_HOME").unwrap_or(format!("{home}/.rustup"));
+    ai.env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_HOME", &rustup_home)
+}
+
+/// rexpect reads the terminal byte by byte as Latin-1: the same text as it will see it.
+fn as_read(text: &str) -> String {
+    text.bytes().map(char::from).collect()
+}
+
+#[test]
+fn a_failing_cargo_build_shows_its_exit_code_then_the_read_then_the_answer() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "execute_command",
+            json!({"command": "cargo build --offline"}),
+        )]),
+        tool_reply(&[(
+            "c2",
+            "filesystem",
+            json!({"operation": "read", "path": "src/main.rs"}),
+        )]),
+        text_reply("The **type** is wrong."),
+    ]);
+    let ai = toolchain_env(Ai::new(&server.url))
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file("src/main.rs", "fn main() { let x: u8 = \"no\"; }\n")
+        .arg("why does the build fail?");
+    let mut session =
+        rexpect::session::spawn_command(ai.pty_command(), Some(120_000)).expect("spawn in a pty");
+    let build = session
+        .exp_string(&as_read("✗ execute_command cargo build --offline exit 101"))
+        .expect("the failing build, with its exit code");
+    assert!(!build.contains(&as_read("✓ execute_command")), "{build}");
+    session
+        .exp_string(&as_read("✓ filesystem read src/main.rs"))
+        .expect("then the read");
+    session.exp_string("type").expect("then the answer");
+    let rest = session.exp_eof().unwrap_or_default();
+    assert!(rest.contains("is wrong"), "{rest}");
+}
+
+#[test]
+fn ctrl_c_at_the_approval_menu_shows_the_cursor_again_and_exits_130() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", json!({"command": "rm -rf build"}))]),
+        text_reply("Should not be needed."),
+    ]);
+    let ai = Ai::new(&server.url)
+        .file("build/out.o", "obj")
+        .arg("clean the build");
+    let mut session =
+        rexpect::session::spawn_command(ai.pty_command(), Some(10_000)).expect("spawn in a pty");
+    session.exp_string("Allow it?").expect("the menu");
+    wait_for_raw_mode(&session);
+    session.send_control('c').expect("Ctrl-C");
+    let rest = session.exp_eof().unwrap_or_default();
+    assert!(
+        rest.contains("\u{1b}[?25h"),
+        "the cursor is shown: {rest:?}"
+    );
+    assert!(!rest.contains("Should not be needed"), "{rest}");
+    assert!(ai.work().join("build/out.o").exists(), "nothing ran");
+    let status = session.process_mut().wait().expect("exit status");
+    assert!(matches!(status, WaitStatus::Exited(_, 130)), "{status:?}");
+}
+
+#[test]
+fn off_a_terminal_a_failing_command_and_a_timeout_say_so() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[
+            (
+                "c1",
+                "execute_command",
+                json!({"command": "ls no-such-file"}),
+            ),
+            (
+                "c2",
+                "execute_command",
+                json!({"command": "sleep 5", "timeout_seconds": 1}),
+            ),
+        ]),
+        text_reply("Both failed."),
+    ]);
+    let run = Ai::new(&server.url).arg("try both").run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("✗ execute_command ls no-such-file exit 2"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("⏱ execute_command sleep 5 1 timeout"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains('✓'), "{}", run.stderr);
+}
