@@ -1,7 +1,7 @@
 //! The top: turns a parsed command line into a run (settings, endpoint, tools, the loop, a front
 //! end) and the run into an exit code. Ctrl-C and a closed stdout are handled here.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::time::Instant;
 
 use crate::agent::{Recorder, TurnEnd, millis};
@@ -10,14 +10,17 @@ use crate::commands;
 use crate::config::{Env, FileLayer, OutputMode, Settings, config_path, resolve};
 use crate::conversation::ConversationStore;
 use crate::error::{ConfigError, ExitCode, Report};
+use crate::excerpt::read_excerpt;
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{Ended, Parts, Sinks, drive_turn};
 use crate::shell::extract_command;
 use crate::ui::{self, fail, frontend_for};
 
-/// Most bytes of piped stdin added to the prompt.
-const STDIN_MAX: usize = 200 * 1024;
+/// Most bytes of piped stdin kept from its start and from its end: the end gets more, since a
+/// failing build or test says why last.
+const STDIN_HEAD: usize = 48 * 1024;
+const STDIN_TAIL: usize = 152 * 1024;
 
 /// Runs `ai` and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
@@ -182,30 +185,21 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
     let mut prompt = cli.prompt.join(" ").trim().to_string();
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        let mut bytes = Vec::new();
-        let mut handle = stdin.lock().take(STDIN_MAX as u64 + 1);
-        handle
-            .read_to_end(&mut bytes)
+        let excerpt = read_excerpt(stdin.lock(), STDIN_HEAD, STDIN_TAIL)
             .map_err(|err| Report::from_error(ExitCode::Runtime, "cannot read stdin", &err))?;
-        let cut = bytes.len() > STDIN_MAX;
-        bytes.truncate(STDIN_MAX);
-        let text = String::from_utf8_lossy(&bytes);
+        let text = excerpt.to_text();
         let text = text.trim_end();
         if !text.is_empty() {
-            if cut && !settings.quiet {
+            if excerpt.is_cut() && !settings.quiet {
                 ui::to_stderr(&format!(
-                    "ai: stdin is longer than {STDIN_MAX} bytes; only the first {STDIN_MAX} were sent"
+                    "ai: stdin is long: its start and end were sent, {} lines ({} bytes) in the middle left out",
+                    excerpt.omitted_lines, excerpt.omitted_bytes
                 ));
             }
-            let note = if cut {
-                format!("\n[input cut: only its first {STDIN_MAX} bytes are shown]")
-            } else {
-                String::new()
-            };
             prompt = if prompt.is_empty() {
-                format!("{text}{note}")
+                text.to_string()
             } else {
-                format!("{prompt}\n\nInput from stdin:\n<stdin>\n{text}\n</stdin>{note}")
+                format!("{prompt}\n\nInput from stdin:\n<stdin>\n{text}\n</stdin>")
             };
         }
     }

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod config;
 pub mod conversation;
 pub mod error;
+pub mod excerpt;
 pub mod journal;
 pub mod net;
 pub mod policy;

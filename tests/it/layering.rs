@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("toolformat", &["protocol"]),
     ("shell", &[]),
     ("journal", &[]),
+    ("excerpt", &[]),
     ("conversation", &["protocol", "config", "journal"]),
     (
         "repl",
@@ -101,6 +102,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "session",
             "conversation",
             "repl",
+            "excerpt",
         ],
     ),
 ];
