@@ -53,7 +53,11 @@ pub fn run(cli: Cli) -> i32 {
     }
     if cli.interactive {
         return match runtime() {
-            Ok(runtime) => runtime.block_on(crate::repl::run(&settings, &env, cli.resume)),
+            Ok(runtime) => {
+                // `ai -i "prompt"`: the words are the first turn, not dropped.
+                let first = Some(cli.prompt.join(" ").trim().to_string()).filter(|p| !p.is_empty());
+                runtime.block_on(crate::repl::run(&settings, &env, cli.resume, first))
+            }
             Err(report) => fail(&report),
         };
     }
@@ -285,6 +289,11 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         ),
         Ended::PipeClosed => return ExitCode::Ok.code(),
     };
+    let (status, error, report) = if status == RunStatus::Ok {
+        empty_or_ok(recorder.answer.as_str())
+    } else {
+        (status, error, report)
+    };
     let mut result = recorder.finish(status, error, millis(started));
     // The format in force at the end (a server that refused native tools switches it).
     result.tool_format = agent.mode.name().into();
@@ -300,12 +309,32 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     }
     match status {
         RunStatus::Ok => ExitCode::Ok,
+        RunStatus::Empty => ExitCode::Runtime,
         RunStatus::Interrupted => ExitCode::Interrupted,
         RunStatus::Limit => ExitCode::Limit,
         RunStatus::Denied => ExitCode::Denied,
         RunStatus::Error => report.map_or(ExitCode::Runtime, |r| r.exit),
     }
     .code()
+}
+
+/// A turn that ended with no text at all is reported, never shown as a silent success.
+pub(crate) fn empty_or_ok(answer: &str) -> (RunStatus, Option<RunError>, Option<Report>) {
+    if !answer.trim().is_empty() {
+        return (RunStatus::Ok, None, None);
+    }
+    let message = "the model's answer was empty";
+    (
+        RunStatus::Empty,
+        Some(RunError {
+            kind: ErrorKind::Provider,
+            message: message.into(),
+        }),
+        Some(
+            Report::new(ExitCode::Runtime, message)
+                .with_hint("ask again, or try another model with -m MODEL"),
+        ),
+    )
 }
 
 /// Colour unless `NO_COLOR` is set (to anything).

@@ -14,11 +14,11 @@ use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
 
 use crate::agent::{Agent, Recorder};
-use crate::app::{new_store, save_or_warn};
+use crate::app::{empty_or_ok, new_store, save_or_warn};
 use crate::config::{Env, Settings};
 use crate::conversation::{ConversationStore, data_dir, recent};
 use crate::error::ExitCode;
-use crate::protocol::{Event, Message};
+use crate::protocol::{Event, Message, RunStatus};
 use crate::session::{Ended, Parts, Sinks, drive_turn, repair_after_interrupt, trim_to_budget};
 use crate::ui::{self, fail, frontend_for};
 
@@ -95,7 +95,8 @@ impl Validator for ReplHelper {}
 impl Helper for ReplHelper {}
 
 /// Runs the REPL until Ctrl-D or `/exit`.
-pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
+pub async fn run(settings: &Settings, env: &Env, resume: bool, first: Option<String>) -> i32 {
+    let mut first = first;
     let mut parts = match Parts::prepare(settings, env, false).await {
         Ok(parts) => parts,
         Err(report) => return fail(&report),
@@ -131,7 +132,11 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
     }
     loop {
         let prompt = format!("{}> ", parts.provider.model());
-        let input = match read_input(&mut editor, &prompt) {
+        let read = match first.take() {
+            Some(given) => Ok(Some(given)),
+            None => read_input(&mut editor, &prompt),
+        };
+        let input = match read {
             Ok(Some(input)) => input,
             Ok(None) => continue,
             Err(ReadlineError::Interrupted) => continue, // Ctrl-C: a fresh line
@@ -179,7 +184,11 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
             }
             continue;
         }
-        messages.push(Message::User { content: input });
+        // Asking again after a failed turn (the question is still the last message): sending
+        // it twice would make the model see the question twice.
+        if !is_retry(&messages, &input) {
+            messages.push(Message::User { content: input });
+        }
         let dropped = trim_to_budget(&mut messages, CONTEXT_BUDGET);
         if dropped > 0 {
             ui::to_stderr(&format!(
@@ -287,6 +296,11 @@ fn start_conversation(
         return (Some(store), messages);
     }
     (new_store(env, &parts.provider_label()), messages)
+}
+
+/// Whether `input` repeats the last message, a question that got no reply.
+fn is_retry(messages: &[Message], input: &str) -> bool {
+    matches!(messages.last(), Some(Message::User { content }) if content == input)
 }
 
 /// One input: a line, a line continued with `\`, or a `"""` block. `None` for an empty line.
@@ -454,14 +468,19 @@ async fn turn(
     };
     match &ended {
         Ended::Turn(end) => {
-            if let Some(report) = &end.report {
+            let (status, error, report) = if end.status == RunStatus::Ok {
+                empty_or_ok(recorder.answer.as_str())
+            } else {
+                (end.status, end.error.clone(), end.report.clone())
+            };
+            if let Some(report) = &report {
                 ui::to_stderr(&report.to_string());
             }
-            let result = recorder.finish(end.status, end.error.clone(), 0);
+            let result = recorder.finish(status, error, 0);
             frontend.handle(&Event::RunCompleted { result });
         }
         Ended::Interrupted | Ended::PipeClosed => {
-            let result = recorder.finish(crate::protocol::RunStatus::Interrupted, None, 0);
+            let result = recorder.finish(RunStatus::Interrupted, None, 0);
             frontend.handle(&Event::RunCompleted { result });
         }
     }

@@ -61,7 +61,7 @@ impl Agent<'_> {
         let specs = self.registry.specs();
         self.registry.begin_turn();
         let mut turn = TurnState::default();
-        let mut usage = Usage::default();
+        let mut usage: Option<Usage> = None;
         let end = loop {
             if let Err(hit) = turn.begin_request(self.limits) {
                 break limit_end(hit);
@@ -116,9 +116,7 @@ impl Agent<'_> {
                 }
                 Err(err) => break provider_end(&err),
             };
-            if let Some(reply_usage) = completion.usage {
-                usage.add(reply_usage);
-            }
+            Usage::add_to(&mut usage, completion.usage);
             let reply = reading.finish(
                 &completion,
                 &self.mode,

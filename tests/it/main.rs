@@ -10,6 +10,7 @@ mod cli;
 mod faults;
 mod layering;
 mod mcp;
+mod newcomer;
 mod oneshot;
 mod policy;
 mod prompt_tools;
