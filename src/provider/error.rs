@@ -64,6 +64,13 @@ impl ProviderError {
 
     /// Whether trying again could help (before any output reached the user).
     pub fn is_retryable(&self) -> bool {
+        // 501 and 505 say the server does not do this at all: asking again only repeats the page.
+        if let ProviderError::Server {
+            status: 501 | 505, ..
+        } = self
+        {
+            return false;
+        }
         matches!(
             self,
             ProviderError::RateLimited { .. }
@@ -164,6 +171,18 @@ mod tests {
             "ai: error: cannot connect to http://127.0.0.1:9/v1\n  caused by: Connection refused \
              (os error 111)\n  hint: is the server running? check SWEBASH_AI_BASE_URL or --base-url"
         );
+    }
+
+    #[test]
+    fn not_implemented_is_final_but_other_server_failures_are_retried() {
+        let server = |status| ProviderError::Server {
+            url: "http://127.0.0.1:9".into(),
+            status,
+            message: "Unsupported method ('POST')".into(),
+        };
+        assert!(!server(501).is_retryable());
+        assert!(server(502).is_retryable());
+        assert!(server(503).is_retryable());
     }
 
     #[test]

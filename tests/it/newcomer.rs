@@ -118,3 +118,21 @@ fn a_retried_repl_turn_sends_the_question_once() {
         vec!["why?".to_string()]
     );
 }
+
+#[test]
+fn a_plain_web_servers_501_page_is_not_retried() {
+    // What `python3 -m http.server` answers to a POST.
+    let page = "<!DOCTYPE HTML>\n<html lang=\"en\">\n<head><title>Error response</title></head>\n\
+                <body>\n<h1>Error response</h1>\n<p>Error code: 501</p>\n\
+                <p>Message: Unsupported method ('POST').</p>\n</body>\n</html>\n";
+    let server = FakeServer::start(vec![
+        status(501, page),
+        status(501, page),
+        status(501, page),
+        status(501, page),
+    ]);
+    let run = Ai::new(&server.url).arg("hi").run();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(server.chat_bodies().len(), 1, "{}", run.stderr);
+    assert!(!run.stderr.contains("retrying"), "{}", run.stderr);
+}
