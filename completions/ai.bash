@@ -23,12 +23,48 @@ _ai() {
 
     case "${cmd}" in
         ai)
-            opts="-i -y -m -q -h -V --interactive --resume --history --json --jsonl --show-config --check-command --command --init --key --context --completions --man --list-tools --list-models --parse-tool-calls --tool-format --yes --allow --sandbox --model --provider --base-url --tools --no-tools --max-iterations --no-stream --quiet --help --version"
+            opts="-i -m -y -q -h -V --interactive --resume --command --model --provider --base-url --tool-format --no-stream --tools --no-tools --max-iterations --yes --allow --sandbox --json --jsonl --quiet --history --show-config --check-command --list-tools --list-models --init --key --context --completions --man --parse-tool-calls --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tools)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sandbox)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --check-command)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -46,42 +82,6 @@ _ai() {
                     return 0
                     ;;
                 --parse-tool-calls)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tool-format)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --allow)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --sandbox)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --model)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -m)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --provider)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --base-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tools)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-iterations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

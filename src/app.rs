@@ -102,6 +102,11 @@ fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
         None => FileLayer::default(),
     };
     let settings = resolve(cli, env, &file)?;
+    if !cli.quiet {
+        for warning in &settings.unknown_env {
+            ui::to_stderr(&format!("ai: warning: {warning}"));
+        }
+    }
     if !settings.unknown_file_keys.is_empty() && !cli.quiet {
         ui::to_stderr(&format!(
             "ai: warning: unknown keys in {}: {}",

@@ -271,9 +271,93 @@ pub fn man() -> i32 {
             &err,
         ));
     }
-    ui::to_stdout(String::from_utf8_lossy(&out).trim_end());
+    let page = format!(
+        "{}\n{MAN_SECTIONS}",
+        String::from_utf8_lossy(&out).trim_end()
+    );
+    ui::to_stdout(page.trim_end());
     ExitCode::Ok.code()
 }
+
+/// What clap cannot generate: the environment, the files and the exit codes (DESIGN §2, §4).
+const MAN_SECTIONS: &str = r#".SH ENVIRONMENT
+Flags override variables, variables override the config file. An unknown SWEBASH_AI_* variable
+gets a warning.
+.TP
+\fBSWEBASH_AI_PROVIDER\fR, \fBSWEBASH_AI_MODEL\fR, \fBSWEBASH_AI_BASE_URL\fR
+The LLM endpoint (auto-detected when unset).
+.TP
+\fBSWEBASH_AI_API_KEY\fR, \fBSWEBASH_AI_API_KEY_CMD\fR
+The key, or a command that prints it. The services' own variables work too:
+\fBOPENAI_API_KEY\fR, \fBANTHROPIC_API_KEY\fR, \fBGEMINI_API_KEY\fR, \fBGROQ_API_KEY\fR,
+\fBOPENROUTER_API_KEY\fR, \fBDEEPSEEK_API_KEY\fR, \fBMISTRAL_API_KEY\fR, \fBTOGETHER_API_KEY\fR;
+\fBOLLAMA_HOST\fR for Ollama.
+.TP
+\fBSWEBASH_AI_TOOLS_FS\fR, \fBSWEBASH_AI_TOOLS_EXEC\fR, \fBSWEBASH_AI_TOOLS_WEB\fR
+Enable each tool (default true).
+.TP
+\fBSWEBASH_AI_TOOLS_CONFIRM\fR
+Ask before dangerous operations (default true).
+.TP
+\fBSWEBASH_AI_TOOLS_MAX_ITER\fR, \fBSWEBASH_AI_TOOLS_MAX_CALLS\fR
+Model requests and tool calls per turn (default 10 each).
+.TP
+\fBSWEBASH_AI_FS_MAX_SIZE\fR, \fBSWEBASH_AI_FS_ROOTS\fR
+Most bytes read from one file; the roots the filesystem tool may read without asking.
+.TP
+\fBSWEBASH_AI_EXEC_TIMEOUT\fR
+Command timeout in seconds (default 30, at most 300).
+.TP
+\fBSWEBASH_AI_SANDBOX\fR
+workspace, read-only or off.
+.TP
+\fBSWEBASH_AI_WEB_PROVIDER\fR, \fBSWEBASH_AI_WEB_URL\fR, \fBSWEBASH_AI_WEB_API_KEY\fR
+The web search backend.
+.TP
+\fBSWEBASH_AI_TOOL_FORMAT\fR, \fBSWEBASH_AI_TOOL_CHOICE\fR, \fBSWEBASH_AI_CONSTRAIN\fR
+How tools are called.
+.TP
+\fBSWEBASH_AI_MCP\fR
+off disables every configured MCP server.
+.TP
+\fBSWEBASH_AI_HTTP_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_CONNECT_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_IDLE_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_RETRIES\fR
+Network limits.
+.TP
+\fBSWEBASH_AI_MODEL_PATH\fR, \fBSWEBASH_AI_MODEL_URL\fR, \fBSWEBASH_AI_LOCAL_CTX\fR, \fBSWEBASH_AI_LOCAL_THREADS\fR
+The embedded engine (\fB--provider local\fR).
+.TP
+\fBNO_COLOR\fR
+No colour when set.
+.SH FILES
+.TP
+\fI$XDG_CONFIG_HOME/swebash-ai/config.toml\fR
+The config file (default \fI~/.config/swebash-ai/config.toml\fR).
+.TP
+\fI$XDG_DATA_HOME/swebash-ai/conversations/\fR
+Saved conversations (\fB--history\fR, \fB-i --resume\fR); \fIhistory\fR beside it is the REPL's input history.
+.TP
+\fI$XDG_STATE_HOME/swebash-ai/audit.jsonl\fR
+The audit log of tool calls.
+.SH "EXIT STATUS"
+.TP
+\fB0\fR
+The model gave a final answer.
+.TP
+\fB1\fR
+Runtime error: provider, network, I/O, or an empty answer.
+.TP
+\fB2\fR
+Usage or configuration error.
+.TP
+\fB3\fR
+A tool call needed approval and none could be given.
+.TP
+\fB4\fR
+A loop limit was reached.
+.TP
+\fB130\fR
+Interrupted (Ctrl-C).
+"#;
 
 fn usage(flag: &str, value: &str, expected: &str) -> i32 {
     fail(&Report::from(ConfigError::Invalid {

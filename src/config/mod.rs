@@ -4,6 +4,7 @@
 mod layer;
 #[cfg(test)]
 mod props;
+mod unknown;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -175,6 +176,8 @@ pub struct Settings {
     pub shown: Vec<Shown>,
     /// Config file keys we do not know (typos are worth a warning).
     pub unknown_file_keys: Vec<String>,
+    /// Warnings about `SWEBASH_AI_*` variables that are no setting (a typo, most likely).
+    pub unknown_env: Vec<String>,
 }
 
 /// The config file's path: `$XDG_CONFIG_HOME/swebash-ai/config.toml`, else `~/.config/...`.
@@ -454,6 +457,7 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         http,
         shown: r.shown,
         unknown_file_keys,
+        unknown_env: unknown::unknown_env_vars(env),
     })
 }
 

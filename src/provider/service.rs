@@ -397,6 +397,25 @@ mod tests {
     }
 
     #[test]
+    fn help_for_provider_lists_every_service() {
+        use clap::CommandFactory;
+        let command = Cli::command();
+        let help = command
+            .get_arguments()
+            .find(|a| a.get_id() == "provider")
+            .and_then(|a| a.get_help())
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        for service in SERVICES {
+            assert!(
+                help.contains(service.name),
+                "{} missing: {help}",
+                service.name
+            );
+        }
+    }
+
+    #[test]
     fn a_cloud_provider_without_its_key_is_a_config_error_naming_the_variable() {
         for (provider, var) in [
             ("openai", "OPENAI_API_KEY"),

@@ -54,6 +54,14 @@ fn a_malformed_config_file_exits_2_naming_the_file() {
 }
 
 #[test]
+fn a_toml_error_names_its_line() {
+    let ai = Ai::bare().config("model = \"m\"\n\ntools_fs = tru\n");
+    let run = ai.arg("hi").run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("line 3, column 12"), "{}", run.stderr);
+}
+
+#[test]
 fn no_provider_exits_2_and_says_how_to_configure_one() {
     let run = Ai::bare().arg("hi").run();
     assert_eq!(run.code, 2);

@@ -136,3 +136,19 @@ fn a_plain_web_servers_501_page_is_not_retried() {
     assert_eq!(server.chat_bodies().len(), 1, "{}", run.stderr);
     assert!(!run.stderr.contains("retrying"), "{}", run.stderr);
 }
+
+#[test]
+fn a_misspelt_setting_gets_a_did_you_mean_warning() {
+    let server = FakeServer::start(vec![text_reply("ok")]);
+    let run = Ai::new(&server.url)
+        .env("SWEBASH_AI_TOOLS_MAXITER", "3")
+        .arg("hi")
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("SWEBASH_AI_TOOLS_MAXITER is not a setting of ai (did you mean SWEBASH_AI_TOOLS_MAX_ITER?)"),
+        "{}",
+        run.stderr
+    );
+}
