@@ -303,7 +303,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     // The format in force at the end (a server that refused native tools switches it).
     result.tool_format = agent.mode.name().into();
     if command_mode && status == RunStatus::Ok {
-        return print_command(&result.answer);
+        return print_command(&result.answer, env);
     }
     frontend.handle(&Event::RunCompleted { result });
     if frontend.broken() {
@@ -347,19 +347,17 @@ pub fn color(env: &Env) -> bool {
     env.get("NO_COLOR").is_none()
 }
 
-/// `ai --command`: exactly one command line on stdout, or nothing and a failure.
-fn print_command(answer: &str) -> i32 {
-    match extract_command(answer) {
-        Some(command) => {
+/// `ai --command`: exactly one command line on stdout, or nothing and one line on stderr that
+/// the widget shows under the prompt.
+fn print_command(answer: &str, env: &Env) -> i32 {
+    match extract_command(answer, env.get("PATH")) {
+        Ok(command) => {
             if ui::to_stdout(&command) {
                 ExitCode::Ok.code()
             } else {
                 ExitCode::Runtime.code()
             }
         }
-        None => fail(&Report::new(
-            ExitCode::Runtime,
-            "the model's answer held no command",
-        )),
+        Err(why) => fail(&Report::new(ExitCode::Runtime, why)),
     }
 }
