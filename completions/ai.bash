@@ -29,6 +29,10 @@ _ai() {
                 return 0
             fi
             case "${prev}" in
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --model)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -1,3 +1,4 @@
+complete -c ai -l resume -d 'With -i: continue the last REPL conversation, or the one with this ID (see --history)' -r
 complete -c ai -s m -l model -d 'Model name [env: SWEBASH_AI_MODEL]' -r
 complete -c ai -l provider -d 'Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local [env: SWEBASH_AI_PROVIDER]' -r
 complete -c ai -l base-url -d 'Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 [env: SWEBASH_AI_BASE_URL]' -r
@@ -12,7 +13,6 @@ complete -c ai -l key -d 'With --init: the key that asks ai, in the shell\'s not
 complete -c ai -l completions -d 'Print a completion script: bash, zsh, fish, elvish or powershell' -r
 complete -c ai -l parse-tool-calls -d 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json), then exit' -r
 complete -c ai -s i -l interactive -d 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply'
-complete -c ai -l resume -d 'With -i: continue the last saved conversation'
 complete -c ai -l command -d 'Widget mode: print exactly one shell command for the request, nothing else'
 complete -c ai -l no-stream -d 'Ask for the whole reply at once instead of streaming it'
 complete -c ai -l no-tools -d 'Offer no tools at all'

@@ -21,6 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'ai' {
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'With -i: continue the last REPL conversation, or the one with this ID (see --history)')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model name [env: SWEBASH_AI_MODEL]')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name [env: SWEBASH_AI_MODEL]')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local [env: SWEBASH_AI_PROVIDER]')
@@ -37,7 +38,6 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
             [CompletionResult]::new('--parse-tool-calls', '--parse-tool-calls', [CompletionResultType]::ParameterName, 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json), then exit')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply')
             [CompletionResult]::new('--interactive', '--interactive', [CompletionResultType]::ParameterName, 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply')
-            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'With -i: continue the last saved conversation')
             [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Widget mode: print exactly one shell command for the request, nothing else')
             [CompletionResult]::new('--no-stream', '--no-stream', [CompletionResultType]::ParameterName, 'Ask for the whole reply at once instead of streaming it')
             [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Offer no tools at all')

@@ -15,6 +15,7 @@ _ai() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
+'--resume=[With -i\: continue the last REPL conversation, or the one with this ID (see --history)]::ID:_default' \
 '-m+[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
 '--model=[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
 '--provider=[Provider or service\: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local \[env\: SWEBASH_AI_PROVIDER\]]:NAME:_default' \
@@ -31,7 +32,6 @@ _ai() {
 '--parse-tool-calls=[Read model text on stdin and print the tool calls found in it as JSON (FORMAT\: generic, hermes, qwen, llama3, mistral, json), then exit]:FORMAT:_default' \
 '-i[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
 '--interactive[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
-'--resume[With -i\: continue the last saved conversation]' \
 '--command[Widget mode\: print exactly one shell command for the request, nothing else]' \
 '--no-stream[Ask for the whole reply at once instead of streaming it]' \
 '--no-tools[Offer no tools at all]' \

@@ -8,7 +8,7 @@ use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
 use crate::config::{Env, FileLayer, OutputMode, Settings, config_path, resolve};
-use crate::conversation::ConversationStore;
+use crate::conversation::{ConversationStore, Mode};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::excerpt::read_excerpt;
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
@@ -56,7 +56,12 @@ pub fn run(cli: Cli) -> i32 {
             Ok(runtime) => {
                 // `ai -i "prompt"`: the words are the first turn, not dropped.
                 let first = Some(cli.prompt.join(" ").trim().to_string()).filter(|p| !p.is_empty());
-                runtime.block_on(crate::repl::run(&settings, &env, cli.resume, first))
+                runtime.block_on(crate::repl::run(
+                    &settings,
+                    &env,
+                    cli.resume.as_deref(),
+                    first,
+                ))
             }
             Err(report) => fail(&report),
         };
@@ -220,8 +225,14 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
 }
 
 /// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
-pub(crate) fn new_store(env: &Env, label: &str) -> Option<ConversationStore> {
-    ConversationStore::create(env, label)
+pub(crate) fn new_store(
+    env: &Env,
+    label: &str,
+    mode: Mode,
+    settings: &Settings,
+) -> Option<ConversationStore> {
+    let keep = usize::try_from(settings.history_keep).unwrap_or(usize::MAX);
+    ConversationStore::create(env, label, mode, keep)
         .map_err(|why| {
             ui::to_stderr(&format!(
                 "ai: warning: the conversation is not saved: {why}"
@@ -258,7 +269,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Message::User { content: prompt },
     ];
     let mut audit = parts.audit_log(env);
-    let mut store = new_store(env, &parts.provider_label());
+    let mut store = new_store(env, &parts.provider_label(), Mode::OneShot, settings);
     // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
     save_or_warn(&mut store, &messages);
     let mut frontend = frontend_for(settings.output, settings.quiet, color(env));

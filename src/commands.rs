@@ -206,7 +206,8 @@ pub async fn list_tools(settings: &Settings, json: bool) -> i32 {
     ExitCode::Ok.code()
 }
 
-/// `ai --history`: recent saved conversations (a JSON array with --json).
+/// `ai --history`: recent saved conversations, newest first, empty runs hidden (a JSON array
+/// with --json). The id is what `ai -i --resume ID` takes.
 pub fn history(env: &Env, json: bool) -> i32 {
     let conversations = crate::conversation::recent(env, 20);
     let text = if json {
@@ -214,8 +215,10 @@ pub fn history(env: &Env, json: bool) -> i32 {
             conversations
                 .iter()
                 .map(|c| {
-                    serde_json::json!({"file": c.path.display().to_string(), "started_unix_ms": c.started_unix_ms,
-                        "model": c.model, "messages": c.messages, "first_question": c.first_question})
+                    serde_json::json!({"id": c.id, "file": c.path.display().to_string(),
+                        "started_unix_ms": c.started_unix_ms, "model": c.model, "mode": c.mode,
+                        "cwd": c.cwd, "messages": c.messages, "turns": c.turns,
+                        "status": c.status, "first_question": c.first_question})
                 })
                 .collect::<Vec<_>>(),
         )
@@ -223,12 +226,23 @@ pub fn history(env: &Env, json: bool) -> i32 {
     } else if conversations.is_empty() {
         "(no saved conversations)".to_string()
     } else {
+        let home = env.get("HOME").unwrap_or("\u{0}");
         conversations
             .iter()
             .map(|c| {
+                let dir = match c.cwd.strip_prefix(home) {
+                    Some(rest) if !c.cwd.is_empty() => format!("~{rest}"),
+                    _ => c.cwd.clone(),
+                };
                 format!(
-                    "{}  {:<28} {:>3} msgs  {}",
-                    c.started_unix_ms, c.model, c.messages, c.first_question
+                    "{}  {}  {:<24} {:>3} turn{} {:<11} {}",
+                    c.id,
+                    crate::conversation::utc_minute(c.started_unix_ms),
+                    ui::sanitize(&dir),
+                    c.turns,
+                    if c.turns == 1 { " " } else { "s" },
+                    c.status,
+                    ui::sanitize(&c.first_question)
                 )
             })
             .collect::<Vec<_>>()

@@ -178,6 +178,8 @@ pub struct Settings {
     pub unknown_file_keys: Vec<String>,
     /// Warnings about `SWEBASH_AI_*` variables that are no setting (a typo, most likely).
     pub unknown_env: Vec<String>,
+    /// How many saved conversations are kept (`SWEBASH_AI_HISTORY_KEEP`).
+    pub history_keep: u32,
 }
 
 /// The config file's path: `$XDG_CONFIG_HOME/swebash-ai/config.toml`, else `~/.config/...`.
@@ -222,6 +224,7 @@ const KNOWN_FILE_KEYS: &[&str] = &[
     "model_url",
     "local_ctx",
     "local_threads",
+    "history_keep",
 ];
 
 /// Merges flags > env > file > defaults into `Settings`.
@@ -395,6 +398,13 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         )?,
     };
 
+    let history_keep = r.get(
+        "history_keep",
+        500,
+        "a whole number from 1 to 100000",
+        |s| parse_in_range(s, 1, 100_000),
+        show_num,
+    )?;
     let output = if cli.command {
         OutputMode::Command
     } else if cli.json {
@@ -458,6 +468,7 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         shown: r.shown,
         unknown_file_keys,
         unknown_env: unknown::unknown_env_vars(env),
+        history_keep,
     })
 }
 

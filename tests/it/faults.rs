@@ -89,8 +89,12 @@ fn sigkill_at_random_points_leaves_every_file_readable_and_resume_working() {
     });
     assert!(audit.iter().all(|line| line["tool"].is_string()));
 
+    // One-shot runs are resumed by id (a bare --resume takes the last REPL conversation).
+    let listed = ai.run_with(&["--history", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&listed.stdout).expect("history JSON");
+    let id = listed[0]["id"].as_str().expect("an id").to_string();
     let resumed = finish(
-        ai.spawn_with(&["-i", "--resume", "--yes"], b"and now?\n")
+        ai.spawn_with(&["-i", "--resume", &id, "--yes"], b"and now?\n")
             .wait_with_output()
             .expect("wait"),
     );

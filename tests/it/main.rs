@@ -8,6 +8,7 @@ mod server;
 mod attacks;
 mod cli;
 mod faults;
+mod history;
 mod layering;
 mod mcp;
 mod newcomer;

@@ -130,10 +130,15 @@ fn resume_continues_the_last_conversation() {
     first.exp_string("fake-model> ").expect("prompt");
     exits_0(&mut first);
 
+    // A one-shot run in between is not what `-i --resume` continues.
+    let once = FakeServer::start(vec![text_reply("Unrelated.")]);
+    let run = ai.run_with(&["--base-url", &once.url, "an unrelated one-shot question"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     let mut second = repl(&ai, &["-i", "--resume"]);
     second
-        .exp_string("Resumed a conversation of 2 messages")
+        .exp_string("Resuming 'remember the number 42' from ")
         .expect("banner");
+    second.exp_string("UTC, 1 turn.").expect("banner end");
     second.exp_string("fake-model> ").expect("prompt");
     second.send_line("which number?").expect("send");
     second.exp_string("It was 42.").expect("answer");
