@@ -7,6 +7,7 @@ complete -c ai -l tools -d 'Tools to offer the model, comma-separated: fs,exec,w
 complete -c ai -l max-iterations -d 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]' -r
 complete -c ai -l allow -d 'Approve commands matching this glob pattern, e.g. \'git push*\' (repeatable)' -r
 complete -c ai -l sandbox -d 'Sandbox for commands that run without asking: workspace (writes only under the working and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]' -r
+complete -c ai -l since -d 'With --stats: only the last PERIOD, e.g. 7d, 12h, 30m' -r
 complete -c ai -l check-command -d 'Print the policy decision for a shell command and why (JSON with --json), then exit' -r
 complete -c ai -l init -d 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"' -r
 complete -c ai -l key -d 'With --init: the key that asks ai, in the shell\'s notation (default Alt-E: \'\\ee\', \'^[e\')' -r
@@ -20,7 +21,8 @@ complete -c ai -s y -l yes -d 'Approve every tool call that would ask (calls the
 complete -c ai -l json -d 'Print one JSON object on stdout when the run ends (schema_version 1)'
 complete -c ai -l jsonl -d 'Print one JSON event per line on stdout while the run goes on'
 complete -c ai -s q -l quiet -d 'Print only the answer: no tool traces or notices on stderr (errors still appear)'
-complete -c ai -l history -d 'List recent saved conversations, then exit'
+complete -c ai -l history -d 'List recent saved conversations (id, date, directory, turns, status), then exit'
+complete -c ai -l stats -d 'Tool calls per tool, success rates, durations, iteration depth and tokens per model, from the audit log (one JSON object with --json), then exit'
 complete -c ai -l show-config -d 'Print every effective setting and where it came from (secrets redacted), then exit'
 complete -c ai -l list-tools -d 'List every tool the model would see (built-in and MCP), its source and when it asks'
 complete -c ai -l list-models -d 'List the models the configured endpoint serves, then exit'

@@ -25,6 +25,7 @@ _ai() {
 '--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
 '*--allow=[Approve commands matching this glob pattern, e.g. '\''git push*'\'' (repeatable)]:PATTERN:_default' \
 '--sandbox=[Sandbox for commands that run without asking\: workspace (writes only under the working and temp dirs), read-only, or off \[env\: SWEBASH_AI_SANDBOX\]]:MODE:_default' \
+'--since=[With --stats\: only the last PERIOD, e.g. 7d, 12h, 30m]:PERIOD:_default' \
 '--check-command=[Print the policy decision for a shell command and why (JSON with --json), then exit]:CMD:_default' \
 '--init=[Print the shell integration script for bash, zsh or fish\: eval "\$(ai --init zsh)"]:SHELL:_default' \
 '--key=[With --init\: the key that asks ai, in the shell'\''s notation (default Alt-E\: '\''\\ee'\'', '\''^\[e'\'')]:KEY:_default' \
@@ -41,7 +42,8 @@ _ai() {
 '--jsonl[Print one JSON event per line on stdout while the run goes on]' \
 '-q[Print only the answer\: no tool traces or notices on stderr (errors still appear)]' \
 '--quiet[Print only the answer\: no tool traces or notices on stderr (errors still appear)]' \
-'--history[List recent saved conversations, then exit]' \
+'--history[List recent saved conversations (id, date, directory, turns, status), then exit]' \
+'--stats[Tool calls per tool, success rates, durations, iteration depth and tokens per model, from the audit log (one JSON object with --json), then exit]' \
 '--show-config[Print every effective setting and where it came from (secrets redacted), then exit]' \
 '--list-tools[List every tool the model would see (built-in and MCP), its source and when it asks]' \
 '--list-models[List the models the configured endpoint serves, then exit]' \

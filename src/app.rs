@@ -87,6 +87,9 @@ fn utility(cli: &Cli, env: &Env) -> Option<i32> {
     if cli.history {
         return Some(commands::history(env, cli.json));
     }
+    if cli.stats {
+        return Some(commands::stats(env, cli.since.as_deref(), cli.json));
+    }
     if let Some(shell) = &cli.completions {
         return Some(commands::completions(shell));
     }

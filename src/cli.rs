@@ -90,9 +90,23 @@ pub struct Cli {
     #[arg(help_heading = "Output", short, long)]
     pub quiet: bool,
 
-    /// List recent saved conversations, then exit.
+    /// List recent saved conversations (id, date, directory, turns, status), then exit.
     #[arg(help_heading = "Utilities", long)]
     pub history: bool,
+
+    /// Tool calls per tool, success rates, durations, iteration depth and tokens per model,
+    /// from the audit log (one JSON object with --json), then exit.
+    #[arg(help_heading = "Utilities", long)]
+    pub stats: bool,
+
+    /// With --stats: only the last PERIOD, e.g. 7d, 12h, 30m.
+    #[arg(
+        help_heading = "Utilities",
+        long,
+        requires = "stats",
+        value_name = "PERIOD"
+    )]
+    pub since: Option<String>,
 
     /// Print every effective setting and where it came from (secrets redacted), then exit.
     #[arg(help_heading = "Utilities", long)]

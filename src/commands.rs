@@ -206,6 +206,37 @@ pub async fn list_tools(settings: &Settings, json: bool) -> i32 {
     ExitCode::Ok.code()
 }
 
+/// `ai --stats [--since PERIOD]`: the metrics of the audit log (the rotated part first).
+pub fn stats(env: &Env, since: Option<&str>, json: bool) -> i32 {
+    let since_unix_ms = match since.map(|text| (text, crate::stats::parse_period(text))) {
+        None => 0,
+        Some((_, Some(period))) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            now.saturating_sub(period)
+        }
+        Some((text, None)) => return usage("--since", text, "a period such as 7d, 12h or 30m"),
+    };
+    let texts: Vec<String> = crate::audit::state_dir(env)
+        .map(|dir| {
+            ["audit.jsonl.1", "audit.jsonl"]
+                .iter()
+                .filter_map(|name| std::fs::read(dir.join(name)).ok())
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let stats = crate::stats::compute(texts.iter().map(String::as_str), since_unix_ms);
+    let text = if json {
+        serde_json::to_string(&stats).unwrap_or_default()
+    } else {
+        crate::stats::table(&stats)
+    };
+    ui::to_stdout(&text);
+    ExitCode::Ok.code()
+}
+
 /// `ai --history`: recent saved conversations, newest first, empty runs hidden (a JSON array
 /// with --json). The id is what `ai -i --resume ID` takes.
 pub fn history(env: &Env, json: bool) -> i32 {

@@ -18,6 +18,7 @@ pub mod provider;
 pub mod repl;
 pub mod session;
 pub mod shell;
+pub mod stats;
 pub mod tool;
 pub mod toolformat;
 pub mod ui;

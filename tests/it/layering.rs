@@ -16,6 +16,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("shell", &[]),
     ("journal", &[]),
     ("excerpt", &[]),
+    ("stats", &[]),
     ("conversation", &["protocol", "config", "journal"]),
     (
         "repl",
@@ -80,6 +81,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "shell",
             "conversation",
             "session",
+            "stats",
         ],
     ),
     (

@@ -21,5 +21,6 @@ mod pty;
 mod repl;
 mod sandbox;
 mod shell;
+mod stats;
 mod status;
 mod tool_loop;
