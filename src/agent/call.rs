@@ -118,8 +118,7 @@ impl Agent<'_> {
                 ToolOutcome::failed(CallErrorCode::InvalidArguments, result),
             );
         }
-        let action = tool.action(&call.arguments, self.ctx);
-        let mut assessment = self.policy.decide(&action);
+        let (action, mut assessment) = self.judge(tool, &call.arguments);
         if let (Some(source), Action::Exec { .. }, Verdict::Allow) =
             (&turn.tainted, &action, assessment.verdict)
         {
@@ -136,6 +135,51 @@ impl Agent<'_> {
         }
         turn.remember(call, &outcome, effect_of(&action, decision));
         (decision, outcome)
+    }
+
+    /// The policy's verdict on everything the call would do: with several actions (a read of
+    /// several files) the strictest verdict wins, its reasons merged, and the action shown to a
+    /// person is the first one that earned it.
+    fn judge(&self, tool: &dyn Tool, arguments: &Value) -> (Action, Assessment) {
+        let mut judged: Vec<(Action, Assessment)> = tool
+            .actions(arguments, self.ctx)
+            .into_iter()
+            .map(|action| {
+                let assessment = self.policy.decide(&action);
+                (action, assessment)
+            })
+            .collect();
+        if judged.len() == 1 {
+            return judged.remove(0);
+        }
+        let strictest = judged
+            .iter()
+            .map(|(_, a)| a.verdict)
+            .max()
+            .unwrap_or(Verdict::Deny);
+        let mut reasons: Vec<String> = Vec::new();
+        for (_, assessment) in judged.iter().filter(|(_, a)| a.verdict == strictest) {
+            for reason in &assessment.reasons {
+                if !reasons.contains(reason) {
+                    reasons.push(reason.clone());
+                }
+            }
+        }
+        let untrusted = judged.iter().find_map(|(_, a)| a.untrusted.clone());
+        let Some(index) = judged.iter().position(|(_, a)| a.verdict == strictest) else {
+            // No action at all: nothing to vouch for.
+            let denied = Assessment {
+                verdict: Verdict::Deny,
+                reasons: vec!["the call names nothing to act on".into()],
+                commands: Vec::new(),
+                untrusted: None,
+            };
+            return (tool.action(arguments, self.ctx), denied);
+        };
+        let (action, mut assessment) = judged.swap_remove(index);
+        assessment.reasons = reasons;
+        assessment.untrusted = untrusted;
+        (action, assessment)
     }
 
     async fn act(

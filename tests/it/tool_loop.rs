@@ -354,3 +354,71 @@ fn a_read_after_a_command_reads_again() {
         "{again}"
     );
 }
+
+#[test]
+fn several_files_are_read_in_one_call_with_token_estimates() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "filesystem",
+            json!({"operation": "read", "paths": ["a", "b", "missing"]}),
+        )]),
+        text_reply("Read."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .file("b", "beta\n")
+        .args(&["--json", "read both"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = tool_message(&server.chat_bodies()[1], 0);
+    assert_eq!(result["success"], json!(true), "{result}");
+    let files = &result["data"]["files"];
+    assert!(files[0]["content"].as_str().unwrap_or("").contains("alpha"));
+    assert!(files[1]["content"].as_str().unwrap_or("").contains("beta"));
+    assert!(result["data"]["estimated_tokens"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(result["data"]["left_out"][0]["path"], json!("missing"));
+}
+
+#[test]
+fn a_secret_among_several_paths_blocks_the_whole_read() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "filesystem",
+            json!({"operation": "read", "paths": ["a", ".env"]}),
+        )]),
+        text_reply("Blocked."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .file(".env", "TOKEN=s3cret\n")
+        .args(&["--json", "read them"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("blocked"));
+    let bodies = server.chat_bodies();
+    assert!(!bodies[1].to_string().contains("s3cret"));
+    assert!(!bodies[1].to_string().contains("alpha"), "nothing was read");
+}
+
+#[test]
+fn a_path_outside_the_roots_among_several_asks_for_the_whole_call() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "filesystem",
+            json!({"operation": "read", "paths": ["a", "../../home/notes"]}),
+        )]),
+        text_reply("Asked."),
+    ]);
+    let ai = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .env("SWEBASH_AI_FS_ROOTS", "cwd");
+    std::fs::write(ai.home().join("notes"), "private notes").expect("write");
+    let run = ai.args(&["--json", "read them"]).run();
+    assert_eq!(run.code, 3, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["tool_calls"][0]["decision"], json!("denied"));
+    assert!(!run.stdout.contains("private notes"));
+}
