@@ -248,7 +248,7 @@ fn provider_end(err: &crate::provider::ProviderError) -> TurnEnd {
         status: RunStatus::Error,
         error: Some(RunError {
             kind,
-            message: err.to_string(),
+            message: err.summary(),
         }),
         report: Some(err.to_report()),
     }

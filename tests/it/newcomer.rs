@@ -135,6 +135,13 @@ fn a_plain_web_servers_501_page_is_not_retried() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(server.chat_bodies().len(), 1, "{}", run.stderr);
     assert!(!run.stderr.contains("retrying"), "{}", run.stderr);
+    // The page is summarised in one line of its words.
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Error code: 501") && !run.stderr.contains("<p>"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
