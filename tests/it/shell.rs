@@ -209,12 +209,12 @@ fn sourcing_twice_in_a_clean_shell_prints_nothing() {
 }
 
 /// An interactive shell in a private tmux server.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn start(shell: &str, ai: &Ai) -> Tmux {
+    pub(crate) fn start(shell: &str, ai: &Ai) -> Tmux {
         need("tmux");
         need(shell);
         let socket = format!("ai-test-{}-{shell}-{}", std::process::id(), rand_suffix());
@@ -280,7 +280,7 @@ impl Tmux {
         tmux
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let status = Command::new("tmux")
             .args(["-L", &self.socket, "send-keys", "-t", "t"])
             .args(keys)
@@ -297,7 +297,7 @@ impl Tmux {
         assert!(status.success());
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-t", "t"])
             .output()
@@ -305,12 +305,12 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn wait_for(&self, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, needle: &str) -> String {
         self.wait_until(needle, |screen| screen.contains(needle))
     }
 
     /// Polls the screen until `done` (at most 15 s; the caller's assertion then says what failed).
-    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -326,7 +326,7 @@ impl Tmux {
 
     /// Runs a command that prints `word` (typed split, so only its output matches) and waits
     /// for it: everything typed before has been handled by the shell.
-    fn round_trip(&self, word: &str) {
+    pub(crate) fn round_trip(&self, word: &str) {
         let (head, tail) = word.split_at(word.len() / 2);
         self.keys(&[&format!("printf '%s\\n' {head}''{tail}"), "Enter"]);
         let screen = self.wait_for(word);

@@ -114,3 +114,50 @@ fn off_a_terminal_a_failing_command_and_a_timeout_say_so() {
     );
     assert!(!run.stderr.contains('✓'), "{}", run.stderr);
 }
+
+#[test]
+fn the_screen_after_a_failing_build_holds_the_build_the_read_and_the_answer_only() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "execute_command",
+            json!({"command": "cargo build --offline"}),
+        )]),
+        tool_reply(&[(
+            "c2",
+            "filesystem",
+            json!({"operation": "read", "path": "src/main.rs"}),
+        )]),
+        text_reply("The **type** is wrong: a `u8` cannot hold a string."),
+    ]);
+    let ai = toolchain_env(Ai::new(&server.url))
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file("src/main.rs", "fn main() { let x: u8 = \"no\"; }\n");
+    let tmux = crate::shell::Tmux::start("bash", &ai);
+    tmux.keys(&["ai why does the build fail", "Enter"]);
+    tmux.wait_for("cannot hold a string");
+    tmux.round_trip("FINISHED");
+    let screen = tmux.screen();
+    // Everything `ai` left: not the prompts and commands typed, not the round trips' output.
+    let left: Vec<&str> = screen
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty() && !l.starts_with("bash-") && !["LOADED", "FINISHED"].contains(l))
+        .collect();
+    assert_eq!(left.len(), 3, "{screen}");
+    assert!(
+        left[0].starts_with("  ✗ execute_command cargo build --offline exit 101 ("),
+        "{screen}"
+    );
+    assert!(
+        left[1].starts_with("  ✓ filesystem read src/main.rs ("),
+        "{screen}"
+    );
+    assert_eq!(
+        left[2], "The type is wrong: a u8 cannot hold a string.",
+        "{screen}"
+    );
+}
