@@ -13,7 +13,7 @@ use crate::error::{ConfigError, ExitCode, Report};
 use crate::excerpt::read_excerpt;
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
-use crate::session::{Ended, Parts, Sinks, drive_turn};
+use crate::session::{Ended, Interrupt, Parts, Sinks, drive_turn};
 use crate::shell::extract_command;
 use crate::ui::{self, fail, frontend_for};
 
@@ -275,6 +275,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     let mut store = new_store(env, &parts.provider_label(), Mode::OneShot, settings);
     // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
     save_or_warn(&mut store, &messages);
+    let mut interrupt = Interrupt::listen();
     let mut frontend = frontend_for(settings.output, settings.quiet, color(env));
     let mut recorder = Recorder::default();
     let ended = {
@@ -288,7 +289,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
             model: parts.provider.model().to_string(),
             tool_format: agent.mode.name().into(),
         });
-        drive_turn(&mut agent, &mut messages, &mut sinks).await
+        drive_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await
     };
     save_or_warn(&mut store, &messages);
     parts.mcp.shutdown().await;

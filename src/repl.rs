@@ -19,7 +19,9 @@ use crate::config::{Env, Settings};
 use crate::conversation::{ConversationStore, Mode, Summary, data_dir, recent, utc_minute};
 use crate::error::{ExitCode, Report};
 use crate::protocol::{Event, Message, RunStatus};
-use crate::session::{Ended, Parts, Sinks, drive_turn, repair_after_interrupt, trim_to_budget};
+use crate::session::{
+    Ended, Interrupt, Parts, Sinks, drive_turn, repair_after_interrupt, trim_to_budget,
+};
 use crate::ui::{self, fail, frontend_for};
 
 /// Estimated tokens of context kept across turns.
@@ -488,6 +490,7 @@ async fn turn(
     env: &Env,
     audit: Option<&mut crate::audit::AuditLog>,
 ) -> (Ended, String) {
+    let mut interrupt = Interrupt::listen();
     let mut frontend = frontend_for(settings.output, settings.quiet, crate::app::color(env));
     let mut recorder = Recorder::default();
     let ended = {
@@ -501,7 +504,7 @@ async fn turn(
             model: agent.provider.model().to_string(),
             tool_format: agent.mode.name().into(),
         });
-        drive_turn(agent, messages, &mut sinks).await
+        drive_turn(agent, messages, &mut sinks, &mut interrupt).await
     };
     match &ended {
         Ended::Turn(end) => {

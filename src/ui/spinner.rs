@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use dialoguer::console::Term;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 use super::status::fit;
 
@@ -46,8 +47,9 @@ impl Spinner {
             "{spinner} {msg} {elapsed}"
         })
         .unwrap_or_else(|_| ProgressStyle::default_spinner());
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
-            .with_style(style.tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ "));
+        let target = ProgressDrawTarget::term_like(Box::new(ShortOfTheEdge(Term::stderr())));
+        let bar =
+            ProgressBar::with_draw_target(None, target).with_style(style.tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ "));
         self.label = label.to_string();
         bar.set_message(self.fitted(label));
         bar.enable_steady_tick(Duration::from_millis(100));
@@ -72,5 +74,47 @@ impl Spinner {
 impl Drop for Spinner {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// stderr as indicatif sees it, a few columns narrower than it is. indicatif pads its line to the
+/// last column; the `^C` a terminal echoes there would wrap onto a new line, and clearing the
+/// spinner would then clear that line and leave the spinner behind.
+#[derive(Debug)]
+struct ShortOfTheEdge(Term);
+
+/// Columns left free at the end of the spinner line: room for the echoed `^C`.
+const ECHO_ROOM: u16 = 3;
+
+impl TermLike for ShortOfTheEdge {
+    fn width(&self) -> u16 {
+        self.0.size().1.saturating_sub(ECHO_ROOM).max(1)
+    }
+    fn height(&self) -> u16 {
+        self.0.size().0
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_up(n)
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_down(n)
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_right(n)
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_left(n)
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.0.write_line(s)
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.0.write_str(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.0.clear_line()
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        self.0.flush()
     }
 }

@@ -1,11 +1,13 @@
 //! The status lines on a real terminal: a failing build shows its exit code, not a tick, and
 //! Ctrl-C at the approval menu gives the cursor back.
 
+use std::time::Duration;
+
 use rexpect::process::WaitStatus;
 use serde_json::json;
 
 use crate::harness::{Ai, wait_for_raw_mode};
-use crate::server::{FakeServer, text_reply, tool_reply};
+use crate::server::{FakeServer, Reply, text_reply, tool_reply};
 
 /// Where this machine's Rust toolchain lives, for a `cargo build` run under a temp HOME.
 fn toolchain_env(ai: Ai) -> Ai {
@@ -160,4 +162,18 @@ fn the_screen_after_a_failing_build_holds_the_build_the_read_and_the_answer_only
         left[2], "The type is wrong: a u8 cannot hold a string.",
         "{screen}"
     );
+}
+
+#[test]
+fn ctrl_c_while_thinking_leaves_no_spinner_behind() {
+    let server = FakeServer::start(vec![Reply::StallAfter(vec![], Duration::from_secs(8))]);
+    let ai = Ai::new(&server.url);
+    let tmux = crate::shell::Tmux::start("bash", &ai);
+    tmux.keys(&["ai a slow question", "Enter"]);
+    tmux.wait_for("thinking");
+    tmux.keys(&["C-c"]);
+    tmux.round_trip("AFTERWARDS");
+    let screen = tmux.screen();
+    assert!(!screen.contains("thinking"), "{screen}");
+    assert!(!screen.contains('⠋') && !screen.contains('⠙'), "{screen}");
 }
