@@ -77,13 +77,7 @@ fn resume_takes_an_id_from_the_history_and_an_unknown_id_exits_2() {
         "{}",
         resumed.stderr
     );
-    let users: Vec<String> = server.chat_bodies()[1]["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .filter_map(|m| m["content"].as_str().map(String::from))
-        .collect();
+    let users = crate::repl::user_messages(&server.chat_bodies()[1]);
     assert_eq!(users, ["the colour is blue", "which colour?"]);
     let unknown = ai.run_with(&["-i", "--resume", "no-such-id"]);
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);

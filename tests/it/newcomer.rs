@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::harness::{Ai, wait_for_raw_mode};
+use crate::repl::{repl, user_messages};
 use crate::server::{FakeServer, Reply, status, text_reply};
 
 #[test]
@@ -58,24 +59,6 @@ fn usage_the_server_did_not_report_is_null_not_zero() {
         .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.json()["usage"], Value::Null);
-}
-
-fn user_messages(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .map(|m| {
-            m.iter()
-                .filter(|m| m["role"] == "user")
-                .filter_map(|m| m["content"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn repl(ai: &Ai, args: &[&str]) -> rexpect::session::PtySession {
-    let mut command = ai.pty_command();
-    command.args(args).env("TERM", "xterm");
-    rexpect::session::spawn_command(command, Some(10_000)).expect("spawn in a pty")
 }
 
 #[test]

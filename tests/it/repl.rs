@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::harness::{Ai, wait_for_raw_mode};
 use crate::server::{FakeServer, Reply, text_chunks, text_reply, tool_reply};
 
-fn repl(ai: &Ai, args: &[&str]) -> PtySession {
+pub(crate) fn repl(ai: &Ai, args: &[&str]) -> PtySession {
     let mut command = ai.pty_command();
     command.args(args).env("TERM", "xterm");
     spawn_command(command, Some(10_000)).expect("spawn in a pty")
@@ -23,7 +23,7 @@ fn exits_0(session: &mut PtySession) {
     assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
 }
 
-fn user_messages(body: &Value) -> Vec<String> {
+pub(crate) fn user_messages(body: &Value) -> Vec<String> {
     body["messages"]
         .as_array()
         .map(|m| {

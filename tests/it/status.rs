@@ -18,13 +18,8 @@ fn toolchain_env(ai: Ai) -> Ai {
         .env("RUSTUP_HOME", &rustup_home)
 }
 
-/// rexpect reads the terminal byte by byte as Latin-1: the same text as it will see it.
-fn as_read(text: &str) -> String {
-    text.bytes().map(char::from).collect()
-}
-
-#[test]
-fn a_failing_cargo_build_shows_its_exit_code_then_the_read_then_the_answer() {
+/// A Rust project whose build fails, and a model that builds it, reads the source and answers.
+fn broken_build(answer: &str) -> (FakeServer, Ai) {
     let server = FakeServer::start(vec![
         tool_reply(&[(
             "c1",
@@ -36,15 +31,26 @@ fn a_failing_cargo_build_shows_its_exit_code_then_the_read_then_the_answer() {
             "filesystem",
             json!({"operation": "read", "path": "src/main.rs"}),
         )]),
-        text_reply("The **type** is wrong."),
+        text_reply(answer),
     ]);
     let ai = toolchain_env(Ai::new(&server.url))
         .file(
             "Cargo.toml",
             "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
         )
-        .file("src/main.rs", "fn main() { let x: u8 = \"no\"; }\n")
-        .arg("why does the build fail?");
+        .file("src/main.rs", "fn main() { let x: u8 = \"no\"; }\n");
+    (server, ai)
+}
+
+/// rexpect reads the terminal byte by byte as Latin-1: the same text as it will see it.
+fn as_read(text: &str) -> String {
+    text.bytes().map(char::from).collect()
+}
+
+#[test]
+fn a_failing_cargo_build_shows_its_exit_code_then_the_read_then_the_answer() {
+    let (_server, ai) = broken_build("The **type** is wrong.");
+    let ai = ai.arg("why does the build fail?");
     let mut session =
         rexpect::session::spawn_command(ai.pty_command(), Some(120_000)).expect("spawn in a pty");
     let build = session
@@ -119,25 +125,7 @@ fn off_a_terminal_a_failing_command_and_a_timeout_say_so() {
 
 #[test]
 fn the_screen_after_a_failing_build_holds_the_build_the_read_and_the_answer_only() {
-    let server = FakeServer::start(vec![
-        tool_reply(&[(
-            "c1",
-            "execute_command",
-            json!({"command": "cargo build --offline"}),
-        )]),
-        tool_reply(&[(
-            "c2",
-            "filesystem",
-            json!({"operation": "read", "path": "src/main.rs"}),
-        )]),
-        text_reply("The **type** is wrong: a `u8` cannot hold a string."),
-    ]);
-    let ai = toolchain_env(Ai::new(&server.url))
-        .file(
-            "Cargo.toml",
-            "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-        )
-        .file("src/main.rs", "fn main() { let x: u8 = \"no\"; }\n");
+    let (_server, ai) = broken_build("The **type** is wrong: a `u8` cannot hold a string.");
     let tmux = crate::shell::Tmux::start("bash", &ai);
     tmux.keys(&["ai why does the build fail", "Enter"]);
     tmux.wait_for("cannot hold a string");
