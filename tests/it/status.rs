@@ -42,6 +42,18 @@ fn broken_build(answer: &str) -> (FakeServer, Ai) {
     (server, ai)
 }
 
+/// Waits until bash shows its prompt again: typing while `ai` still runs would echo over its
+/// lines.
+fn wait_for_prompt(tmux: &crate::shell::Tmux) {
+    tmux.wait_until("the prompt", |screen| {
+        screen
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.starts_with("bash-") && l.trim_end().ends_with(['#', '$']))
+    });
+}
+
 /// rexpect reads the terminal byte by byte as Latin-1: the same text as it will see it.
 fn as_read(text: &str) -> String {
     text.bytes().map(char::from).collect()
@@ -129,13 +141,19 @@ fn the_screen_after_a_failing_build_holds_the_build_the_read_and_the_answer_only
     let tmux = crate::shell::Tmux::start("bash", &ai);
     tmux.keys(&["ai why does the build fail", "Enter"]);
     tmux.wait_for("cannot hold a string");
+    wait_for_prompt(&tmux);
     tmux.round_trip("FINISHED");
     let screen = tmux.screen();
-    // Everything `ai` left: not the prompts and commands typed, not the round trips' output.
+    // Everything `ai` left: not the prompts, not the harness's round trips and their output.
     let left: Vec<&str> = screen
         .lines()
         .map(str::trim_end)
-        .filter(|l| !l.is_empty() && !l.starts_with("bash-") && !["LOADED", "FINISHED"].contains(l))
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with("bash-")
+                && !l.contains("printf '%s\\n'")
+                && !["LOADED", "FINISHED"].contains(l)
+        })
         .collect();
     assert_eq!(left.len(), 3, "{screen}");
     assert!(
@@ -160,6 +178,7 @@ fn ctrl_c_while_thinking_leaves_no_spinner_behind() {
     tmux.keys(&["ai a slow question", "Enter"]);
     tmux.wait_for("thinking");
     tmux.keys(&["C-c"]);
+    wait_for_prompt(&tmux);
     tmux.round_trip("AFTERWARDS");
     let screen = tmux.screen();
     assert!(!screen.contains("thinking"), "{screen}");
