@@ -176,9 +176,19 @@ impl Agent<'_> {
             };
             return (tool.action(arguments, self.ctx), denied);
         };
-        let (action, mut assessment) = judged.swap_remove(index);
+        let asking: Vec<String> = judged
+            .iter()
+            .filter(|(_, a)| a.verdict == strictest)
+            .map(|(action, _)| subject_of(action))
+            .collect();
+        let (mut action, mut assessment) = judged.swap_remove(index);
         assessment.reasons = reasons;
         assessment.untrusted = untrusted;
+        if let (Action::Read { resolved, .. }, true) = (&mut action, asking.len() > 1) {
+            // The person is asked about every path that needs it, and an "always" answer
+            // remembers exactly this set: a JSON list, which no single path can spell.
+            *resolved = serde_json::to_string(&asking).unwrap_or_default().into();
+        }
         (action, assessment)
     }
 

@@ -422,3 +422,25 @@ fn a_path_outside_the_roots_among_several_asks_for_the_whole_call() {
     assert_eq!(run.json()["tool_calls"][0]["decision"], json!("denied"));
     assert!(!run.stdout.contains("private notes"));
 }
+
+#[test]
+fn the_approval_of_several_paths_names_every_one_that_asks() {
+    let server = FakeServer::start(vec![tool_reply(&[(
+        "c1",
+        "filesystem",
+        json!({"operation": "read", "paths": ["a", "../../home/one", "../../home/two"]}),
+    )])]);
+    let ai = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .env("SWEBASH_AI_FS_ROOTS", "cwd");
+    std::fs::write(ai.home().join("one"), "1").expect("write");
+    std::fs::write(ai.home().join("two"), "2").expect("write");
+    let run = ai.args(&["read them"]).run();
+    assert_eq!(run.code, 3, "stderr: {}", run.stderr);
+    // Both paths are in what needed approval (an "always" would remember exactly this set).
+    assert!(
+        run.stderr.contains("/home/one") && run.stderr.contains("/home/two"),
+        "{}",
+        run.stderr
+    );
+}
