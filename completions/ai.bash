@@ -23,41 +23,13 @@ _ai() {
 
     case "${cmd}" in
         ai)
-            opts="-i -y -m -q -h -V --interactive --resume --history --json --jsonl --show-config --check-command --command --init --key --context --completions --man --list-tools --list-models --parse-tool-calls --tool-format --yes --allow --sandbox --model --provider --base-url --tools --no-tools --max-iterations --no-stream --quiet --help --version"
+            opts="-i -m -y -q -h -V --interactive --resume --command --model --provider --base-url --tool-format --no-stream --tools --no-tools --max-iterations --yes --allow --sandbox --json --jsonl --quiet --history --stats --since --show-config --check-command --list-tools --list-models --init --key --context --completions --man --parse-tool-calls --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --check-command)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --init)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --key)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --completions)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --parse-tool-calls)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tool-format)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --allow)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --sandbox)
+                --resume)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -77,11 +49,47 @@ _ai() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tool-format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tools)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sandbox)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --init)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --completions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parse-tool-calls)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

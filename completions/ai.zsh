@@ -15,38 +15,40 @@ _ai() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
+'--resume=[With -i\: continue the last REPL conversation, or the one with this ID (see --history)]::ID:_default' \
+'-m+[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
+'--model=[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
+'--provider=[Provider or service\: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local \[env\: SWEBASH_AI_PROVIDER\]]:NAME:_default' \
+'--base-url=[Base URL of an OpenAI-compatible endpoint, e.g. http\://127.0.0.1\:8080/v1 \[env\: SWEBASH_AI_BASE_URL\]]:URL:_default' \
+'--tool-format=[How tools are called\: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) \[env\: SWEBASH_AI_TOOL_FORMAT\]]:FORMAT:_default' \
+'(--no-tools)--tools=[Tools to offer the model, comma-separated\: fs,exec,web]:LIST:_default' \
+'--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
+'*--allow=[Approve commands matching this glob pattern, e.g. '\''git push*'\'' (repeatable)]:PATTERN:_default' \
+'--sandbox=[Sandbox for commands that run without asking\: workspace (writes only under the working and temp dirs), read-only, or off \[env\: SWEBASH_AI_SANDBOX\]]:MODE:_default' \
+'--since=[With --stats\: only the last PERIOD, e.g. 7d, 12h, 30m]:PERIOD:_default' \
 '--check-command=[Print the policy decision for a shell command and why (JSON with --json), then exit]:CMD:_default' \
 '--init=[Print the shell integration script for bash, zsh or fish\: eval "\$(ai --init zsh)"]:SHELL:_default' \
 '--key=[With --init\: the key that asks ai, in the shell'\''s notation (default Alt-E\: '\''\\ee'\'', '\''^\[e'\'')]:KEY:_default' \
 '--completions=[Print a completion script\: bash, zsh, fish, elvish or powershell]:SHELL:_default' \
 '--parse-tool-calls=[Read model text on stdin and print the tool calls found in it as JSON (FORMAT\: generic, hermes, qwen, llama3, mistral, json), then exit]:FORMAT:_default' \
-'--tool-format=[How tools are called\: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) \[env\: SWEBASH_AI_TOOL_FORMAT\]]:FORMAT:_default' \
-'*--allow=[Approve commands matching this glob pattern, e.g. '\''git push*'\'' (repeatable)]:PATTERN:_default' \
-'--sandbox=[Sandbox for commands that run without asking\: workspace (writes only under the working and temp dirs), read-only, or off \[env\: SWEBASH_AI_SANDBOX\]]:MODE:_default' \
-'-m+[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
-'--model=[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
-'--provider=[Provider or service\: openai (alias openai-compatible), groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama \[env\: SWEBASH_AI_PROVIDER\]]:NAME:_default' \
-'--base-url=[Base URL of an OpenAI-compatible endpoint, e.g. http\://127.0.0.1\:8080/v1 \[env\: SWEBASH_AI_BASE_URL\]]:URL:_default' \
-'(--no-tools)--tools=[Tools to offer the model, comma-separated\: fs,exec,web]:LIST:_default' \
-'--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
 '-i[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
 '--interactive[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
-'--resume[With -i\: continue the last saved conversation]' \
-'--history[List recent saved conversations, then exit]' \
-'(--jsonl)--json[Print one JSON object on stdout when the run ends (schema_version 1)]' \
-'--jsonl[Print one JSON event per line on stdout while the run goes on]' \
-'--show-config[Print every effective setting and where it came from (secrets redacted), then exit]' \
 '--command[Widget mode\: print exactly one shell command for the request, nothing else]' \
-'--context[With --init\: also record the last command and its exit status, so \`ai "why did that fail?"\` knows them]' \
-'--man[Print the man page (roff)]' \
-'--list-tools[List every tool the model would see (built-in and MCP), its source and when it asks]' \
-'--list-models[List the models the configured endpoint serves, then exit]' \
+'--no-stream[Ask for the whole reply at once instead of streaming it]' \
+'--no-tools[Offer no tools at all]' \
 '-y[Approve every tool call that would ask (calls the policy denies still never run)]' \
 '--yes[Approve every tool call that would ask (calls the policy denies still never run)]' \
-'--no-tools[Offer no tools at all]' \
-'--no-stream[Ask for the whole reply at once instead of streaming it]' \
+'(--jsonl)--json[Print one JSON object on stdout when the run ends (schema_version 1)]' \
+'--jsonl[Print one JSON event per line on stdout while the run goes on]' \
 '-q[Print only the answer\: no tool traces or notices on stderr (errors still appear)]' \
 '--quiet[Print only the answer\: no tool traces or notices on stderr (errors still appear)]' \
+'--history[List recent saved conversations (id, date, directory, turns, status), then exit]' \
+'--stats[Tool calls per tool, success rates, durations, iteration depth and tokens per model, from the audit log (one JSON object with --json), then exit]' \
+'--show-config[Print every effective setting and where it came from (secrets redacted), then exit]' \
+'--list-tools[List every tool the model would see (built-in and MCP), its source and when it asks]' \
+'--list-models[List the models the configured endpoint serves, then exit]' \
+'--context[With --init\: also record the last command and its exit status, so \`ai "why did that fail?"\` knows them]' \
+'--man[Print the man page (roff)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \

@@ -4,20 +4,27 @@
 # typed line back exactly. Sourcing it twice is harmless.
 
 __ai_widget() {
-  local __ai_orig=$READLINE_LINE __ai_out __ai_status __ai_trap
+  local __ai_orig=$READLINE_LINE __ai_out __ai_status __ai_trap __ai_errf __ai_why=""
   [[ -n ${__ai_orig//[[:space:]]/} ]] || return 0
   printf '\r\e[K%s' "${__ai_orig} [ai…]" >/dev/tty 2>/dev/null
   # Ctrl-C stops ai (it gets the signal) but must not abort the line we are about to restore.
   __ai_trap=$(trap -p INT)
   trap ':' INT
-  __ai_out=$(command ai --command "$__ai_orig" </dev/null 2>/dev/null)
+  __ai_errf=$(mktemp 2>/dev/null) || __ai_errf=/dev/null
+  __ai_out=$(command ai --command "$__ai_orig" </dev/null 2>"$__ai_errf")
   __ai_status=$?
   eval "${__ai_trap:-trap - INT}"
+  if [[ $__ai_errf != /dev/null ]]; then
+    # The first line says why (the rest is a hint): shown above the restored line, not lost.
+    IFS= read -r __ai_why <"$__ai_errf"
+    rm -f -- "$__ai_errf"
+  fi
   printf '\r\e[K' >/dev/tty 2>/dev/null
   if ((__ai_status == 0)) && [[ -n $__ai_out ]]; then
     READLINE_LINE=$__ai_out
   else
     READLINE_LINE=$__ai_orig
+    [[ -n $__ai_why ]] && printf '%s\n' "$__ai_why" >/dev/tty 2>/dev/null
   fi
   READLINE_POINT=${#READLINE_LINE}
 }

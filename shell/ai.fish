@@ -6,12 +6,22 @@
 function __ai_widget
     set -l __ai_orig (commandline)
     string length -q -- (string trim -- "$__ai_orig"); or return 0
-    set -l __ai_out (command ai --command "$__ai_orig" </dev/null 2>/dev/null | string collect)
+    set -l __ai_errf (mktemp 2>/dev/null); or set __ai_errf /dev/null
+    set -l __ai_out (command ai --command "$__ai_orig" </dev/null 2>$__ai_errf | string collect)
     set -l __ai_status $pipestatus[1]
+    set -l __ai_why
+    if test "$__ai_errf" != /dev/null
+        # The first line says why (the rest is a hint): shown above the restored line, not lost.
+        set __ai_why (head -n 1 -- $__ai_errf 2>/dev/null)
+        rm -f -- $__ai_errf
+    end
     if test $__ai_status -eq 0 -a -n "$__ai_out"
         commandline -r -- $__ai_out
     else
         commandline -r -- $__ai_orig
+        if test -n "$__ai_why"
+            printf '\n%s\n' "$__ai_why" >/dev/tty 2>/dev/null
+        end
     end
     commandline -f end-of-line
     commandline -f repaint

@@ -1,23 +1,26 @@
 //! The top: turns a parsed command line into a run (settings, endpoint, tools, the loop, a front
 //! end) and the run into an exit code. Ctrl-C and a closed stdout are handled here.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::time::Instant;
 
 use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
 use crate::config::{Env, FileLayer, OutputMode, Settings, config_path, resolve};
-use crate::conversation::ConversationStore;
+use crate::conversation::{ConversationStore, Mode};
 use crate::error::{ConfigError, ExitCode, Report};
+use crate::excerpt::read_excerpt;
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
-use crate::session::{Ended, Parts, Sinks, drive_turn};
+use crate::session::{Ended, Interrupt, Parts, Sinks, drive_turn};
 use crate::shell::extract_command;
 use crate::ui::{self, fail, frontend_for};
 
-/// Most bytes of piped stdin added to the prompt.
-const STDIN_MAX: usize = 200 * 1024;
+/// Most bytes of piped stdin kept from its start and from its end: the end gets more, since a
+/// failing build or test says why last.
+const STDIN_HEAD: usize = 48 * 1024;
+const STDIN_TAIL: usize = 152 * 1024;
 
 /// Runs `ai` and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
@@ -50,7 +53,16 @@ pub fn run(cli: Cli) -> i32 {
     }
     if cli.interactive {
         return match runtime() {
-            Ok(runtime) => runtime.block_on(crate::repl::run(&settings, &env, cli.resume)),
+            Ok(runtime) => {
+                // `ai -i "prompt"`: the words are the first turn, not dropped.
+                let first = Some(cli.prompt.join(" ").trim().to_string()).filter(|p| !p.is_empty());
+                runtime.block_on(crate::repl::run(
+                    &settings,
+                    &env,
+                    cli.resume.as_deref(),
+                    first,
+                ))
+            }
             Err(report) => fail(&report),
         };
     }
@@ -75,6 +87,9 @@ fn utility(cli: &Cli, env: &Env) -> Option<i32> {
     if cli.history {
         return Some(commands::history(env, cli.json));
     }
+    if cli.stats {
+        return Some(commands::stats(env, cli.since.as_deref(), cli.json));
+    }
     if let Some(shell) = &cli.completions {
         return Some(commands::completions(shell));
     }
@@ -95,6 +110,11 @@ fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
         None => FileLayer::default(),
     };
     let settings = resolve(cli, env, &file)?;
+    if !cli.quiet {
+        for warning in &settings.unknown_env {
+            ui::to_stderr(&format!("ai: warning: {warning}"));
+        }
+    }
     if !settings.unknown_file_keys.is_empty() && !cli.quiet {
         ui::to_stderr(&format!(
             "ai: warning: unknown keys in {}: {}",
@@ -182,30 +202,21 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
     let mut prompt = cli.prompt.join(" ").trim().to_string();
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        let mut bytes = Vec::new();
-        let mut handle = stdin.lock().take(STDIN_MAX as u64 + 1);
-        handle
-            .read_to_end(&mut bytes)
+        let excerpt = read_excerpt(stdin.lock(), STDIN_HEAD, STDIN_TAIL)
             .map_err(|err| Report::from_error(ExitCode::Runtime, "cannot read stdin", &err))?;
-        let cut = bytes.len() > STDIN_MAX;
-        bytes.truncate(STDIN_MAX);
-        let text = String::from_utf8_lossy(&bytes);
+        let text = excerpt.to_text();
         let text = text.trim_end();
         if !text.is_empty() {
-            if cut && !settings.quiet {
+            if excerpt.is_cut() && !settings.quiet {
                 ui::to_stderr(&format!(
-                    "ai: stdin is longer than {STDIN_MAX} bytes; only the first {STDIN_MAX} were sent"
+                    "ai: stdin is long: its start and end were sent, {} lines ({} bytes) in the middle left out",
+                    excerpt.omitted_lines, excerpt.omitted_bytes
                 ));
             }
-            let note = if cut {
-                format!("\n[input cut: only its first {STDIN_MAX} bytes are shown]")
-            } else {
-                String::new()
-            };
             prompt = if prompt.is_empty() {
-                format!("{text}{note}")
+                text.to_string()
             } else {
-                format!("{prompt}\n\nInput from stdin:\n<stdin>\n{text}\n</stdin>{note}")
+                format!("{prompt}\n\nInput from stdin:\n<stdin>\n{text}\n</stdin>")
             };
         }
     }
@@ -217,8 +228,14 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
 }
 
 /// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
-pub(crate) fn new_store(env: &Env, label: &str) -> Option<ConversationStore> {
-    ConversationStore::create(env, label)
+pub(crate) fn new_store(
+    env: &Env,
+    label: &str,
+    mode: Mode,
+    settings: &Settings,
+) -> Option<ConversationStore> {
+    let keep = usize::try_from(settings.history_keep).unwrap_or(usize::MAX);
+    ConversationStore::create(env, label, mode, keep)
         .map_err(|why| {
             ui::to_stderr(&format!(
                 "ai: warning: the conversation is not saved: {why}"
@@ -255,9 +272,10 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         Message::User { content: prompt },
     ];
     let mut audit = parts.audit_log(env);
-    let mut store = new_store(env, &parts.provider_label());
+    let mut store = new_store(env, &parts.provider_label(), Mode::OneShot, settings);
     // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
     save_or_warn(&mut store, &messages);
+    let mut interrupt = Interrupt::listen();
     let mut frontend = frontend_for(settings.output, settings.quiet, color(env));
     let mut recorder = Recorder::default();
     let ended = {
@@ -271,7 +289,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
             model: parts.provider.model().to_string(),
             tool_format: agent.mode.name().into(),
         });
-        drive_turn(&mut agent, &mut messages, &mut sinks).await
+        drive_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await
     };
     save_or_warn(&mut store, &messages);
     parts.mcp.shutdown().await;
@@ -291,11 +309,16 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         ),
         Ended::PipeClosed => return ExitCode::Ok.code(),
     };
+    let (status, error, report) = if status == RunStatus::Ok {
+        empty_or_ok(recorder.answer.as_str())
+    } else {
+        (status, error, report)
+    };
     let mut result = recorder.finish(status, error, millis(started));
     // The format in force at the end (a server that refused native tools switches it).
     result.tool_format = agent.mode.name().into();
     if command_mode && status == RunStatus::Ok {
-        return print_command(&result.answer);
+        return print_command(&result.answer, env);
     }
     frontend.handle(&Event::RunCompleted { result });
     if frontend.broken() {
@@ -306,6 +329,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     }
     match status {
         RunStatus::Ok => ExitCode::Ok,
+        RunStatus::Empty => ExitCode::Runtime,
         RunStatus::Interrupted => ExitCode::Interrupted,
         RunStatus::Limit => ExitCode::Limit,
         RunStatus::Denied => ExitCode::Denied,
@@ -314,24 +338,41 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     .code()
 }
 
+/// A turn that ended with no text at all is reported, never shown as a silent success.
+pub(crate) fn empty_or_ok(answer: &str) -> (RunStatus, Option<RunError>, Option<Report>) {
+    if !answer.trim().is_empty() {
+        return (RunStatus::Ok, None, None);
+    }
+    let message = "the model's answer was empty";
+    (
+        RunStatus::Empty,
+        Some(RunError {
+            kind: ErrorKind::Provider,
+            message: message.into(),
+        }),
+        Some(
+            Report::new(ExitCode::Runtime, message)
+                .with_hint("ask again, or try another model with -m MODEL"),
+        ),
+    )
+}
+
 /// Colour unless `NO_COLOR` is set (to anything).
 pub fn color(env: &Env) -> bool {
     env.get("NO_COLOR").is_none()
 }
 
-/// `ai --command`: exactly one command line on stdout, or nothing and a failure.
-fn print_command(answer: &str) -> i32 {
-    match extract_command(answer) {
-        Some(command) => {
+/// `ai --command`: exactly one command line on stdout, or nothing and one line on stderr that
+/// the widget shows under the prompt.
+fn print_command(answer: &str, env: &Env) -> i32 {
+    match extract_command(answer, env.get("PATH")) {
+        Ok(command) => {
             if ui::to_stdout(&command) {
                 ExitCode::Ok.code()
             } else {
                 ExitCode::Runtime.code()
             }
         }
-        None => fail(&Report::new(
-            ExitCode::Runtime,
-            "the model's answer held no command",
-        )),
+        Err(why) => fail(&Report::new(ExitCode::Runtime, why)),
     }
 }

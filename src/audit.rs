@@ -1,6 +1,7 @@
 //! The audit log: every tool call (tool, arguments, decision, who decided, exit code, duration) as
-//! one JSON line in `$XDG_STATE_HOME/swebash-ai/audit.jsonl`, mode 0600, rotated by size. It is
-//! one more consumer of the event stream; secrets this process holds are scrubbed from each line.
+//! one JSON line in `$XDG_STATE_HOME/swebash-ai/audit.jsonl`, mode 0600, rotated by size, and one
+//! `"type": "turn"` line per turn (model, iterations, calls, tokens) for `ai --stats`. It is one
+//! more consumer of the event stream; secrets this process holds are scrubbed from each line.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -18,6 +19,10 @@ pub struct AuditLog {
     file: File,
     secrets: Vec<String>,
     decided_by: HashMap<String, String>,
+    /// The model of the run, for turn lines.
+    model: String,
+    /// Tool calls completed in the current turn.
+    calls_in_turn: u32,
 }
 
 /// `$XDG_STATE_HOME/swebash-ai`, else `~/.local/state/swebash-ai`.
@@ -48,11 +53,32 @@ impl AuditLog {
                 .filter(|s| s.len() >= 4)
                 .collect(),
             decided_by: HashMap::new(),
+            model: String::new(),
+            calls_in_turn: 0,
         })
     }
 
     pub fn observe(&mut self, event: &Event) {
         match event {
+            Event::RunStarted {
+                provider, model, ..
+            } => {
+                self.model = format!("{provider}/{model}");
+                self.calls_in_turn = 0;
+            }
+            Event::TurnCompleted { usage, iterations } => {
+                let line = json!({
+                    "type": "turn",
+                    "time_unix_ms": now_ms(),
+                    "model": self.model,
+                    "iterations": iterations,
+                    "tool_calls": self.calls_in_turn,
+                    "input_tokens": usage.map(|u| u.input_tokens),
+                    "output_tokens": usage.map(|u| u.output_tokens),
+                });
+                self.calls_in_turn = 0;
+                self.write(line.to_string());
+            }
             Event::ApprovalDecided { id, by, .. } => {
                 self.decided_by.insert(id.clone(), by.clone());
             }
@@ -61,12 +87,9 @@ impl AuditLog {
                     .decided_by
                     .remove(&record.id)
                     .unwrap_or_else(|| "policy".to_string());
-                let unix_ms = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_millis())
-                    .unwrap_or(0);
+                self.calls_in_turn += 1;
                 let line = json!({
-                    "time_unix_ms": unix_ms,
+                    "time_unix_ms": now_ms(),
                     "tool": record.name,
                     "arguments": record.arguments,
                     "decision": record.decision,
@@ -77,16 +100,26 @@ impl AuditLog {
                     "error": record.error,
                 })
                 .to_string();
-                let mut line = line;
-                for secret in &self.secrets {
-                    line = line.replace(secret, "<redacted>");
-                }
-                // One write per line: other `ai` processes append to the same log.
-                let _ = crate::journal::append(&mut self.file, &[line]);
+                self.write(line);
             }
             _ => {}
         }
     }
+
+    fn write(&mut self, mut line: String) {
+        for secret in &self.secrets {
+            line = line.replace(secret, "<redacted>");
+        }
+        // One write per line: other `ai` processes append to the same log.
+        let _ = crate::journal::append(&mut self.file, &[line]);
+    }
+}
+
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -13,120 +13,145 @@ pub struct Cli {
     pub prompt: Vec<String>,
 
     /// Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply.
-    #[arg(short = 'i', long)]
+    #[arg(help_heading = "Modes", short = 'i', long)]
     pub interactive: bool,
 
-    /// With -i: continue the last saved conversation.
-    #[arg(long, requires = "interactive")]
-    pub resume: bool,
-
-    /// List recent saved conversations, then exit.
-    #[arg(long)]
-    pub history: bool,
-
-    /// Print one JSON object on stdout when the run ends (schema_version 1).
-    #[arg(long, conflicts_with = "jsonl")]
-    pub json: bool,
-
-    /// Print one JSON event per line on stdout while the run goes on.
-    #[arg(long)]
-    pub jsonl: bool,
-
-    /// Print every effective setting and where it came from (secrets redacted), then exit.
-    #[arg(long)]
-    pub show_config: bool,
-
-    /// Print the policy decision for a shell command and why (JSON with --json), then exit.
-    #[arg(long, value_name = "CMD")]
-    pub check_command: Option<String>,
+    /// With -i: continue the last REPL conversation, or the one with this ID (see --history).
+    #[arg(help_heading = "Modes", long, requires = "interactive", value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
 
     /// Widget mode: print exactly one shell command for the request, nothing else.
-    #[arg(long)]
+    #[arg(help_heading = "Modes", long)]
     pub command: bool,
 
-    /// Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)".
-    #[arg(long, value_name = "SHELL")]
-    pub init: Option<String>,
-
-    /// With --init: the key that asks ai, in the shell's notation (default Alt-E: '\ee', '^[e').
-    #[arg(long, value_name = "KEY", requires = "init")]
-    pub key: Option<String>,
-
-    /// With --init: also record the last command and its exit status, so `ai "why did that
-    /// fail?"` knows them.
-    #[arg(long, requires = "init")]
-    pub context: bool,
-
-    /// Print a completion script: bash, zsh, fish, elvish or powershell.
-    #[arg(long, value_name = "SHELL")]
-    pub completions: Option<String>,
-
-    /// Print the man page (roff).
-    #[arg(long)]
-    pub man: bool,
-
-    /// List every tool the model would see (built-in and MCP), its source and when it asks.
-    #[arg(long)]
-    pub list_tools: bool,
-
-    /// List the models the configured endpoint serves, then exit.
-    #[arg(long)]
-    pub list_models: bool,
-
-    /// Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic,
-    /// hermes, qwen, llama3, mistral, json), then exit.
-    #[arg(long, value_name = "FORMAT")]
-    pub parse_tool_calls: Option<String>,
-
-    /// How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen,
-    /// llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]
-    #[arg(long, value_name = "FORMAT")]
-    pub tool_format: Option<String>,
-
-    /// Approve every tool call that would ask (calls the policy denies still never run).
-    #[arg(short = 'y', long)]
-    pub yes: bool,
-
-    /// Approve commands matching this glob pattern, e.g. 'git push*' (repeatable).
-    #[arg(long, value_name = "PATTERN")]
-    pub allow: Vec<String>,
-
-    /// Sandbox for commands that run without asking: workspace (writes only under the working
-    /// and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]
-    #[arg(long, value_name = "MODE")]
-    pub sandbox: Option<String>,
-
     /// Model name [env: SWEBASH_AI_MODEL]
-    #[arg(short = 'm', long, value_name = "MODEL")]
+    #[arg(help_heading = "Model", short = 'm', long, value_name = "MODEL")]
     pub model: Option<String>,
 
-    /// Provider or service: openai (alias openai-compatible), groq, openrouter, deepseek, mistral,
-    /// together, lmstudio, vllm, llamacpp, ollama [env: SWEBASH_AI_PROVIDER]
-    #[arg(long, value_name = "NAME")]
+    /// Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter,
+    /// deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local
+    /// [env: SWEBASH_AI_PROVIDER]
+    #[arg(help_heading = "Model", long, value_name = "NAME")]
     pub provider: Option<String>,
 
     /// Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
     /// [env: SWEBASH_AI_BASE_URL]
-    #[arg(long, value_name = "URL")]
+    #[arg(help_heading = "Model", long, value_name = "URL")]
     pub base_url: Option<String>,
 
+    /// How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen,
+    /// llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]
+    #[arg(help_heading = "Model", long, value_name = "FORMAT")]
+    pub tool_format: Option<String>,
+
+    /// Ask for the whole reply at once instead of streaming it.
+    #[arg(help_heading = "Model", long)]
+    pub no_stream: bool,
+
     /// Tools to offer the model, comma-separated: fs,exec,web
-    #[arg(long, value_name = "LIST", conflicts_with = "no_tools")]
+    #[arg(
+        help_heading = "Tools and safety",
+        long,
+        value_name = "LIST",
+        conflicts_with = "no_tools"
+    )]
     pub tools: Option<String>,
 
     /// Offer no tools at all.
-    #[arg(long)]
+    #[arg(help_heading = "Tools and safety", long)]
     pub no_tools: bool,
 
     /// Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Tools and safety", long, value_name = "N")]
     pub max_iterations: Option<String>,
 
-    /// Ask for the whole reply at once instead of streaming it.
-    #[arg(long)]
-    pub no_stream: bool,
+    /// Approve every tool call that would ask (calls the policy denies still never run).
+    #[arg(help_heading = "Tools and safety", short = 'y', long)]
+    pub yes: bool,
+
+    /// Approve commands matching this glob pattern, e.g. 'git push*' (repeatable).
+    #[arg(help_heading = "Tools and safety", long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+
+    /// Sandbox for commands that run without asking: workspace (writes only under the working
+    /// and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]
+    #[arg(help_heading = "Tools and safety", long, value_name = "MODE")]
+    pub sandbox: Option<String>,
+
+    /// Print one JSON object on stdout when the run ends (schema_version 1).
+    #[arg(help_heading = "Output", long, conflicts_with = "jsonl")]
+    pub json: bool,
+
+    /// Print one JSON event per line on stdout while the run goes on.
+    #[arg(help_heading = "Output", long)]
+    pub jsonl: bool,
 
     /// Print only the answer: no tool traces or notices on stderr (errors still appear).
-    #[arg(short, long)]
+    #[arg(help_heading = "Output", short, long)]
     pub quiet: bool,
+
+    /// List recent saved conversations (id, date, directory, turns, status), then exit.
+    #[arg(help_heading = "Utilities", long)]
+    pub history: bool,
+
+    /// Tool calls per tool, success rates, durations, iteration depth and tokens per model,
+    /// from the audit log (one JSON object with --json), then exit.
+    #[arg(help_heading = "Utilities", long)]
+    pub stats: bool,
+
+    /// With --stats: only the last PERIOD, e.g. 7d, 12h, 30m.
+    #[arg(
+        help_heading = "Utilities",
+        long,
+        requires = "stats",
+        value_name = "PERIOD"
+    )]
+    pub since: Option<String>,
+
+    /// Print every effective setting and where it came from (secrets redacted), then exit.
+    #[arg(help_heading = "Utilities", long)]
+    pub show_config: bool,
+
+    /// Print the policy decision for a shell command and why (JSON with --json), then exit.
+    #[arg(help_heading = "Utilities", long, value_name = "CMD")]
+    pub check_command: Option<String>,
+
+    /// List every tool the model would see (built-in and MCP), its source and when it asks.
+    #[arg(help_heading = "Utilities", long)]
+    pub list_tools: bool,
+
+    /// List the models the configured endpoint serves, then exit.
+    #[arg(help_heading = "Utilities", long)]
+    pub list_models: bool,
+
+    /// Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)".
+    #[arg(help_heading = "Utilities", long, value_name = "SHELL")]
+    pub init: Option<String>,
+
+    /// With --init: the key that asks ai, in the shell's notation (default Alt-E: '\ee', '^[e').
+    #[arg(
+        help_heading = "Utilities",
+        long,
+        value_name = "KEY",
+        requires = "init"
+    )]
+    pub key: Option<String>,
+
+    /// With --init: also record the last command and its exit status, so `ai "why did that
+    /// fail?"` knows them.
+    #[arg(help_heading = "Utilities", long, requires = "init")]
+    pub context: bool,
+
+    /// Print a completion script: bash, zsh, fish, elvish or powershell.
+    #[arg(help_heading = "Utilities", long, value_name = "SHELL")]
+    pub completions: Option<String>,
+
+    /// Print the man page (roff).
+    #[arg(help_heading = "Utilities", long)]
+    pub man: bool,
+
+    /// Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic,
+    /// hermes, qwen, llama3, mistral, json), then exit.
+    #[arg(help_heading = "Utilities", long, value_name = "FORMAT")]
+    pub parse_tool_calls: Option<String>,
 }

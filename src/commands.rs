@@ -206,7 +206,39 @@ pub async fn list_tools(settings: &Settings, json: bool) -> i32 {
     ExitCode::Ok.code()
 }
 
-/// `ai --history`: recent saved conversations (a JSON array with --json).
+/// `ai --stats [--since PERIOD]`: the metrics of the audit log (the rotated part first).
+pub fn stats(env: &Env, since: Option<&str>, json: bool) -> i32 {
+    let since_unix_ms = match since.map(|text| (text, crate::stats::parse_period(text))) {
+        None => 0,
+        Some((_, Some(period))) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            now.saturating_sub(period)
+        }
+        Some((text, None)) => return usage("--since", text, "a period such as 7d, 12h or 30m"),
+    };
+    let texts: Vec<String> = crate::audit::state_dir(env)
+        .map(|dir| {
+            ["audit.jsonl.1", "audit.jsonl"]
+                .iter()
+                .filter_map(|name| std::fs::read(dir.join(name)).ok())
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let stats = crate::stats::compute(texts.iter().map(String::as_str), since_unix_ms);
+    let text = if json {
+        serde_json::to_string(&stats).unwrap_or_default()
+    } else {
+        crate::stats::table(&stats)
+    };
+    ui::to_stdout(&text);
+    ExitCode::Ok.code()
+}
+
+/// `ai --history`: recent saved conversations, newest first, empty runs hidden (a JSON array
+/// with --json). The id is what `ai -i --resume ID` takes.
 pub fn history(env: &Env, json: bool) -> i32 {
     let conversations = crate::conversation::recent(env, 20);
     let text = if json {
@@ -214,8 +246,10 @@ pub fn history(env: &Env, json: bool) -> i32 {
             conversations
                 .iter()
                 .map(|c| {
-                    serde_json::json!({"file": c.path.display().to_string(), "started_unix_ms": c.started_unix_ms,
-                        "model": c.model, "messages": c.messages, "first_question": c.first_question})
+                    serde_json::json!({"id": c.id, "file": c.path.display().to_string(),
+                        "started_unix_ms": c.started_unix_ms, "model": c.model, "mode": c.mode,
+                        "cwd": c.cwd, "messages": c.messages, "turns": c.turns,
+                        "status": c.status, "first_question": c.first_question})
                 })
                 .collect::<Vec<_>>(),
         )
@@ -223,12 +257,23 @@ pub fn history(env: &Env, json: bool) -> i32 {
     } else if conversations.is_empty() {
         "(no saved conversations)".to_string()
     } else {
+        let home = env.get("HOME").unwrap_or("\u{0}");
         conversations
             .iter()
             .map(|c| {
+                let dir = match c.cwd.strip_prefix(home) {
+                    Some(rest) if !c.cwd.is_empty() => format!("~{rest}"),
+                    _ => c.cwd.clone(),
+                };
                 format!(
-                    "{}  {:<28} {:>3} msgs  {}",
-                    c.started_unix_ms, c.model, c.messages, c.first_question
+                    "{}  {}  {:<24} {:>3} turn{} {:<11} {}",
+                    c.id,
+                    crate::conversation::utc_minute(c.started_unix_ms),
+                    ui::sanitize(&dir),
+                    c.turns,
+                    if c.turns == 1 { " " } else { "s" },
+                    c.status,
+                    ui::sanitize(&c.first_question)
                 )
             })
             .collect::<Vec<_>>()
@@ -271,9 +316,93 @@ pub fn man() -> i32 {
             &err,
         ));
     }
-    ui::to_stdout(String::from_utf8_lossy(&out).trim_end());
+    let page = format!(
+        "{}\n{MAN_SECTIONS}",
+        String::from_utf8_lossy(&out).trim_end()
+    );
+    ui::to_stdout(page.trim_end());
     ExitCode::Ok.code()
 }
+
+/// What clap cannot generate: the environment, the files and the exit codes (DESIGN §2, §4).
+const MAN_SECTIONS: &str = r#".SH ENVIRONMENT
+Flags override variables, variables override the config file. An unknown SWEBASH_AI_* variable
+gets a warning.
+.TP
+\fBSWEBASH_AI_PROVIDER\fR, \fBSWEBASH_AI_MODEL\fR, \fBSWEBASH_AI_BASE_URL\fR
+The LLM endpoint (auto-detected when unset).
+.TP
+\fBSWEBASH_AI_API_KEY\fR, \fBSWEBASH_AI_API_KEY_CMD\fR
+The key, or a command that prints it. The services' own variables work too:
+\fBOPENAI_API_KEY\fR, \fBANTHROPIC_API_KEY\fR, \fBGEMINI_API_KEY\fR, \fBGROQ_API_KEY\fR,
+\fBOPENROUTER_API_KEY\fR, \fBDEEPSEEK_API_KEY\fR, \fBMISTRAL_API_KEY\fR, \fBTOGETHER_API_KEY\fR;
+\fBOLLAMA_HOST\fR for Ollama.
+.TP
+\fBSWEBASH_AI_TOOLS_FS\fR, \fBSWEBASH_AI_TOOLS_EXEC\fR, \fBSWEBASH_AI_TOOLS_WEB\fR
+Enable each tool (default true).
+.TP
+\fBSWEBASH_AI_TOOLS_CONFIRM\fR
+Ask before dangerous operations (default true).
+.TP
+\fBSWEBASH_AI_TOOLS_MAX_ITER\fR, \fBSWEBASH_AI_TOOLS_MAX_CALLS\fR
+Model requests and tool calls per turn (default 10 each).
+.TP
+\fBSWEBASH_AI_FS_MAX_SIZE\fR, \fBSWEBASH_AI_FS_ROOTS\fR
+Most bytes read from one file; the roots the filesystem tool may read without asking.
+.TP
+\fBSWEBASH_AI_EXEC_TIMEOUT\fR
+Command timeout in seconds (default 30, at most 300).
+.TP
+\fBSWEBASH_AI_SANDBOX\fR
+workspace, read-only or off.
+.TP
+\fBSWEBASH_AI_WEB_PROVIDER\fR, \fBSWEBASH_AI_WEB_URL\fR, \fBSWEBASH_AI_WEB_API_KEY\fR
+The web search backend.
+.TP
+\fBSWEBASH_AI_TOOL_FORMAT\fR, \fBSWEBASH_AI_TOOL_CHOICE\fR, \fBSWEBASH_AI_CONSTRAIN\fR
+How tools are called.
+.TP
+\fBSWEBASH_AI_MCP\fR
+off disables every configured MCP server.
+.TP
+\fBSWEBASH_AI_HTTP_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_CONNECT_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_IDLE_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_RETRIES\fR
+Network limits.
+.TP
+\fBSWEBASH_AI_MODEL_PATH\fR, \fBSWEBASH_AI_MODEL_URL\fR, \fBSWEBASH_AI_LOCAL_CTX\fR, \fBSWEBASH_AI_LOCAL_THREADS\fR
+The embedded engine (\fB--provider local\fR).
+.TP
+\fBNO_COLOR\fR
+No colour when set.
+.SH FILES
+.TP
+\fI$XDG_CONFIG_HOME/swebash-ai/config.toml\fR
+The config file (default \fI~/.config/swebash-ai/config.toml\fR).
+.TP
+\fI$XDG_DATA_HOME/swebash-ai/conversations/\fR
+Saved conversations (\fB--history\fR, \fB-i --resume\fR); \fIhistory\fR beside it is the REPL's input history.
+.TP
+\fI$XDG_STATE_HOME/swebash-ai/audit.jsonl\fR
+The audit log of tool calls.
+.SH "EXIT STATUS"
+.TP
+\fB0\fR
+The model gave a final answer.
+.TP
+\fB1\fR
+Runtime error: provider, network, I/O, or an empty answer.
+.TP
+\fB2\fR
+Usage or configuration error.
+.TP
+\fB3\fR
+A tool call needed approval and none could be given.
+.TP
+\fB4\fR
+A loop limit was reached.
+.TP
+\fB130\fR
+Interrupted (Ctrl-C).
+"#;
 
 fn usage(flag: &str, value: &str, expected: &str) -> i32 {
     fail(&Report::from(ConfigError::Invalid {

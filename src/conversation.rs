@@ -34,10 +34,35 @@ pub struct ConversationStore {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
     pub path: PathBuf,
+    /// The file's name without `.jsonl`: what `--resume ID` takes.
+    pub id: String,
     pub started_unix_ms: u64,
     pub model: String,
+    /// `repl` or `oneshot` (empty for files written before the mode was kept).
+    pub mode: String,
+    pub cwd: String,
     pub first_question: String,
     pub messages: usize,
+    /// Questions asked.
+    pub turns: usize,
+    /// How the conversation stands: `answered`, `no answer`, `interrupted` or `unfinished`.
+    pub status: &'static str,
+}
+
+/// What kind of run wrote a conversation: only REPL conversations are resumed by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    OneShot,
+    Repl,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::OneShot => "oneshot",
+            Mode::Repl => "repl",
+        }
+    }
 }
 
 fn now_ms() -> u64 {
@@ -48,26 +73,46 @@ fn now_ms() -> u64 {
 
 impl ConversationStore {
     /// A new conversation file; the reason when it cannot be written (that must not stop a run).
-    pub fn create(env: &Env, model: &str) -> Result<Self, String> {
+    /// A new conversation file, the oldest beyond `keep` removed; the reason when it cannot be
+    /// written (that must not stop a run).
+    pub fn create(env: &Env, model: &str, mode: Mode, keep: usize) -> Result<Self, String> {
         let dir = conversations_dir(env).ok_or("neither XDG_DATA_HOME nor HOME is set")?;
         let unwritable = |err: std::io::Error| format!("cannot write {}: {err}", dir.display());
         std::fs::create_dir_all(&dir).map_err(unwritable)?;
         let started = now_ms();
         let path = dir.join(format!("{started}-{}.jsonl", std::process::id()));
-        let header = json!({"type": "meta", "started_unix_ms": started, "model": model});
+        let cwd = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let header = json!({"type": "meta", "started_unix_ms": started, "model": model,
+            "mode": mode.name(), "cwd": cwd});
         journal::open_append(&path)
             .and_then(|mut file| journal::append(&mut file, &[header.to_string()]))
             .map_err(unwritable)?;
+        prune(env, keep);
         Ok(ConversationStore { path, saved: 0 })
     }
 
-    /// The most recent conversation, its messages (system prompts are not kept: a resumed
-    /// conversation gets a fresh one) and how many unreadable lines were skipped.
-    pub fn open_last(env: &Env) -> Option<(Self, Vec<Message>, usize)> {
-        let last = list_files(env)?.into_iter().next()?;
-        let (messages, skipped) = read_messages(&last);
+    /// The conversation to resume: the one named by `id`, else the most recent REPL one that
+    /// holds messages; with its summary and how many unreadable lines were skipped. System
+    /// prompts are not kept: a resumed conversation gets a fresh one.
+    pub fn open(env: &Env, id: Option<&str>) -> Option<(Self, Vec<Message>, Summary, usize)> {
+        let path = list_files(env)?.into_iter().find(|path| {
+            let summary = summarize(path);
+            match id {
+                Some(id) => summary.id == id,
+                None => summary.mode == Mode::Repl.name() && summary.messages > 0,
+            }
+        })?;
+        let (messages, skipped) = read_messages(&path);
+        let summary = summarize(&path);
         let saved = messages.len();
-        Some((ConversationStore { path: last, saved }, messages, skipped))
+        Some((
+            ConversationStore { path, saved },
+            messages,
+            summary,
+            skipped,
+        ))
     }
 
     /// Appends the messages not yet saved (`messages` is the whole conversation, system prompt
@@ -150,46 +195,111 @@ fn read_messages(path: &Path) -> (Vec<Message>, usize) {
     (messages, skipped)
 }
 
-/// The most recent conversations, newest first.
+/// Removes the oldest conversations beyond `keep` (a failure only leaves more files behind).
+fn prune(env: &Env, keep: usize) {
+    for old in list_files(env).unwrap_or_default().into_iter().skip(keep) {
+        let _ = std::fs::remove_file(old);
+    }
+}
+
+/// The most recent conversations that hold a question, newest first.
 pub fn recent(env: &Env, limit: usize) -> Vec<Summary> {
     list_files(env)
         .unwrap_or_default()
-        .into_iter()
+        .iter()
+        .map(|path| summarize(path))
+        .filter(|summary| summary.turns > 0)
         .take(limit)
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let header: Value = text
-                .lines()
-                .next()
-                .and_then(|l| serde_json::from_str(l).ok())
-                .unwrap_or(Value::Null);
-            let (messages, _) = read_messages(&path);
-            let first_question = messages
-                .iter()
-                .find_map(|m| match m {
-                    Message::User { content } => Some(
-                        content
-                            .lines()
-                            .next()
-                            .unwrap_or_default()
-                            .chars()
-                            .take(70)
-                            .collect(),
-                    ),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            Summary {
-                started_unix_ms: header["started_unix_ms"]
-                    .as_u64()
-                    .unwrap_or_else(|| start_of(&path)),
-                model: header["model"].as_str().unwrap_or_default().to_string(),
-                first_question,
-                messages: messages.len(),
-                path,
-            }
-        })
         .collect()
+}
+
+fn summarize(path: &Path) -> Summary {
+    // Bytes, not a string: one bad byte later in the file must not lose the header.
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let header: Value = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or(Value::Null);
+    let (messages, _) = read_messages(path);
+    let first_question = messages
+        .iter()
+        .find_map(|m| match m {
+            Message::User { content } => Some(
+                content
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or_default()
+                    .chars()
+                    .take(70)
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let text_of = |key: &str| header[key].as_str().unwrap_or_default().to_string();
+    Summary {
+        id: path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        started_unix_ms: header["started_unix_ms"]
+            .as_u64()
+            .unwrap_or_else(|| start_of(path)),
+        model: text_of("model"),
+        mode: text_of("mode"),
+        cwd: text_of("cwd"),
+        first_question,
+        messages: messages.len(),
+        turns: messages
+            .iter()
+            .filter(|m| matches!(m, Message::User { .. }))
+            .count(),
+        status: status_of(&messages),
+        path: path.to_path_buf(),
+    }
+}
+
+/// How a conversation stands, from its last message.
+fn status_of(messages: &[Message]) -> &'static str {
+    match messages.last() {
+        Some(Message::Assistant { content, .. }) if content.ends_with("[interrupted]") => {
+            "interrupted"
+        }
+        Some(Message::Assistant {
+            content,
+            tool_calls,
+        }) if tool_calls.is_empty() && !content.trim().is_empty() => "answered",
+        Some(Message::User { .. }) => "no answer",
+        _ => "unfinished",
+    }
+}
+
+/// `2026-11-23 14:02` (UTC) for a time in milliseconds since the epoch.
+pub fn utc_minute(unix_ms: u64) -> String {
+    let minutes = unix_ms / 60_000;
+    let (days, minute_of_day) = (minutes / 1440, minutes % 1440);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        minute_of_day / 60,
+        minute_of_day % 60
+    )
+}
+
+/// Howard Hinnant's days-to-date algorithm, for days since 1970-01-01.
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
 }
 
 #[cfg(test)]
@@ -201,7 +311,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
         let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
-        let mut store = ConversationStore::create(&env, "openai/m").unwrap();
+        let mut store = ConversationStore::create(&env, "openai/m", Mode::Repl, 10).unwrap();
         let messages = vec![
             Message::System {
                 content: "s".into(),
@@ -216,7 +326,9 @@ mod tests {
         ];
         store.save(&messages).unwrap();
         store.save(&messages).unwrap();
-        let (_, restored, skipped) = ConversationStore::open_last(&env).unwrap();
+        let (_, restored, summary, skipped) = ConversationStore::open(&env, None).unwrap();
+        assert_eq!(summary.status, "answered");
+        assert_eq!(summary.turns, 1);
         assert_eq!(restored, messages[1..].to_vec());
         assert_eq!(skipped, 0);
         let listed = recent(&env, 10);
@@ -231,7 +343,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
         let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
-        let mut store = ConversationStore::create(&env, "m").unwrap();
+        let mut store = ConversationStore::create(&env, "m", Mode::Repl, 10).unwrap();
         let question = Message::User {
             content: "q".into(),
         };
@@ -241,9 +353,63 @@ mod tests {
             b"\xff\xfe not json\n{\"type\":\"message\",\"role\":\"nobody\"}\n{\"type\":\"mess",
         );
         std::fs::write(store.path(), bytes).unwrap();
-        let (_, restored, skipped) = ConversationStore::open_last(&env).unwrap();
+        let (_, restored, _, skipped) = ConversationStore::open(&env, None).unwrap();
         assert_eq!(restored, [question]);
         assert_eq!(skipped, 3);
         assert_eq!(recent(&env, 5)[0].messages, 1);
+    }
+
+    #[test]
+    fn times_are_shown_to_the_minute_in_utc() {
+        assert_eq!(utc_minute(0), "1970-01-01 00:00");
+        assert_eq!(utc_minute(1_795_392_120_000), "2026-11-23 00:02");
+        assert_eq!(utc_minute(951_782_400_000), "2000-02-29 00:00");
+    }
+
+    #[test]
+    fn only_the_newest_conversations_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().display().to_string();
+        let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
+        let conversations = conversations_dir(&env).unwrap();
+        std::fs::create_dir_all(&conversations).unwrap();
+        for started in 1..=5 {
+            std::fs::write(conversations.join(format!("{started}-1.jsonl")), "").unwrap();
+        }
+        ConversationStore::create(&env, "m", Mode::OneShot, 3).unwrap();
+        let left = list_files(&env).unwrap();
+        assert_eq!(left.len(), 3);
+        assert!(left.iter().all(|p| start_of(p) > 3), "{left:?}");
+    }
+
+    #[test]
+    fn resume_takes_the_last_repl_conversation_not_a_one_shot_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().display().to_string();
+        let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
+        let question = |text: &str| Message::User {
+            content: text.into(),
+        };
+        let mut repl = ConversationStore::create(&env, "m", Mode::Repl, 10).unwrap();
+        repl.save(&[question("in the repl")]).unwrap();
+        // A newer one-shot run (written by hand: one process in one millisecond makes one name).
+        let later = start_of(repl.path()) + 10;
+        std::fs::write(
+            repl.path().with_file_name(format!("{later}-9.jsonl")),
+            format!(
+                "{}\n{}\n",
+                json!({"type": "meta", "started_unix_ms": later, "model": "m", "mode": "oneshot"}),
+                json!({"type": "message", "role": "user", "content": "one shot"})
+            ),
+        )
+        .unwrap();
+        let (_, messages, summary, _) = ConversationStore::open(&env, None).unwrap();
+        assert_eq!(messages, [question("in the repl")]);
+        assert_eq!(summary.status, "no answer");
+        let by_id = ConversationStore::open(&env, Some(&recent(&env, 10)[0].id));
+        assert_eq!(
+            by_id.map(|(_, m, _, _)| m),
+            Some(vec![question("one shot")])
+        );
     }
 }

@@ -33,6 +33,8 @@ pub enum ConfigError {
     File { path: String, message: String },
     #[error("no LLM provider is configured")]
     NoProvider,
+    #[error("the {provider} provider needs an API key: {var} is not set")]
+    NoKey { provider: String, var: String },
     #[error("no model is set for {endpoint}")]
     NoModel { endpoint: String },
     #[error("{0}")]
@@ -49,6 +51,9 @@ impl ConfigError {
                     .into(),
             ),
             ConfigError::NoModel { .. } => Some("pass -m MODEL or set SWEBASH_AI_MODEL".into()),
+            ConfigError::NoKey { var, .. } => Some(format!(
+                "export {var}=... (or set SWEBASH_AI_API_KEY, or SWEBASH_AI_API_KEY_CMD to a command that prints it)"
+            )),
             _ => None,
         }
     }

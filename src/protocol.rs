@@ -95,6 +95,13 @@ impl Usage {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
     }
+
+    /// Adds to a total that stays `None` (JSON `null`, not a false 0) until a server reports.
+    pub fn add_to(total: &mut Option<Usage>, more: Option<Usage>) {
+        if let Some(more) = more {
+            total.get_or_insert_with(Usage::default).add(more);
+        }
+    }
 }
 
 /// The class of a failed tool result, told to the model so it knows whether to retry (DESIGN §5).
@@ -208,6 +215,8 @@ pub struct ToolCallRecord {
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     Ok,
+    /// The model ended its turn without a word: not an answer, so not `ok`.
+    Empty,
     Error,
     Denied,
     Limit,
@@ -244,7 +253,8 @@ pub struct RunResult {
     pub tool_format: String,
     pub iterations: u32,
     pub tool_calls: Vec<ToolCallRecord>,
-    pub usage: Usage,
+    /// `None` when no server reported token counts.
+    pub usage: Option<Usage>,
     pub duration_ms: u64,
     pub error: Option<RunError>,
 }
@@ -296,7 +306,10 @@ pub enum Event {
         record: ToolCallRecord,
     },
     #[serde(rename = "turn.completed")]
-    TurnCompleted { usage: Usage, iterations: u32 },
+    TurnCompleted {
+        usage: Option<Usage>,
+        iterations: u32,
+    },
     /// Something the user should know that is neither answer nor error (e.g. a retry).
     #[serde(rename = "notice")]
     Notice { message: String },

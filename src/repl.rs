@@ -14,12 +14,14 @@ use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
 
 use crate::agent::{Agent, Recorder};
-use crate::app::{new_store, save_or_warn};
+use crate::app::{empty_or_ok, new_store, save_or_warn};
 use crate::config::{Env, Settings};
-use crate::conversation::{ConversationStore, data_dir, recent};
-use crate::error::ExitCode;
-use crate::protocol::{Event, Message};
-use crate::session::{Ended, Parts, Sinks, drive_turn, repair_after_interrupt, trim_to_budget};
+use crate::conversation::{ConversationStore, Mode, Summary, data_dir, recent, utc_minute};
+use crate::error::{ExitCode, Report};
+use crate::protocol::{Event, Message, RunStatus};
+use crate::session::{
+    Ended, Interrupt, Parts, Sinks, drive_turn, repair_after_interrupt, trim_to_budget,
+};
 use crate::ui::{self, fail, frontend_for};
 
 /// Estimated tokens of context kept across turns.
@@ -95,7 +97,13 @@ impl Validator for ReplHelper {}
 impl Helper for ReplHelper {}
 
 /// Runs the REPL until Ctrl-D or `/exit`.
-pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
+pub async fn run(
+    settings: &Settings,
+    env: &Env,
+    resume: Option<&str>,
+    first: Option<String>,
+) -> i32 {
+    let mut first = first;
     let mut parts = match Parts::prepare(settings, env, false).await {
         Ok(parts) => parts,
         Err(report) => return fail(&report),
@@ -106,7 +114,32 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
     };
     let mut mode = parts.mode(settings);
     let system = parts.system_prompt(&mode, env, false);
-    let (mut store, mut messages) = start_conversation(env, &parts, &system, resume);
+    let resumed =
+        match resume.map(|id| ConversationStore::open(env, Some(id).filter(|i| !i.is_empty()))) {
+            Some(None) if resume.is_some_and(|id| !id.is_empty()) => {
+                return fail(
+                    &Report::new(
+                        ExitCode::Usage,
+                        format!(
+                            "no saved conversation has the id {:?}",
+                            resume.unwrap_or_default()
+                        ),
+                    )
+                    .with_hint("ai --history lists them, newest first"),
+                );
+            }
+            Some(found) => {
+                if found.is_none() && !settings.quiet {
+                    ui::to_stderr("ai: no REPL conversation to resume; starting a new one");
+                }
+                found
+            }
+            None => None,
+        };
+    let resumed_note = resumed
+        .as_ref()
+        .map(|(_, _, summary, _)| resume_note(summary));
+    let (mut store, mut messages) = start_conversation(env, &parts, &system, resumed, settings);
     let mut audit = parts.audit_log(env);
     let history = data_dir(env).map(|d| d.join("history"));
     let mut editor = match new_editor(&parts, history.as_ref()) {
@@ -119,19 +152,16 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
             env!("CARGO_PKG_VERSION"),
             parts.provider.model(),
             parts.provider.name(),
-            if resume && messages.len() > 1 {
-                format!(
-                    " Resumed a conversation of {} messages.",
-                    messages.len() - 1
-                )
-            } else {
-                String::new()
-            }
+            resumed_note.unwrap_or_default()
         ));
     }
     loop {
         let prompt = format!("{}> ", parts.provider.model());
-        let input = match read_input(&mut editor, &prompt) {
+        let read = match first.take() {
+            Some(given) => Ok(Some(given)),
+            None => read_input(&mut editor, &prompt),
+        };
+        let input = match read {
             Ok(Some(input)) => input,
             Ok(None) => continue,
             Err(ReadlineError::Interrupted) => continue, // Ctrl-C: a fresh line
@@ -151,7 +181,7 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
             match slash(&input, &mut parts, env, &messages) {
                 Slash::Exit => break,
                 Slash::Clear => {
-                    (store, messages) = start_conversation(env, &parts, &system, false);
+                    (store, messages) = start_conversation(env, &parts, &system, None, settings);
                     ui::to_stderr("(a new conversation)");
                 }
                 Slash::Model => {
@@ -179,7 +209,11 @@ pub async fn run(settings: &Settings, env: &Env, resume: bool) -> i32 {
             }
             continue;
         }
-        messages.push(Message::User { content: input });
+        // Asking again after a failed turn (the question is still the last message): sending
+        // it twice would make the model see the question twice.
+        if !is_retry(&messages, &input) {
+            messages.push(Message::User { content: input });
+        }
         let dropped = trim_to_budget(&mut messages, CONTEXT_BUDGET);
         if dropped > 0 {
             ui::to_stderr(&format!(
@@ -271,12 +305,13 @@ fn start_conversation(
     env: &Env,
     parts: &Parts,
     system: &str,
-    resume: bool,
+    resumed: Option<(ConversationStore, Vec<Message>, Summary, usize)>,
+    settings: &Settings,
 ) -> (Option<ConversationStore>, Vec<Message>) {
     let mut messages = vec![Message::System {
         content: system.to_string(),
     }];
-    if resume && let Some((store, earlier, skipped)) = ConversationStore::open_last(env) {
+    if let Some((store, earlier, _, skipped)) = resumed {
         if skipped > 0 {
             ui::to_stderr(&format!(
                 "ai: warning: skipped {skipped} unreadable lines of {}",
@@ -286,7 +321,26 @@ fn start_conversation(
         messages.extend(earlier);
         return (Some(store), messages);
     }
-    (new_store(env, &parts.provider_label()), messages)
+    (
+        new_store(env, &parts.provider_label(), Mode::Repl, settings),
+        messages,
+    )
+}
+
+/// " Resuming 'fix the flaky test' from 2026-11-23 14:02 UTC, 6 turns."
+fn resume_note(summary: &Summary) -> String {
+    format!(
+        " Resuming '{}' from {} UTC, {} turn{}.",
+        ui::sanitize(&summary.first_question),
+        utc_minute(summary.started_unix_ms),
+        summary.turns,
+        if summary.turns == 1 { "" } else { "s" }
+    )
+}
+
+/// Whether `input` repeats the last message, a question that got no reply.
+fn is_retry(messages: &[Message], input: &str) -> bool {
+    matches!(messages.last(), Some(Message::User { content }) if content == input)
 }
 
 /// One input: a line, a line continued with `\`, or a `"""` block. `None` for an empty line.
@@ -377,13 +431,12 @@ fn slash(input: &str, parts: &mut Parts, env: &Env, messages: &[Message]) -> Sla
                 .into_iter()
                 .map(|s| {
                     format!(
-                        "  {}  {:>3} msgs  {}",
-                        s.path
-                            .file_stem()
-                            .map(|f| f.to_string_lossy().into_owned())
-                            .unwrap_or_default(),
-                        s.messages,
-                        s.first_question
+                        "  {}  {}  {:>3} turns  {:<11} {}",
+                        s.id,
+                        utc_minute(s.started_unix_ms),
+                        s.turns,
+                        s.status,
+                        ui::sanitize(&s.first_question)
                     )
                 })
                 .collect();
@@ -437,6 +490,7 @@ async fn turn(
     env: &Env,
     audit: Option<&mut crate::audit::AuditLog>,
 ) -> (Ended, String) {
+    let mut interrupt = Interrupt::listen();
     let mut frontend = frontend_for(settings.output, settings.quiet, crate::app::color(env));
     let mut recorder = Recorder::default();
     let ended = {
@@ -450,18 +504,23 @@ async fn turn(
             model: agent.provider.model().to_string(),
             tool_format: agent.mode.name().into(),
         });
-        drive_turn(agent, messages, &mut sinks).await
+        drive_turn(agent, messages, &mut sinks, &mut interrupt).await
     };
     match &ended {
         Ended::Turn(end) => {
-            if let Some(report) = &end.report {
+            let (status, error, report) = if end.status == RunStatus::Ok {
+                empty_or_ok(recorder.answer.as_str())
+            } else {
+                (end.status, end.error.clone(), end.report.clone())
+            };
+            if let Some(report) = &report {
                 ui::to_stderr(&report.to_string());
             }
-            let result = recorder.finish(end.status, end.error.clone(), 0);
+            let result = recorder.finish(status, error, 0);
             frontend.handle(&Event::RunCompleted { result });
         }
         Ended::Interrupted | Ended::PipeClosed => {
-            let result = recorder.finish(crate::protocol::RunStatus::Interrupted, None, 0);
+            let result = recorder.finish(RunStatus::Interrupted, None, 0);
             frontend.handle(&Event::RunCompleted { result });
         }
     }

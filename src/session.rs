@@ -359,12 +359,36 @@ pub enum Ended {
     PipeClosed,
 }
 
+/// Ctrl-C, listened for from before anything is drawn: a press in the first instant must end
+/// the run through the same clean-up (spinner cleared, cursor shown) rather than kill the
+/// process with the spinner half drawn.
+pub struct Interrupt(Option<tokio::signal::unix::Signal>);
+
+impl Interrupt {
+    /// Starts listening (inside the runtime).
+    pub fn listen() -> Self {
+        Interrupt(tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok())
+    }
+
+    async fn pressed(&mut self) {
+        match &mut self.0 {
+            Some(signal) => {
+                signal.recv().await;
+            }
+            None => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+}
+
 /// Runs one turn; Ctrl-C or a closed stdout end it early (the agent's future is dropped, which
 /// kills any running command's process group).
 pub async fn drive_turn(
     agent: &mut Agent<'_>,
     messages: &mut Vec<Message>,
     sinks: &mut Sinks<'_>,
+    interrupt: &mut Interrupt,
 ) -> Ended {
     let pipe_closed = Arc::new(tokio::sync::Notify::new());
     let closed = Arc::clone(&pipe_closed);
@@ -376,7 +400,7 @@ pub async fn drive_turn(
     };
     tokio::select! {
         end = agent.run_turn(messages, &mut emit) => Ended::Turn(end),
-        _ = tokio::signal::ctrl_c() => Ended::Interrupted,
+        () = interrupt.pressed() => Ended::Interrupted,
         () = pipe_closed.notified() => Ended::PipeClosed,
     }
 }

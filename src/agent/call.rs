@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::Agent;
 use super::approval::{ApprovalRequest, DecidedBy, GateAnswer};
-use super::turn::TurnState;
+use super::turn::{Effect, TurnState};
 use crate::policy::sandbox::{Capabilities, Plan, SandboxMode};
 use crate::policy::{Assessment, Verdict};
 use crate::protocol::{
@@ -128,8 +128,7 @@ impl Agent<'_> {
                 ToolOutcome::failed(CallErrorCode::InvalidArguments, result),
             );
         }
-        let action = tool.action(&call.arguments, self.ctx);
-        let mut assessment = self.policy.decide(&action);
+        let (action, mut assessment) = self.judge(tool, &call.arguments);
         if let (Some(source), Action::Exec { .. }, Verdict::Allow) =
             (&turn.tainted, &action, assessment.verdict)
         {
@@ -144,7 +143,63 @@ impl Agent<'_> {
         if decision != Decision::Blocked && decision != Decision::Denied {
             taint(turn, &action, &assessment, &call.name, emit);
         }
+        turn.remember(call, &outcome, effect_of(&action, decision));
         (decision, outcome)
+    }
+
+    /// The policy's verdict on everything the call would do: with several actions (a read of
+    /// several files) the strictest verdict wins, its reasons merged, and the action shown to a
+    /// person is the first one that earned it.
+    fn judge(&self, tool: &dyn Tool, arguments: &Value) -> (Action, Assessment) {
+        let mut judged: Vec<(Action, Assessment)> = tool
+            .actions(arguments, self.ctx)
+            .into_iter()
+            .map(|action| {
+                let assessment = self.policy.decide(&action);
+                (action, assessment)
+            })
+            .collect();
+        if judged.len() == 1 {
+            return judged.remove(0);
+        }
+        let strictest = judged
+            .iter()
+            .map(|(_, a)| a.verdict)
+            .max()
+            .unwrap_or(Verdict::Deny);
+        let mut reasons: Vec<String> = Vec::new();
+        for (_, assessment) in judged.iter().filter(|(_, a)| a.verdict == strictest) {
+            for reason in &assessment.reasons {
+                if !reasons.contains(reason) {
+                    reasons.push(reason.clone());
+                }
+            }
+        }
+        let untrusted = judged.iter().find_map(|(_, a)| a.untrusted.clone());
+        let Some(index) = judged.iter().position(|(_, a)| a.verdict == strictest) else {
+            // No action at all: nothing to vouch for.
+            let denied = Assessment {
+                verdict: Verdict::Deny,
+                reasons: vec!["the call names nothing to act on".into()],
+                commands: Vec::new(),
+                untrusted: None,
+            };
+            return (tool.action(arguments, self.ctx), denied);
+        };
+        let asking: Vec<String> = judged
+            .iter()
+            .filter(|(_, a)| a.verdict == strictest)
+            .map(|(action, _)| subject_of(action))
+            .collect();
+        let (mut action, mut assessment) = judged.swap_remove(index);
+        assessment.reasons = reasons;
+        assessment.untrusted = untrusted;
+        if let (Action::Read { resolved, .. }, true) = (&mut action, asking.len() > 1) {
+            // The person is asked about every path that needs it, and an "always" answer
+            // remembers exactly this set: a JSON list, which no single path can spell.
+            *resolved = serde_json::to_string(&asking).unwrap_or_default().into();
+        }
+        (action, assessment)
     }
 
     async fn act(
@@ -355,6 +410,20 @@ fn taint(
             source: source.clone(),
         });
         turn.tainted = Some(source);
+    }
+}
+
+/// Whether a call's result may answer the same call later. Commands and MCP tools may change
+/// anything (even a blocked command ran in the sandbox up to the block), and an approved call is
+/// one the policy could not vouch for; only plain reads are kept.
+fn effect_of(action: &Action, decision: Decision) -> Effect {
+    match (action, decision) {
+        (_, Decision::Invalid) => Effect::Nothing,
+        (Action::Exec { .. } | Action::External { .. }, _) | (_, Decision::Approved) => {
+            Effect::Change
+        }
+        (_, Decision::Allow) => Effect::Read,
+        _ => Effect::Nothing,
     }
 }
 

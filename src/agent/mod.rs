@@ -61,7 +61,7 @@ impl Agent<'_> {
         let specs = self.registry.specs();
         self.registry.begin_turn();
         let mut turn = TurnState::default();
-        let mut usage = Usage::default();
+        let mut usage: Option<Usage> = None;
         let end = loop {
             if let Err(hit) = turn.begin_request(self.limits) {
                 break limit_end(hit);
@@ -116,9 +116,7 @@ impl Agent<'_> {
                 }
                 Err(err) => break provider_end(&err),
             };
-            if let Some(reply_usage) = completion.usage {
-                usage.add(reply_usage);
-            }
+            Usage::add_to(&mut usage, completion.usage);
             let reply = reading.finish(
                 &completion,
                 &self.mode,
@@ -211,17 +209,13 @@ impl Agent<'_> {
             Some(earlier) => {
                 let mut outcome = earlier.clone();
                 outcome.result.note = Some(
-                    "duplicate call: this exact call was already made in this turn; its result is \
-                     repeated here instead of running it again"
+                    "duplicate call: this exact read was already made in this turn and nothing has \
+                     changed since; its result is repeated here instead of reading again"
                         .into(),
                 );
                 (Decision::Duplicate, outcome)
             }
-            None => {
-                let (decision, outcome) = self.decide_and_run(call, turn, emit).await;
-                turn.remember(call, &outcome);
-                (decision, outcome)
-            }
+            None => self.decide_and_run(call, turn, emit).await,
         };
         // An edited command is recorded (and audited) as it ran, not as the model wrote it.
         let arguments = turn.ran_as.take().unwrap_or_else(|| call.arguments.clone());
@@ -254,7 +248,7 @@ fn provider_end(err: &crate::provider::ProviderError) -> TurnEnd {
         status: RunStatus::Error,
         error: Some(RunError {
             kind,
-            message: err.to_string(),
+            message: err.summary(),
         }),
         report: Some(err.to_report()),
     }

@@ -51,7 +51,7 @@ pub struct Recorder {
     tool_format: String,
     iterations: u32,
     tool_calls: Vec<ToolCallRecord>,
-    usage: Usage,
+    usage: Option<Usage>,
 }
 
 impl Recorder {
@@ -72,7 +72,7 @@ impl Recorder {
             Event::ToolCallStarted { .. } => self.answer.tools_ran(),
             Event::ToolCallCompleted { record } => self.tool_calls.push(record.clone()),
             Event::TurnCompleted { usage, iterations } => {
-                self.usage.add(*usage);
+                Usage::add_to(&mut self.usage, *usage);
                 self.iterations += iterations;
             }
             _ => {}

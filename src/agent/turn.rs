@@ -1,5 +1,5 @@
 //! The bookkeeping of one turn, free of I/O so its rules are unit-tested: how many model requests
-//! and tool calls are left, and which calls were already answered.
+//! and tool calls are left, and which calls were already answered with a result still true.
 
 use std::collections::HashMap;
 
@@ -64,14 +64,35 @@ impl TurnState {
         Ok(())
     }
 
-    /// The outcome of an identical earlier call in this turn (same tool, same arguments).
+    /// The outcome of an identical earlier read in this turn (same tool, same arguments) that
+    /// nothing has made stale since.
     pub fn earlier(&self, call: &ToolCall) -> Option<&ToolOutcome> {
         self.answered.get(&call_key(call))
     }
 
-    pub fn remember(&mut self, call: &ToolCall, outcome: &ToolOutcome) {
-        self.answered.insert(call_key(call), outcome.clone());
+    /// Keeps what a call did in mind: a read's result may answer the same read later; anything
+    /// that could have changed the world (a command, an approved or external call) forgets every
+    /// earlier result, so a model that fixed something sees the fix.
+    pub fn remember(&mut self, call: &ToolCall, outcome: &ToolOutcome, effect: Effect) {
+        match effect {
+            Effect::Read => {
+                self.answered.insert(call_key(call), outcome.clone());
+            }
+            Effect::Change => self.answered.clear(),
+            Effect::Nothing => {}
+        }
     }
+}
+
+/// What a finished call may have done, as far as replaying results goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Read without approval (a file in the roots, a web search): replayable until a change.
+    Read,
+    /// Ran something that could change state: earlier results can no longer be trusted.
+    Change,
+    /// Did not run (invalid, denied): neither replayable nor a change.
+    Nothing,
 }
 
 /// Object keys are sorted by serde_json's map, so equal arguments give equal text.
@@ -114,7 +135,7 @@ mod tests {
             name: "filesystem".into(),
             arguments: json!({"operation": "read", "path": "a"}),
         };
-        turn.remember(&first, &ToolOutcome::ok(json!("A")));
+        turn.remember(&first, &ToolOutcome::ok(json!("A")), Effect::Read);
         let same: ToolCall = serde_json::from_str(
             r#"{"id":"2","name":"filesystem","arguments":{"path":"a","operation":"read"}}"#,
         )
@@ -125,5 +146,43 @@ mod tests {
             ..first
         };
         assert!(turn.earlier(&other).is_none());
+    }
+
+    fn call(name: &str, arguments: serde_json::Value) -> ToolCall {
+        ToolCall {
+            id: "1".into(),
+            name: name.into(),
+            arguments,
+        }
+    }
+
+    #[test]
+    fn a_command_is_never_replayed() {
+        let mut turn = TurnState::default();
+        let test = call("execute_command", json!({"command": "npm test"}));
+        turn.remember(&test, &ToolOutcome::ok(json!("fail")), Effect::Change);
+        assert!(turn.earlier(&test).is_none());
+    }
+
+    #[test]
+    fn a_change_makes_earlier_reads_stale() {
+        let mut turn = TurnState::default();
+        let read = call("filesystem", json!({"operation": "read", "path": "a"}));
+        turn.remember(&read, &ToolOutcome::ok(json!("A")), Effect::Read);
+        assert!(turn.earlier(&read).is_some());
+        let install = call("execute_command", json!({"command": "npm install"}));
+        turn.remember(&install, &ToolOutcome::ok(json!("")), Effect::Change);
+        assert!(turn.earlier(&read).is_none());
+    }
+
+    #[test]
+    fn a_call_that_did_not_run_changes_nothing() {
+        let mut turn = TurnState::default();
+        let read = call("filesystem", json!({"operation": "read", "path": "a"}));
+        turn.remember(&read, &ToolOutcome::ok(json!("A")), Effect::Read);
+        let refused = call("execute_command", json!({"command": "rm x"}));
+        turn.remember(&refused, &ToolOutcome::ok(json!("")), Effect::Nothing);
+        assert!(turn.earlier(&read).is_some());
+        assert!(turn.earlier(&refused).is_none());
     }
 }

@@ -36,6 +36,11 @@ impl Env {
     }
 
     /// A variable's value; an empty value counts as unset, as most CLIs treat it.
+    /// The names of every variable, to spot misspelt settings.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.vars.keys().map(String::as_str)
+    }
+
     pub fn get(&self, name: &str) -> Option<&str> {
         self.vars
             .get(name)
@@ -171,7 +176,7 @@ impl FileLayer {
         };
         let table: toml::Table = text
             .parse()
-            .map_err(|err: toml::de::Error| file_error(err.message().to_string()))?;
+            .map_err(|err: toml::de::Error| file_error(with_line(text, &err)))?;
         let mut values = BTreeMap::new();
         let mut mcp_servers = Vec::new();
         let mut policy = PolicyConfig::default();
@@ -336,4 +341,24 @@ impl<'a> Resolver<'a> {
 
 pub fn env_name(key: &str) -> String {
     format!("{ENV_PREFIX}{}", key.to_ascii_uppercase())
+}
+
+/// A TOML error with where it is: `line 3, column 9: expected ...`, so the user can go there.
+fn with_line(text: &str, err: &toml::de::Error) -> String {
+    let message = err.message().trim_end();
+    match err.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before
+                .rsplit('\n')
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .count()
+                + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message.to_string(),
+    }
 }

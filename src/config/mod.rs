@@ -4,6 +4,7 @@
 mod layer;
 #[cfg(test)]
 mod props;
+mod unknown;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -175,6 +176,10 @@ pub struct Settings {
     pub shown: Vec<Shown>,
     /// Config file keys we do not know (typos are worth a warning).
     pub unknown_file_keys: Vec<String>,
+    /// Warnings about `SWEBASH_AI_*` variables that are no setting (a typo, most likely).
+    pub unknown_env: Vec<String>,
+    /// How many saved conversations are kept (`SWEBASH_AI_HISTORY_KEEP`).
+    pub history_keep: u32,
 }
 
 /// The config file's path: `$XDG_CONFIG_HOME/swebash-ai/config.toml`, else `~/.config/...`.
@@ -219,6 +224,7 @@ const KNOWN_FILE_KEYS: &[&str] = &[
     "model_url",
     "local_ctx",
     "local_threads",
+    "history_keep",
 ];
 
 /// Merges flags > env > file > defaults into `Settings`.
@@ -392,6 +398,13 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         )?,
     };
 
+    let history_keep = r.get(
+        "history_keep",
+        500,
+        "a whole number from 1 to 100000",
+        |s| parse_in_range(s, 1, 100_000),
+        show_num,
+    )?;
     let output = if cli.command {
         OutputMode::Command
     } else if cli.json {
@@ -454,6 +467,8 @@ pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, Confi
         http,
         shown: r.shown,
         unknown_file_keys,
+        unknown_env: unknown::unknown_env_vars(env),
+        history_keep,
     })
 }
 

@@ -64,6 +64,13 @@ impl ProviderError {
 
     /// Whether trying again could help (before any output reached the user).
     pub fn is_retryable(&self) -> bool {
+        // 501 and 505 say the server does not do this at all: asking again only repeats the page.
+        if let ProviderError::Server {
+            status: 501 | 505, ..
+        } = self
+        {
+            return false;
+        }
         matches!(
             self,
             ProviderError::RateLimited { .. }
@@ -131,11 +138,20 @@ impl ProviderError {
         }
     }
 
+    /// What went wrong in one line: a web server's HTML error page reduced to its words.
+    pub fn summary(&self) -> String {
+        plain(&self.to_string())
+    }
+
     /// `ai: error: <what failed>`, `caused by: <why>` and a hint.
     pub fn to_report(&self) -> Report {
-        let full = self.to_string();
-        let split = self.detail().filter(|d| !d.is_empty()).and_then(|detail| {
-            let head = full.strip_suffix(detail)?.trim_end().trim_end_matches(':');
+        let full = self.summary();
+        let detail = self.detail().map(plain);
+        let split = detail.filter(|d| !d.is_empty()).and_then(|detail| {
+            let head = full
+                .strip_suffix(detail.as_str())?
+                .trim_end()
+                .trim_end_matches(':');
             Some((head.to_string(), detail.to_string()))
         });
         let report = match split {
@@ -147,6 +163,27 @@ impl ProviderError {
             None => report,
         }
     }
+}
+
+/// `text` on one line; markup (an HTML error page where JSON was expected) dropped, so
+/// `<title>Error response</title>...<p>Error code: 501</p>` reads `Error response Error code: 501`.
+fn plain(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let markup = lower.contains("<html") || lower.contains("<!doctype") || lower.contains("<body");
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' if markup => in_tag = true,
+            '>' if markup && in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if in_tag => {}
+            _ => out.push(c),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -164,6 +201,39 @@ mod tests {
             "ai: error: cannot connect to http://127.0.0.1:9/v1\n  caused by: Connection refused \
              (os error 111)\n  hint: is the server running? check SWEBASH_AI_BASE_URL or --base-url"
         );
+    }
+
+    #[test]
+    fn an_html_error_page_is_one_line_of_its_words() {
+        let page = "<!DOCTYPE HTML>\n<html lang=\"en\">\n<head><title>Error response</title></head>\n\
+                    <body>\n<h1>Error response</h1>\n<p>Error code: 501</p>\n\
+                    <p>Message: Unsupported method ('POST').</p>\n</body>\n</html>\n";
+        let err = ProviderError::Server {
+            url: "http://127.0.0.1:8000/v1".into(),
+            status: 501,
+            message: page.into(),
+        };
+        let report = err.to_report().to_string();
+        assert_eq!(report.lines().count(), 1, "{report}");
+        assert!(
+            report.contains("Error code: 501 Message: Unsupported method"),
+            "{report}"
+        );
+        assert!(!report.contains('<'), "{report}");
+        // Plain text keeps its angle brackets.
+        assert_eq!(plain("expected <model>, got x"), "expected <model>, got x");
+    }
+
+    #[test]
+    fn not_implemented_is_final_but_other_server_failures_are_retried() {
+        let server = |status| ProviderError::Server {
+            url: "http://127.0.0.1:9".into(),
+            status,
+            message: "Unsupported method ('POST')".into(),
+        };
+        assert!(!server(501).is_retryable());
+        assert!(server(502).is_retryable());
+        assert!(server(503).is_retryable());
     }
 
     #[test]

@@ -211,6 +211,15 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
         (None, None) if own_url => key_of(service, env),
         (None, None) => None,
     };
+    if let (None, Some(var), true) = (&api_key, service.key_var, own_url) {
+        // A cloud service refuses every request without its key: say so before the network does.
+        if base_url.starts_with("https://") {
+            return Err(ConfigError::NoKey {
+                provider: service.name.into(),
+                var: var.into(),
+            });
+        }
+    }
     let model = settings
         .model
         .clone()
@@ -385,6 +394,53 @@ mod tests {
             endpoint(&[], &[("SWEBASH_AI_PROBE", "off")]).err(),
             Some(ConfigError::NoProvider)
         );
+    }
+
+    #[test]
+    fn help_for_provider_lists_every_service() {
+        use clap::CommandFactory;
+        let command = Cli::command();
+        let help = command
+            .get_arguments()
+            .find(|a| a.get_id() == "provider")
+            .and_then(|a| a.get_help())
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        for service in SERVICES {
+            assert!(
+                help.contains(service.name),
+                "{} missing: {help}",
+                service.name
+            );
+        }
+    }
+
+    #[test]
+    fn a_cloud_provider_without_its_key_is_a_config_error_naming_the_variable() {
+        for (provider, var) in [
+            ("openai", "OPENAI_API_KEY"),
+            ("anthropic", "ANTHROPIC_API_KEY"),
+            ("gemini", "GEMINI_API_KEY"),
+        ] {
+            assert_eq!(
+                endpoint(&["--provider", provider], &[]).err(),
+                Some(ConfigError::NoKey {
+                    provider: provider.into(),
+                    var: var.into()
+                })
+            );
+        }
+        // A server of one's own needs no key.
+        let own = endpoint(
+            &[
+                "--provider",
+                "openai",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+            ],
+            &[],
+        );
+        assert!(own.is_ok(), "{own:?}");
     }
 
     #[test]

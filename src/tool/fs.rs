@@ -34,17 +34,35 @@ enum Operation {
 
 /// Arguments of the filesystem tool.
 #[derive(Debug, Deserialize, JsonSchema)]
-struct FsArgs {
+pub(super) struct FsArgs {
     /// What to do.
     operation: Operation,
     /// The file or directory, relative to the working directory or absolute.
-    path: String,
+    #[serde(default)]
+    path: Option<String>,
+    /// read only, instead of `path`: several files read in one call (at most 20), each with
+    /// line numbers, with an estimated token count; what would not fit is named, not read.
+    #[serde(default)]
+    paths: Option<Vec<String>>,
     /// read only: the first line to return, counting from 1.
     #[serde(default)]
     offset: Option<u64>,
     /// read only: how many lines to return (default 2000).
     #[serde(default)]
     limit: Option<u64>,
+}
+
+impl FsArgs {
+    /// A whole-file read of one of several paths.
+    pub(super) fn whole(path: &str) -> Self {
+        FsArgs {
+            operation: Operation::Read,
+            path: Some(path.to_string()),
+            paths: None,
+            offset: None,
+            limit: None,
+        }
+    }
 }
 
 pub struct FilesystemTool;
@@ -75,6 +93,25 @@ impl Tool for FilesystemTool {
 
     fn validate(&self, arguments: &Value) -> Result<(), String> {
         let args: FsArgs = parse_arguments(arguments)?;
+        match (&args.path, &args.paths) {
+            (Some(_), Some(_)) => return Err("give either `path` or `paths`, not both".into()),
+            (None, None) => return Err("missing field `path`".into()),
+            (None, Some(paths)) => {
+                if !matches!(args.operation, Operation::Read) {
+                    return Err("`paths` works with operation `read` only; use `path`".into());
+                }
+                if paths.is_empty() || paths.len() > super::fs_batch::MAX_PATHS {
+                    return Err(format!(
+                        "`paths` takes 1 to {} paths",
+                        super::fs_batch::MAX_PATHS
+                    ));
+                }
+                if args.offset.is_some() || args.limit.is_some() {
+                    return Err("`offset` and `limit` work with one `path` only".into());
+                }
+            }
+            (Some(_), None) => {}
+        }
         if args.offset == Some(0) {
             return Err("`offset` counts from 1".into());
         }
@@ -89,12 +126,16 @@ impl Tool for FilesystemTool {
             .get("path")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let requested = super::absolute(path, &ctx.cwd, ctx.home.as_deref());
-        let resolved = super::resolve(path, &ctx.cwd, ctx.home.as_deref())
-            .unwrap_or_else(|| requested.clone());
-        Action::Read {
-            requested,
-            resolved,
+        read_action(path, ctx)
+    }
+
+    fn actions(&self, arguments: &Value, ctx: &ToolContext) -> Vec<Action> {
+        match arguments.get("paths").and_then(Value::as_array) {
+            Some(paths) => paths
+                .iter()
+                .map(|p| read_action(p.as_str().unwrap_or_default(), ctx))
+                .collect(),
+            None => vec![self.action(arguments, ctx)],
         }
     }
 
@@ -125,15 +166,29 @@ impl Tool for FilesystemTool {
     }
 }
 
-fn run(args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
-    let Some(path) = super::resolve(&args.path, &ctx.cwd, ctx.home.as_deref()) else {
+/// What reading `path` means to the policy: the path as asked and where it really leads.
+fn read_action(path: &str, ctx: &ToolContext) -> Action {
+    let requested = super::absolute(path, &ctx.cwd, ctx.home.as_deref());
+    let resolved =
+        super::resolve(path, &ctx.cwd, ctx.home.as_deref()).unwrap_or_else(|| requested.clone());
+    Action::Read {
+        requested,
+        resolved,
+    }
+}
+
+pub(super) fn run(args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
+    if let (None, Some(paths)) = (&args.path, &args.paths) {
+        return super::fs_batch::read_many(paths, ctx);
+    }
+    let shown = args.path.as_deref().unwrap_or_default();
+    let Some(path) = super::resolve(shown, &ctx.cwd, ctx.home.as_deref()) else {
         return fail(
             ToolErrorType::ValidationError,
             "`path` is empty".into(),
             None,
         );
     };
-    let shown = args.path.as_str();
     match args.operation {
         Operation::Read => read(&path, shown, args, ctx),
         Operation::List => list(&path, shown),
@@ -222,7 +277,7 @@ fn open_regular(path: &Path, shown: &str) -> Result<File, Box<ToolOutcome>> {
     Ok(file)
 }
 
-fn read(path: &Path, shown: &str, args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
+pub(super) fn read(path: &Path, shown: &str, args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
     let max_size = ctx.fs_max_size;
     let file = match open_regular(path, shown) {
         Ok(file) => file,

@@ -5,6 +5,7 @@
 mod capture;
 mod exec;
 mod fs;
+mod fs_batch;
 mod html;
 mod mcp;
 mod path;
@@ -108,6 +109,11 @@ pub trait Tool {
     fn validate(&self, arguments: &Value) -> Result<(), String>;
     /// What the call would do, for the policy. Called only with valid arguments.
     fn action(&self, arguments: &Value, ctx: &ToolContext) -> Action;
+    /// Everything the call would do when it does several things (a read of several files):
+    /// the policy judges each, and the call goes as far as the strictest verdict lets it.
+    fn actions(&self, arguments: &Value, ctx: &ToolContext) -> Vec<Action> {
+        vec![self.action(arguments, ctx)]
+    }
     /// Does the work. Called only with arguments `validate` accepted and the policy let through.
     fn run<'a>(
         &'a self,
@@ -284,6 +290,8 @@ mod tests {
             );
         }
         let fs = FilesystemTool.spec().parameters;
-        assert_eq!(fs["required"], serde_json::json!(["operation", "path"]));
+        // `path` or `paths`: validation says which is missing.
+        assert_eq!(fs["required"], serde_json::json!(["operation"]));
+        assert!(fs["properties"]["paths"].is_object(), "{fs}");
     }
 }

@@ -52,6 +52,12 @@ impl Asker for TerminalAsker {
             .items(&items)
             .default(1)
             .interact_on_opt(&term);
+        // Ctrl-C ends the menu with an error (console raises SIGINT, which interrupts the run)
+        // before dialoguer shows the cursor again: it would stay hidden after `ai` exits.
+        if choice.is_err() {
+            let _ = term.show_cursor();
+            let _ = term.write_line("");
+        }
         let answer = match choice {
             Ok(Some(0)) => Answer::Yes,
             Ok(Some(2)) => Answer::Always,

@@ -9,6 +9,7 @@ mod markdown_props;
 mod plain;
 mod sanitize;
 mod spinner;
+mod status;
 
 use std::io::{IsTerminal, Write};
 
@@ -43,7 +44,8 @@ pub fn frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Front
                 printer = printer.with_markdown(usize::from(width), color);
             }
             if std::io::stderr().is_terminal() {
-                printer = printer.with_spinner(color);
+                let width = dialoguer::console::Term::stderr().size().1;
+                printer = printer.with_spinner(color, usize::from(width));
             }
             Box::new(printer)
         }

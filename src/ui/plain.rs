@@ -5,6 +5,7 @@ use std::io::Write;
 
 use super::markdown::MarkdownStream;
 use super::spinner::Spinner;
+use super::status::finished_line;
 use super::{Frontend, sanitize};
 use crate::agent::AnswerText;
 use crate::protocol::Event;
@@ -21,6 +22,8 @@ pub struct PlainPrinter {
     markdown: Option<MarkdownStream>,
     /// The spinner, when stderr is a terminal.
     spinner: Option<Spinner>,
+    /// Columns of the stderr terminal, so status lines never wrap (0: not a terminal).
+    err_width: usize,
 }
 
 impl PlainPrinter {
@@ -34,6 +37,7 @@ impl PlainPrinter {
             broken: false,
             markdown: None,
             spinner: None,
+            err_width: 0,
         }
     }
 
@@ -43,11 +47,12 @@ impl PlainPrinter {
         self
     }
 
-    /// Shows a spinner on stderr.
-    pub fn with_spinner(mut self, color: bool) -> Self {
+    /// Shows a spinner on stderr, a terminal `width` columns wide.
+    pub fn with_spinner(mut self, color: bool, width: usize) -> Self {
         if !self.quiet {
-            self.spinner = Some(Spinner::new(color));
+            self.spinner = Some(Spinner::new(color, width));
         }
+        self.err_width = width;
         self
     }
 
@@ -136,16 +141,8 @@ impl Frontend for PlainPrinter {
                 self.flush_markdown();
             }
             Event::ToolCallCompleted { record } => {
-                let mark = if record.ok { "✓" } else { "✗" };
-                let mut line = format!(
-                    "  {mark} {} {} ({} ms)",
-                    record.name,
-                    summarize(&record.arguments),
-                    record.duration_ms
-                );
-                if let Some(error) = &record.error {
-                    line.push_str(&format!(": {}", error.message));
-                }
+                let summary = sanitize(&summarize(&record.arguments));
+                let line = finished_line(record, &summary, self.err_width);
                 self.note(&line);
                 self.spin("thinking");
             }

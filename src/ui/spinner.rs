@@ -4,21 +4,38 @@
 
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use dialoguer::console::Term;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+
+use super::status::fit;
+
+/// Columns kept for the spinner glyph and the timer around the message.
+const FRAME: usize = 16;
 
 pub struct Spinner {
     bar: Option<ProgressBar>,
     color: bool,
     label: String,
+    /// Columns of the terminal: a message wider than it would wrap, and a wrapped line is not
+    /// cleared (0: unknown, no fitting).
+    width: usize,
 }
 
 impl Spinner {
-    pub fn new(color: bool) -> Self {
+    pub fn new(color: bool, width: usize) -> Self {
         Spinner {
             bar: None,
             color,
             label: String::new(),
+            width,
         }
+    }
+
+    fn fitted(&self, message: &str) -> String {
+        if self.width == 0 {
+            return message.to_string();
+        }
+        fit(message, self.width.saturating_sub(FRAME).max(10))
     }
 
     /// Shows `label` with a spinner and a timer.
@@ -30,10 +47,11 @@ impl Spinner {
             "{spinner} {msg} {elapsed}"
         })
         .unwrap_or_else(|_| ProgressStyle::default_spinner());
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
-            .with_style(style.tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ "));
+        let target = ProgressDrawTarget::term_like(Box::new(ShortOfTheEdge(Term::stderr())));
+        let bar =
+            ProgressBar::with_draw_target(None, target).with_style(style.tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ "));
         self.label = label.to_string();
-        bar.set_message(self.label.clone());
+        bar.set_message(self.fitted(label));
         bar.enable_steady_tick(Duration::from_millis(100));
         self.bar = Some(bar);
     }
@@ -41,7 +59,7 @@ impl Spinner {
     /// Adds a detail after the label (the last line of a tool's output).
     pub fn detail(&mut self, detail: &str) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("{} · {detail}", self.label));
+            bar.set_message(self.fitted(&format!("{} · {detail}", self.label)));
         }
     }
 
@@ -56,5 +74,47 @@ impl Spinner {
 impl Drop for Spinner {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// stderr as indicatif sees it, a few columns narrower than it is. indicatif pads its line to the
+/// last column; the `^C` a terminal echoes there would wrap onto a new line, and clearing the
+/// spinner would then clear that line and leave the spinner behind.
+#[derive(Debug)]
+struct ShortOfTheEdge(Term);
+
+/// Columns left free at the end of the spinner line: room for the echoed `^C`.
+const ECHO_ROOM: u16 = 3;
+
+impl TermLike for ShortOfTheEdge {
+    fn width(&self) -> u16 {
+        self.0.size().1.saturating_sub(ECHO_ROOM).max(1)
+    }
+    fn height(&self) -> u16 {
+        self.0.size().0
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_up(n)
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_down(n)
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_right(n)
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_left(n)
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.0.write_line(s)
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.0.write_str(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.0.clear_line()
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        self.0.flush()
     }
 }

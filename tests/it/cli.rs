@@ -54,6 +54,14 @@ fn a_malformed_config_file_exits_2_naming_the_file() {
 }
 
 #[test]
+fn a_toml_error_names_its_line() {
+    let ai = Ai::bare().config("model = \"m\"\n\ntools_fs = tru\n");
+    let run = ai.arg("hi").run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("line 3, column 12"), "{}", run.stderr);
+}
+
+#[test]
 fn no_provider_exits_2_and_says_how_to_configure_one() {
     let run = Ai::bare().arg("hi").run();
     assert_eq!(run.code, 2);
@@ -157,25 +165,65 @@ fn piped_stdin_is_appended_to_the_prompt() {
     );
 }
 
-#[test]
-fn stdin_alone_is_the_prompt_and_long_stdin_is_cut_with_a_note() {
-    let server = FakeServer::start(vec![text_reply("ok")]);
-    let big = "y".repeat(300 * 1024);
-    let run = Ai::new(&server.url).stdin(big).run();
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("only the first 204800 were sent"),
-        "{}",
-        run.stderr
-    );
+fn last_message(server: &FakeServer) -> String {
     let messages = server.chat_bodies()[0]["messages"].clone();
-    let content = messages
+    messages
         .as_array()
         .and_then(|m| m.last())
         .map(|m| m["content"].as_str().unwrap_or("").to_string())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+#[test]
+fn stdin_alone_is_the_prompt_and_one_endless_line_keeps_its_start_and_end() {
+    let server = FakeServer::start(vec![text_reply("ok")]);
+    let big = format!("{}{}", "y".repeat(300 * 1024), "END");
+    let run = Ai::new(&server.url).stdin(big).run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("left out"), "{}", run.stderr);
+    let content = last_message(&server);
     assert!(content.starts_with("yyyy"));
-    assert!(content.ends_with("[input cut: only its first 204800 bytes are shown]"));
+    assert!(content.ends_with("yyyEND"), "the end is kept");
+}
+
+#[test]
+fn a_long_log_keeps_its_last_line_and_says_how_many_lines_were_left_out() {
+    // The 341 KB build log whose last line is the error: it must reach the model.
+    let server = FakeServer::start(vec![text_reply("ok")]);
+    let mut log: String = (1..=6500)
+        .map(|i| format!("   Compiling crate-{i:05} v1.0.0 (building step {i})\n"))
+        .collect();
+    log.push_str("error: could not compile `app` (bin \"app\") due to 1 previous error\n");
+    assert!(log.len() > 341_000, "{}", log.len());
+    let run = Ai::new(&server.url)
+        .arg("why does this fail?")
+        .stdin(log.clone())
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let content = last_message(&server);
+    assert_eq!(content.matches("error: could not compile `app`").count(), 1);
+    let stdin_part = content
+        .split("<stdin>\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n</stdin>").next())
+        .unwrap_or_default();
+    // Every line shown is a whole line of the log, but the marker.
+    let (shown, marker): (Vec<&str>, Vec<&str>) = stdin_part
+        .lines()
+        .partition(|line| log.lines().any(|l| l == *line));
+    assert_eq!(marker.len(), 1, "{marker:?}");
+    let left_out: usize = marker[0]
+        .trim_start_matches("[… ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert_eq!(shown.len() + left_out, 6501, "{}", marker[0]);
+    assert!(
+        run.stderr.contains(&format!("{left_out} lines")),
+        "{}",
+        run.stderr
+    );
 }
 
 #[cfg(unix)]

@@ -87,10 +87,18 @@ fn sigkill_at_random_points_leaves_every_file_readable_and_resume_working() {
     let audit = json_lines_under(&ai.state_dir().join("swebash-ai"), |name| {
         name.starts_with("audit.jsonl")
     });
-    assert!(audit.iter().all(|line| line["tool"].is_string()));
+    assert!(
+        audit
+            .iter()
+            .all(|line| line["tool"].is_string() || line["type"] == "turn")
+    );
 
+    // One-shot runs are resumed by id (a bare --resume takes the last REPL conversation).
+    let listed = ai.run_with(&["--history", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&listed.stdout).expect("history JSON");
+    let id = listed[0]["id"].as_str().expect("an id").to_string();
     let resumed = finish(
-        ai.spawn_with(&["-i", "--resume", "--yes"], b"and now?\n")
+        ai.spawn_with(&["-i", "--resume", &id, "--yes"], b"and now?\n")
             .wait_with_output()
             .expect("wait"),
     );
@@ -139,7 +147,10 @@ fn twenty_ai_at_once_never_interleave_audit_or_history_lines() {
     let audit = json_lines_under(&ai.state_dir().join("swebash-ai"), |name| {
         name == "audit.jsonl"
     });
-    assert_eq!(audit.len(), PROCESSES, "one line per tool call");
+    let calls = audit.iter().filter(|line| line["type"] != "turn").count();
+    assert_eq!(calls, PROCESSES, "one line per tool call");
+    let turns = audit.iter().filter(|line| line["type"] == "turn").count();
+    assert_eq!(turns, PROCESSES, "one line per turn");
     let history = std::fs::read_to_string(ai.root_dir().join("data/swebash-ai/history"))
         .expect("the history file");
     let entries: Vec<&str> = history.lines().filter(|l| !l.starts_with("#V")).collect();

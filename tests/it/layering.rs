@@ -15,6 +15,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("toolformat", &["protocol"]),
     ("shell", &[]),
     ("journal", &[]),
+    ("excerpt", &[]),
+    ("stats", &[]),
     ("conversation", &["protocol", "config", "journal"]),
     (
         "repl",
@@ -79,6 +81,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "shell",
             "conversation",
             "session",
+            "stats",
         ],
     ),
     (
@@ -101,6 +104,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "session",
             "conversation",
             "repl",
+            "excerpt",
         ],
     ),
 ];

@@ -210,7 +210,8 @@ fn a_non_json_body_is_reported_as_such() {
     let run = Ai::new(&server.url).args(&["--no-stream", "hi"]).run();
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.contains("the body is not JSON: <html>"),
+        run.stderr
+            .contains("the body is not JSON: Welcome to nginx"),
         "{}",
         run.stderr
     );

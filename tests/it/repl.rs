@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::harness::{Ai, wait_for_raw_mode};
 use crate::server::{FakeServer, Reply, text_chunks, text_reply, tool_reply};
 
-fn repl(ai: &Ai, args: &[&str]) -> PtySession {
+pub(crate) fn repl(ai: &Ai, args: &[&str]) -> PtySession {
     let mut command = ai.pty_command();
     command.args(args).env("TERM", "xterm");
     spawn_command(command, Some(10_000)).expect("spawn in a pty")
@@ -23,7 +23,7 @@ fn exits_0(session: &mut PtySession) {
     assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
 }
 
-fn user_messages(body: &Value) -> Vec<String> {
+pub(crate) fn user_messages(body: &Value) -> Vec<String> {
     body["messages"]
         .as_array()
         .map(|m| {
@@ -150,10 +150,15 @@ fn resume_continues_the_last_conversation() {
     first.exp_string("fake-model> ").expect("prompt");
     exits_0(&mut first);
 
+    // A one-shot run in between is not what `-i --resume` continues.
+    let once = FakeServer::start(vec![text_reply("Unrelated.")]);
+    let run = ai.run_with(&["--base-url", &once.url, "an unrelated one-shot question"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     let mut second = repl(&ai, &["-i", "--resume"]);
     second
-        .exp_string("Resumed a conversation of 2 messages")
+        .exp_string("Resuming 'remember the number 42' from ")
         .expect("banner");
+    second.exp_string("UTC, 1 turn.").expect("banner end");
     second.exp_string("fake-model> ").expect("prompt");
     second.send_line("which number?").expect("send");
     second.exp_string("It was 42.").expect("answer");

@@ -157,7 +157,7 @@ fn from_home_the_screen_says_once_there_is_no_project_and_shows_the_call_blocked
         run.stderr
     );
     assert!(
-        run.stderr.contains("✗ execute_command make")
+        run.stderr.contains("⊘ execute_command make")
             && run.stderr.contains("blocked by the sandbox"),
         "{}",
         run.stderr

@@ -209,12 +209,12 @@ fn sourcing_twice_in_a_clean_shell_prints_nothing() {
 }
 
 /// An interactive shell in a private tmux server.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn start(shell: &str, ai: &Ai) -> Tmux {
+    pub(crate) fn start(shell: &str, ai: &Ai) -> Tmux {
         need("tmux");
         need(shell);
         let socket = format!("ai-test-{}-{shell}-{}", std::process::id(), rand_suffix());
@@ -280,7 +280,7 @@ impl Tmux {
         tmux
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let status = Command::new("tmux")
             .args(["-L", &self.socket, "send-keys", "-t", "t"])
             .args(keys)
@@ -297,7 +297,7 @@ impl Tmux {
         assert!(status.success());
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-t", "t"])
             .output()
@@ -305,12 +305,12 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn wait_for(&self, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, needle: &str) -> String {
         self.wait_until(needle, |screen| screen.contains(needle))
     }
 
     /// Polls the screen until `done` (at most 15 s; the caller's assertion then says what failed).
-    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -326,7 +326,7 @@ impl Tmux {
 
     /// Runs a command that prints `word` (typed split, so only its output matches) and waits
     /// for it: everything typed before has been handled by the shell.
-    fn round_trip(&self, word: &str) {
+    pub(crate) fn round_trip(&self, word: &str) {
         let (head, tail) = word.split_at(word.len() / 2);
         self.keys(&[&format!("printf '%s\\n' {head}''{tail}"), "Enter"]);
         let screen = self.wait_for(word);
@@ -431,4 +431,93 @@ fn zsh_ctrl_c_restores_the_line() {
 #[test]
 fn fish_ctrl_c_restores_the_line() {
     ctrl_c_restores_the_line("fish");
+}
+
+fn prose_restores_the_line_and_says_why(shell: &str) {
+    let server = FakeServer::start(vec![text_reply("I cannot help with that request.")]);
+    let ai = Ai::new(&server.url);
+    let tmux = Tmux::start(shell, &ai);
+    tmux.literal("do something odd");
+    tmux.keys(&["M-e"]);
+    let screen = tmux.wait_for("is not a command");
+    assert!(screen.contains("is not a command"), "{shell}: {screen}");
+    assert!(!screen.contains("I cannot help"), "{shell}: {screen}");
+    // The typed line is back and still being edited.
+    tmux.literal(" again");
+    let screen = tmux.wait_for("do something odd again");
+    assert!(
+        screen.contains("do something odd again"),
+        "{shell}: {screen}"
+    );
+}
+
+#[test]
+fn bash_widget_refuses_prose_and_says_why() {
+    prose_restores_the_line_and_says_why("bash");
+}
+
+#[test]
+fn zsh_widget_refuses_prose_and_says_why() {
+    prose_restores_the_line_and_says_why("zsh");
+}
+
+#[test]
+fn fish_widget_refuses_prose_and_says_why() {
+    prose_restores_the_line_and_says_why("fish");
+}
+
+#[test]
+fn command_mode_refuses_prose_with_exit_1_and_one_line() {
+    let server = FakeServer::start(vec![text_reply("I cannot help with that request.")]);
+    let run = Ai::new(&server.url).args(&["--command", "hack"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    let server = FakeServer::start(vec![text_reply("```sh\nmkdir -p out\ncd out\n```")]);
+    let run = Ai::new(&server.url).args(&["--command", "make out"]).run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "mkdir -p out; cd out\n");
+}
+
+/// `false; ai "why did that fail"`, then `ai "how do I fix it"`: the second still sees `false`.
+fn context_skips_ai(shell: &str) {
+    let server = FakeServer::start(vec![text_reply("First."), text_reply("Second.")]);
+    let ai = Ai::new(&server.url);
+    let tmux = Tmux::start(shell, &ai);
+    let load = match shell {
+        "fish" => "ai --init fish --context | source",
+        "zsh" => "eval \"$(ai --init zsh --context)\"",
+        _ => "eval \"$(ai --init bash --context)\"",
+    };
+    tmux.keys(&[load, "Enter"]);
+    tmux.keys(&["false", "Enter"]);
+    tmux.keys(&["ai why did that fail", "Enter"]);
+    tmux.wait_for("First.");
+    tmux.keys(&["ai how do I fix it", "Enter"]);
+    let screen = tmux.wait_for("Second.");
+    let bodies = server.chat_bodies();
+    assert_eq!(bodies.len(), 2, "{shell}: {screen}");
+    let system = bodies[1]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        system.contains("`false`; it exited with status 1"),
+        "{shell}: {system}"
+    );
+}
+
+#[test]
+fn bash_context_never_records_ai() {
+    context_skips_ai("bash");
+}
+
+#[test]
+fn zsh_context_never_records_ai() {
+    context_skips_ai("zsh");
+}
+
+#[test]
+fn fish_context_never_records_ai() {
+    context_skips_ai("fish");
 }

@@ -305,3 +305,163 @@ fn a_three_iteration_tool_run_uses_one_connection() {
         "every request after the first should reuse the kept-alive connection"
     );
 }
+
+fn exec(command: &str) -> Value {
+    json!({"command": command})
+}
+
+#[test]
+fn a_command_rerun_after_an_approved_fix_runs_again_and_sees_the_fix() {
+    // The npm test → npm install → npm test case: the second run must not be the first's result.
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("cat marker"))]),
+        tool_reply(&[("c2", "execute_command", exec("echo fixed > marker"))]),
+        tool_reply(&[("c3", "execute_command", exec("cat marker"))]),
+        text_reply("Fixed."),
+    ]);
+    let run = Ai::new(&server.url)
+        .args(&["--json", "--yes", "check, fix, check"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    let decisions: Vec<&Value> = result["tool_calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .map(|call| &call["decision"])
+        .collect();
+    assert!(!decisions.contains(&&json!("duplicate")), "{decisions:?}");
+    assert_eq!(result["tool_calls"][0]["exit_code"], json!(1));
+    assert_eq!(result["tool_calls"][2]["exit_code"], json!(0));
+    let rerun = tool_message(&server.chat_bodies()[3], 0);
+    assert!(rerun.to_string().contains("fixed"), "{rerun}");
+}
+
+#[test]
+fn a_command_is_never_replayed_even_with_nothing_in_between() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", exec("date +%N"))]),
+        tool_reply(&[("c2", "execute_command", exec("date +%N"))]),
+        text_reply("Two clocks."),
+    ]);
+    let run = Ai::new(&server.url).args(&["--json", "time twice"]).run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("allow"));
+    assert_eq!(result["tool_calls"][1]["decision"], json!("allow"));
+}
+
+#[test]
+fn a_read_after_a_command_reads_again() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "filesystem", read("a"))]),
+        tool_reply(&[("c2", "execute_command", exec("echo beta > a"))]),
+        tool_reply(&[("c3", "filesystem", read("a"))]),
+        text_reply("Changed."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha")
+        .args(&["--json", "--yes", "read, write, read"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][2]["decision"], json!("allow"));
+    let again = tool_message(&server.chat_bodies()[3], 0);
+    assert!(
+        again["data"]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("beta"),
+        "{again}"
+    );
+}
+
+#[test]
+fn several_files_are_read_in_one_call_with_token_estimates() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "filesystem",
+            json!({"operation": "read", "paths": ["a", "b", "missing"]}),
+        )]),
+        text_reply("Read."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .file("b", "beta\n")
+        .args(&["--json", "read both"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = tool_message(&server.chat_bodies()[1], 0);
+    assert_eq!(result["success"], json!(true), "{result}");
+    let files = &result["data"]["files"];
+    assert!(files[0]["content"].as_str().unwrap_or("").contains("alpha"));
+    assert!(files[1]["content"].as_str().unwrap_or("").contains("beta"));
+    assert!(result["data"]["estimated_tokens"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(result["data"]["left_out"][0]["path"], json!("missing"));
+}
+
+#[test]
+fn a_secret_among_several_paths_blocks_the_whole_read() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "filesystem",
+            json!({"operation": "read", "paths": ["a", ".env"]}),
+        )]),
+        text_reply("Blocked."),
+    ]);
+    let run = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .file(".env", "TOKEN=s3cret\n")
+        .args(&["--json", "read them"])
+        .run();
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["tool_calls"][0]["decision"], json!("blocked"));
+    let bodies = server.chat_bodies();
+    assert!(!bodies[1].to_string().contains("s3cret"));
+    assert!(!bodies[1].to_string().contains("alpha"), "nothing was read");
+}
+
+#[test]
+fn a_path_outside_the_roots_among_several_asks_for_the_whole_call() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[(
+            "c1",
+            "filesystem",
+            json!({"operation": "read", "paths": ["a", "../../home/notes"]}),
+        )]),
+        text_reply("Asked."),
+    ]);
+    let ai = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .env("SWEBASH_AI_FS_ROOTS", "cwd");
+    std::fs::write(ai.home().join("notes"), "private notes").expect("write");
+    let run = ai.args(&["--json", "read them"]).run();
+    assert_eq!(run.code, 3, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["tool_calls"][0]["decision"], json!("denied"));
+    assert!(!run.stdout.contains("private notes"));
+}
+
+#[test]
+fn the_approval_of_several_paths_names_every_one_that_asks() {
+    let server = FakeServer::start(vec![tool_reply(&[(
+        "c1",
+        "filesystem",
+        json!({"operation": "read", "paths": ["a", "../../home/one", "../../home/two"]}),
+    )])]);
+    let ai = Ai::new(&server.url)
+        .file("a", "alpha\n")
+        .env("SWEBASH_AI_FS_ROOTS", "cwd");
+    std::fs::write(ai.home().join("one"), "1").expect("write");
+    std::fs::write(ai.home().join("two"), "2").expect("write");
+    let run = ai.args(&["read them"]).run();
+    assert_eq!(run.code, 3, "stderr: {}", run.stderr);
+    // Both paths are in what needed approval (an "always" would remember exactly this set).
+    assert!(
+        run.stderr.contains("/home/one") && run.stderr.contains("/home/two"),
+        "{}",
+        run.stderr
+    );
+}

@@ -2,7 +2,11 @@
 //! `ai --init`, the instructions and answer clean-up of `ai --command`, and the optional record
 //! of the last command that `--context` hooks keep.
 
+mod command;
+
 use std::path::{Path, PathBuf};
+
+pub use command::extract_command;
 
 /// The shells with a widget script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,16 +37,16 @@ impl Shell {
     fn script(self) -> (&'static str, &'static str) {
         match self {
             Shell::Bash => (
-                include_str!("../shell/ai.bash"),
-                include_str!("../shell/ai.bash.context"),
+                include_str!("../../shell/ai.bash"),
+                include_str!("../../shell/ai.bash.context"),
             ),
             Shell::Zsh => (
-                include_str!("../shell/ai.zsh"),
-                include_str!("../shell/ai.zsh.context"),
+                include_str!("../../shell/ai.zsh"),
+                include_str!("../../shell/ai.zsh.context"),
             ),
             Shell::Fish => (
-                include_str!("../shell/ai.fish"),
-                include_str!("../shell/ai.fish.context"),
+                include_str!("../../shell/ai.fish"),
+                include_str!("../../shell/ai.fish.context"),
             ),
         }
     }
@@ -99,70 +103,9 @@ pub fn command_instructions(shell: &str, os: &str) -> String {
     )
 }
 
-/// The one command line in a model's answer: fences, prompt signs and prose around it removed.
-pub fn extract_command(answer: &str) -> Option<String> {
-    let text = answer.trim();
-    let body = match fenced(text) {
-        Some(inside) => inside,
-        None => text,
-    };
-    let lines: Vec<&str> = body
-        .lines()
-        .map(|l| l.trim_end())
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    // A command continued with `\` spans lines; otherwise the first line is the command.
-    let mut command = String::new();
-    for (index, line) in lines.into_iter().enumerate() {
-        // Continuation lines keep their indentation; the first loses a prompt sign.
-        let line = if index == 0 { line.trim_start() } else { line };
-        let line = line.strip_prefix("$ ").unwrap_or(line);
-        command.push_str(line);
-        if command.ends_with('\\') {
-            command.push('\n');
-        } else {
-            break;
-        }
-    }
-    let command = command.trim().trim_matches('`').trim().to_string();
-    (!command.is_empty()).then_some(command)
-}
-
-/// The inside of the first fenced block, if the answer has one.
-fn fenced(text: &str) -> Option<&str> {
-    let start = text.find("```")?;
-    let after = &text[start + 3..];
-    let body_start = after.find('\n')? + 1;
-    let body = &after[body_start..];
-    let end = body.find("```").unwrap_or(body.len());
-    Some(&body[..end])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn commands_come_out_of_fences_prose_and_prompt_signs() {
-        assert_eq!(
-            extract_command("find . -size +100M"),
-            Some("find . -size +100M".into())
-        );
-        assert_eq!(
-            extract_command("```bash\nfind . -size +100M\n```"),
-            Some("find . -size +100M".into())
-        );
-        assert_eq!(
-            extract_command("Here you go:\n```sh\n$ du -sh *\n```\nThis lists sizes."),
-            Some("du -sh *".into())
-        );
-        assert_eq!(extract_command("`ls -la`"), Some("ls -la".into()));
-        assert_eq!(
-            extract_command("tar czf out.tgz \\\n  src"),
-            Some("tar czf out.tgz \\\n  src".into())
-        );
-        assert_eq!(extract_command("  \n "), None);
-    }
 
     #[test]
     fn init_scripts_bind_the_key_and_refuse_quotes() {
