@@ -278,7 +278,9 @@ impl Agent<'_> {
         match answer {
             GateAnswer::Denied { by } => {
                 if by == DecidedBy::NoTerminal {
-                    turn.unapproved.push(subject);
+                    // The person reading the error learns why it asked, not only what.
+                    turn.unapproved
+                        .push(format!("{subject} ({})", request.reasons.join("; ")));
                 }
                 (Decision::Denied, denied(by))
             }

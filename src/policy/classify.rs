@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::danger::{self, basename, is_block_device, risky_assignment};
+use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, package_script, project_bin};
 use super::path::{holds_secrets, secret_below};
 use super::reach::{Place, has_glob};
 use super::safe::{self, Judged, operands, skip_options};
@@ -278,6 +279,12 @@ impl Judge<'_> {
             self.secrets_in(args, findings);
             self.reads(base, args, &judged, findings);
         }
+        if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
+            findings.push(ask(format!(
+                "`{base}` runs the build, test or lint code of {}, which is not the project",
+                self.place.cwd.display()
+            )));
+        }
     }
 
     /// What a command runs or touches besides itself: inner commands, strings, scripts, files.
@@ -403,20 +410,25 @@ impl Judge<'_> {
             "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
                 if safe::subcommand(args) == Some("run") =>
             {
-                if args.iter().any(|a| {
-                    let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
-                    matches!(
-                        name,
-                        "--with"
-                            | "--with-requirements"
-                            | "--python"
-                            | "-p"
-                            | "--from"
-                            | "--index"
-                            | "--index-url"
-                            | "--extra-index-url"
-                            | "--find-links"
-                    )
+                // Only options that change nothing but how quietly or how offline it runs.
+                let run_at = args.iter().position(|a| a.text == "run").unwrap_or(0);
+                let program_at = args[run_at + 1..]
+                    .iter()
+                    .position(|a| !a.text.starts_with('-'))
+                    .map_or(args.len(), |i| run_at + 1 + i);
+                if args[..program_at].iter().any(|a| {
+                    a.text.starts_with('-')
+                        && !matches!(
+                            a.text.as_str(),
+                            "--frozen"
+                                | "--locked"
+                                | "--offline"
+                                | "--no-sync"
+                                | "-q"
+                                | "--quiet"
+                                | "-v"
+                                | "--verbose"
+                        )
                 }) {
                     findings.push(ask(format!(
                         "`{base} run` with other packages or another interpreter runs code from \
@@ -436,6 +448,9 @@ impl Judge<'_> {
                     .map_or(0, |i| i + 1);
                 args.get(at..).unwrap_or(&[])
             }
+            // `yarn jest`, `pnpm exec tsc`, `yarn run build`: one of the project's scripts, or a
+            // tool it installed, judged as that tool (`yarn node -e` is `node -e`).
+            "yarn" | "pnpm" | "bun" => return self.node_runner(base, args, findings),
             "npx" | "pnpx" | "bunx" => {
                 let rest = skip_options(args, &["-p", "--package", "-c", "--call"]);
                 let local = rest.first().is_some_and(|bin| {
@@ -463,6 +478,119 @@ impl Judge<'_> {
             _ => return None,
         };
         Some(inner)
+    }
+
+    /// `yarn NAME ...` / `pnpm exec NAME ...`: a package.json script runs as project code; a tool
+    /// in `node_modules/.bin` is judged as that tool; anything else asks. `None` leaves the
+    /// package manager's own subcommands (install, add, ...) to the safe table.
+    fn node_runner<'w>(
+        &mut self,
+        base: &str,
+        args: &'w [Word],
+        findings: &mut Vec<Finding>,
+    ) -> Option<&'w [Word]> {
+        const MANAGER: &[&str] = &[
+            "install",
+            "i",
+            "ci",
+            "add",
+            "remove",
+            "rm",
+            "up",
+            "upgrade",
+            "update",
+            "dlx",
+            "create",
+            "init",
+            "version",
+            "publish",
+            "pack",
+            "link",
+            "unlink",
+            "global",
+            "config",
+            "set",
+            "plugin",
+            "policies",
+            "workspace",
+            "workspaces",
+            "self-update",
+            "setup",
+            "dist-tag",
+            "owner",
+            "deprecate",
+            "login",
+            "logout",
+            "cache",
+            "store",
+            "audit",
+            "outdated",
+            "why",
+            "info",
+            "view",
+            "ls",
+            "list",
+            "licenses",
+            "patch",
+            "rebuild",
+            "prune",
+            "dedupe",
+            "import",
+            "env",
+            "bin",
+            "root",
+            "prefix",
+            "help",
+            "doctor",
+            "test",
+            "t",
+            "start",
+            "node",
+            "x",
+            "--version",
+            "-v",
+        ];
+        let at = args.iter().position(|a| !a.text.starts_with('-'))?;
+        let sub = args[at].text.as_str();
+        let (at, explicit) = match sub {
+            "run" | "run-script" | "exec" => {
+                let name = args[at + 1..]
+                    .iter()
+                    .position(|a| !a.text.starts_with('-'))?;
+                (at + 1 + name, sub == "exec")
+            }
+            _ if MANAGER.contains(&sub) => return None,
+            _ => (at, false),
+        };
+        let name = &args[at];
+        let Some(project) = self.project.filter(|p| self.place.cwd.starts_with(p)) else {
+            findings.push(ask(format!(
+                "`{base} {}` runs code of a directory that is not the project",
+                name.text
+            )));
+            return Some(&[]);
+        };
+        if name.dynamic {
+            findings.push(ask(format!("`{base}` runs a name computed at run time")));
+            return Some(&[]);
+        }
+        if !explicit && package_script(project, &name.text) {
+            return Some(&[]); // the project's own script: project code
+        }
+        if project_bin(project, &name.text) {
+            let rest = &args[at..];
+            // A tool the table knows is judged as itself; one it does not is project code.
+            return if safe::judge(&name.text, &rest[1..]).known {
+                Some(rest)
+            } else {
+                Some(&[])
+            };
+        }
+        findings.push(ask(format!(
+            "`{base} {}` is neither a script nor an installed tool of this project",
+            name.text
+        )));
+        Some(&[])
     }
 
     /// `cd DIR`: a secret directory is denied; later relative paths resolve from the new place.
@@ -595,6 +723,11 @@ impl Judge<'_> {
         }
     }
 
+    fn in_project(&self, dir: &Path) -> bool {
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        self.project.is_some_and(|p| real.starts_with(p))
+    }
+
     /// A program or script run from a file: safe only when the file is the project's own.
     fn project_file(&mut self, word: &Word, findings: &mut Vec<Finding>) {
         self.inside(word, false, "runs", findings);
@@ -649,138 +782,11 @@ impl Judge<'_> {
     }
 }
 
-/// Programs that only read their input as data: a here-document fed to them is text, not code.
-const FILTERS: &[&str] = &[
-    "cat",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "sed",
-    "awk",
-    "gawk",
-    "mawk",
-    "jq",
-    "yq",
-    "wc",
-    "head",
-    "tail",
-    "sort",
-    "uniq",
-    "tr",
-    "cut",
-    "paste",
-    "column",
-    "fold",
-    "fmt",
-    "nl",
-    "tac",
-    "rev",
-    "base64",
-    "xxd",
-    "od",
-    "hexdump",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "diff",
-    "cmp",
-    "tee",
-    "xargs",
-    "read",
-    "echo",
-    "printf",
-    "true",
-    ":",
-    "less",
-    "more",
-];
-
 /// What a simple command's surroundings say about it.
 #[derive(Debug, Clone, Copy)]
 struct Context {
     background: bool,
     depth: usize,
-}
-
-/// `/dev/fd/2`: a copy of a descriptor, not a file (`/dev/fd/../cwd/x` is a file).
-fn is_descriptor(path: &str, dynamic: bool) -> bool {
-    !dynamic
-        && path
-            .strip_prefix("/dev/fd/")
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// Files whose overwriting changes what the project is, or runs later (`.envrc`, dotfiles).
-fn is_source(path: &Path, existing: bool) -> bool {
-    // New files: what build tools and interpreters pick up by themselves (a `conftest.py`, a
-    // `GNUmakefile`, a `.pth`), so that creating one would plant code. Existing files: any source.
-    const CODE: &[&str] = &[
-        "rs", "c", "h", "py", "pth", "js", "mjs", "cjs", "ts", "go", "rb", "php", "sh", "pl",
-        "toml", "json", "yaml", "yml", "ini", "cfg", "mk", "cmake", "lua", "nix",
-    ];
-    const AUTO_LOADED: &[&str] = &[
-        "Makefile",
-        "makefile",
-        "GNUmakefile",
-        "Dockerfile",
-        "Gemfile",
-        "Rakefile",
-        "Justfile",
-        "Vagrantfile",
-        "BUILD",
-        "WORKSPACE",
-        "CMakeLists.txt",
-        "meson.build",
-        "build.rs",
-        "conftest.py",
-        "setup.py",
-        "sitecustomize.py",
-        "usercustomize.py",
-    ];
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    if !existing {
-        return name.starts_with('.')
-            || AUTO_LOADED.contains(&name.as_str())
-            || CODE.contains(&extension.as_str());
-    }
-    const SOURCE: &[&str] = &[
-        "rs", "c", "h", "cc", "cpp", "hpp", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go",
-        "java", "kt", "rb", "php", "sh", "bash", "zsh", "fish", "toml", "yaml", "yml", "ini",
-        "cfg", "conf", "md", "txt", "lock", "mod", "sum", "gradle", "xml", "json", "html", "css",
-        "sql", "swift", "cs", "scala", "pl", "lua", "r", "mk", "cmake", "nix", "vim", "el",
-    ];
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    name.starts_with('.')
-        || AUTO_LOADED.contains(&name.as_str())
-        || SOURCE.contains(&extension.as_str())
-}
-
-/// `/usr/bin/ls` is `ls`; a program in any other directory is a file to check.
-fn in_system_bin(path: &str) -> bool {
-    const DIRS: &[&str] = &[
-        "/bin/",
-        "/usr/bin/",
-        "/usr/local/bin/",
-        "/sbin/",
-        "/usr/sbin/",
-        "/usr/local/sbin/",
-    ];
-    DIRS.iter().any(|dir| {
-        path.strip_prefix(dir)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
-    })
 }
 
 fn ask(reason: impl Into<String>) -> Finding {

@@ -9,6 +9,7 @@
 mod args;
 mod classify;
 mod danger;
+mod kind;
 mod path;
 mod reach;
 mod rules;

@@ -93,6 +93,23 @@ const HOME_SECRETS: &[(&str, &str)] = &[
     (".python_history", "Python history (typed secrets)"),
     (".psql_history", "database history (typed secrets)"),
     (".mysql_history", "database history (typed secrets)"),
+    (".claude", "AI assistant credentials"),
+    (".codex", "AI assistant credentials"),
+    (".config/sops", "SOPS keys"),
+    (".huggingface/token", "Hugging Face token"),
+    (".cache/huggingface/token", "Hugging Face token"),
+    (".kaggle", "Kaggle credentials"),
+    (".databrickscfg", "Databricks token"),
+    (".oci", "Oracle Cloud credentials"),
+    (".terraformrc", "Terraform credentials"),
+    (".vercel", "Vercel credentials"),
+    (".config/heroku", "Heroku credentials"),
+    (".config/composer/auth.json", "Composer credentials"),
+    (".config/glab-cli", "GitLab CLI credentials"),
+    (".config/github-copilot", "Copilot credentials"),
+    (".ansible/vault_pass", "Ansible vault password"),
+    (".snowflake", "Snowflake credentials"),
+    (".config/gcloud", "Google Cloud credentials"),
 ];
 
 const SYSTEM_SECRETS: &[(&str, &str)] = &[
@@ -160,6 +177,9 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
             | "secrets.json"
             | "secrets.yaml"
             | "secrets.yml"
+            | ".dev.vars"
+            | "vault_pass"
+            | ".vault_pass"
     ) {
         return Some("credentials");
     }

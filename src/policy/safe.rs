@@ -32,6 +32,9 @@ pub struct Judged {
     /// It reads the contents of the files it walks, or of paths it is handed at run time
     /// (`grep -r`, `find -exec cat {}`, `xargs cat`): a secret file in the tree would be read.
     pub contents: bool,
+    /// It runs the build, test or lint code (or configuration) of the directory it runs in:
+    /// safe only when that directory is inside the project.
+    pub project_code: bool,
     /// It only prints its arguments or looks names up: secret paths in them are not read.
     pub names_only: bool,
     /// The program is in the table.
@@ -430,8 +433,12 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         }
         // Creating files and directories in the project; any option changes times or modes.
         "touch" | "mkdir" => {
-            if name == "touch" && args.iter().any(|a| a.text.starts_with('-')) {
-                judged.ask("`touch` with options changes file times");
+            let plain = |a: &&Word| {
+                !a.text.starts_with('-')
+                    || (name == "mkdir" && matches!(a.text.as_str(), "-p" | "-v" | "--parents"))
+            };
+            if !args.iter().all(|a| plain(&a)) {
+                judged.ask(format!("`{name}` with options changes file times or modes"));
             }
             judged.outputs.extend(operands(args).cloned());
         }

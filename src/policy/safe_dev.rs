@@ -35,6 +35,7 @@ const CARGO_SAFE: &[&str] = &[
 ];
 
 pub fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
     // cargo (clap) takes no abbreviations: its options are matched exactly.
     let given = |flag: &str| {
         args.iter()
@@ -69,6 +70,13 @@ pub fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
+    if args
+        .iter()
+        .any(|a| a.text.contains("registry") || a.text.contains("proxy"))
+    {
+        judged.ask(format!("`{name}` pointed at another registry or proxy"));
+    }
     if has_flag(args, "-g")
         || has_flag(args, "--global")
         || args.iter().any(|a| a.text.starts_with("--location"))
@@ -126,27 +134,8 @@ pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
             ops.get(1).map(|w| w.text.as_str()),
             Some("get" | "list" | "ls")
         ),
-        "version" => ops.len() == 1,
+        "version" => name == "npm" && ops.len() == 1 && args.len() == 1,
         "pack" => has_flag(args, "--dry-run"),
-        // `yarn jest`, `pnpm exec tsc`: a tool the project installed, or one of its scripts.
-        "exec" if name != "npm" => {
-            if let Some(bin) = ops.get(1) {
-                judged.scripts.push(Word {
-                    text: format!("node_modules/.bin/{}", bin.text),
-                    ..(*bin).clone()
-                });
-            }
-            ops.len() > 1
-        }
-        "dlx" | "create" | "add" | "global" | "up" | "upgrade" | "remove" | "link" | "publish"
-        | "unpublish" | "login" | "logout" | "set" | "import" | "patch" | "npm" | "x" => false,
-        other if name != "npm" && !other.contains('/') => {
-            judged.scripts.push(Word {
-                text: format!("node_modules/.bin/{other}"),
-                ..ops[0].clone()
-            });
-            true
-        }
         _ => false,
     };
     if !safe {
@@ -165,6 +154,7 @@ pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
     for flag in ["toolexec", "exec", "overlay", "vettool", "modfile", "pgo"] {
         let given = |a: &Word| {
             let name = a.text.trim_start_matches('-');
@@ -229,6 +219,7 @@ pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
 /// `make [targets]`: the project's Makefile is project code; other makefiles, inline code and
 /// targets that install or publish are not.
 pub fn make(_name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
     judged
         .scripts
         .extend(option_values(args, &["-f", "--file", "--makefile"]));
@@ -273,6 +264,7 @@ pub fn make(_name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 pub fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
     let safe: &[&str] = match name {
         "mvn" => &[
             "compile",

@@ -117,6 +117,7 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
                     )
                 }) || sub_args.first().is_some_and(|a| a.text == "get")
                     || operands(sub_args).count() == 1
+                        && operands(sub_args).all(|k| k.text.contains('.'))
                         && sub_args.iter().all(|a| {
                             !a.text.starts_with('-')
                                 || matches!(a.text.as_str(), "--global" | "--local" | "--system")

@@ -91,13 +91,20 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
             pytest(after, judged);
         }
         if module == "venv" {
-            if ["--clear", "--upgrade", "--upgrade-deps"]
-                .iter()
-                .any(|flag| has_flag(after, flag))
+            // A new environment directory named like one; into an existing directory it would
+            // overwrite files (`venv .` replaces the project's `bin/`), `--clear` deletes.
+            let named_like_one = operands(after).all(|w| {
+                let name = w.text.trim_end_matches('/');
+                matches!(name, ".venv" | "venv" | "env" | ".env-py") || name.starts_with(".venv")
+            });
+            if !named_like_one
+                || ["--clear", "--upgrade", "--upgrade-deps"]
+                    .iter()
+                    .any(|flag| has_flag(after, flag))
             {
-                judged.ask("`python -m venv --clear` deletes the directory it is given");
+                judged.ask("`python -m venv` here would overwrite or delete a directory");
             }
-            judged.outputs.extend(operands(after).cloned());
+            judged.dirs.extend(operands(after).cloned());
         }
         if !PYTHON_SAFE_MODULES.contains(&module) && !pip_read {
             judged.ask(format!(
@@ -166,6 +173,7 @@ pub fn shell(name: &str, args: &[Word], judged: &mut Judged) {
 /// pytest runs the project's tests; options that load plugins, read other configurations,
 /// delete or write files, or upload results ask, and test paths must be the project's.
 pub fn pytest(args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
     for flag in [
         "--basetemp",
         "--rootdir",
@@ -185,7 +193,13 @@ pub fn pytest(args: &[Word], judged: &mut Judged) {
         "--import-mode",
         "--pyargs",
     ] {
-        if !option_values(args, &[flag]).is_empty() || has_flag(args, flag) {
+        // pytest takes no abbreviations: `--cov` is not `--cov-config`.
+        let given = args.iter().any(|a| {
+            a.text == flag
+                || a.text.starts_with(&format!("{flag}="))
+                || (flag.len() == 2 && !flag.starts_with("--") && a.text.starts_with(flag))
+        });
+        if given {
             judged.ask(format!(
                 "`pytest {flag}` loads, deletes, uploads or writes something outside its tests"
             ));

@@ -8,6 +8,7 @@ use super::shell::Word;
 /// project (`cmake --build build`, `ctest --test-dir build`, `ninja -C build`), and pagers and man
 /// pages read without options.
 pub fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = !matches!(name, "less" | "more" | "man");
     let (allowed, dirs): (&[&str], &[&str]) = match name {
         "cmake" if args.first().is_some_and(|a| a.text == "--build") => (
             &[
@@ -47,31 +48,30 @@ pub fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
             return;
         }
     };
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let text = arg.text.as_str();
-        if text.starts_with('-') && text != "-" {
-            let given = text.split_once('=').map_or(text, |(g, _)| g);
-            if allowed.contains(&given) {
-            } else if allowed.contains(&format!("{given}=").as_str()) {
-                if !text.contains('=') {
-                    i += 1;
-                }
-            } else {
-                judged.ask(format!(
-                    "`{name} {given}` is an option ai does not know to be safe"
-                ));
-                return;
-            }
-        } else if text.starts_with('+') && matches!(name, "less" | "more" | "man") {
-            judged.ask(format!(
+    if args.iter().any(|a| a.text == "--")
+        || option_values(args, &["--target", "-t"])
+            .iter()
+            .any(|t| matches!(t.text.as_str(), "install" | "uninstall" | "clean"))
+    {
+        judged.ask(format!(
+            "`{name}` passes arguments to another program or installs outside the build"
+        ));
+        return;
+    }
+    let operands = match read_options(name, args, allowed) {
+        Ok(operands) => operands,
+        Err(why) => return judged.ask(why),
+    };
+    for word in operands {
+        let text = word.text.as_str();
+        if text.starts_with('+') && matches!(name, "less" | "more" | "man") {
+            return judged.ask(format!(
                 "`{name} +...` runs pager commands, which can run programs"
             ));
-            return;
-        } else if name == "ninja" && matches!(text, "install" | "clean" | "-t") {
-            judged.ask(format!("`ninja {text}` changes files outside the build"));
         }
-        i += 1;
+        if matches!(text, "install" | "uninstall" | "clean" | "-t") {
+            return judged.ask(format!("`{name} {text}` changes files outside the build"));
+        }
     }
     judged.dirs.extend(option_values(args, dirs));
 }
@@ -79,6 +79,39 @@ pub fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
 /// `coverage run -m pytest`: coverage around a Python run, judged as that run; its reports
 /// write into the project.
 pub fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
+    // coverage's own options come before what it runs (`coverage run -m pytest -k x`).
+    let own = args
+        .iter()
+        .position(|a| a.text == "-m" || a.text.ends_with(".py"))
+        .unwrap_or(args.len());
+    for arg in args[..own].iter().filter(|a| a.text.starts_with('-')) {
+        let name = arg
+            .text
+            .split_once('=')
+            .map_or(arg.text.as_str(), |(n, _)| n);
+        if !matches!(
+            name,
+            "-m" | "--module"
+                | "--branch"
+                | "--source"
+                | "--parallel-mode"
+                | "-p"
+                | "--show-missing"
+                | "--skip-covered"
+                | "--fail-under"
+                | "--precision"
+                | "--include"
+                | "--omit"
+                | "-q"
+                | "--quiet"
+        ) {
+            judged.ask(format!(
+                "`coverage {name}` reads another configuration or writes elsewhere"
+            ));
+            return;
+        }
+    }
     match subcommand(args) {
         Some("run") => {
             let at = args
@@ -100,6 +133,7 @@ pub fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
 /// the list may write files, load plugins or read a configuration that runs code). Names ending
 /// in `=` take a value. The first entry, when set, is a subcommand or flag that must be present.
 pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
     let (required, allowed): (&[&str], &[&str]) = match name {
         "ruff" => (
             &["check", "format"],
@@ -118,12 +152,14 @@ pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
                 "--show-fixes",
                 "--target-version=",
                 "--line-length=",
+                "--no-fix",
             ],
         ),
         "black" | "isort" => (
-            &["--check", "--diff"],
+            &["--check", "--diff", "--check-only"],
             &[
                 "--check",
+                "--check-only",
                 "--diff",
                 "--quiet",
                 "-q",
@@ -168,6 +204,7 @@ pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
                 "--python-version=",
                 "--no-incremental",
                 "--check-untyped-defs",
+                "--config-file=",
             ],
         ),
         "flake8" => (
@@ -192,7 +229,6 @@ pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
                 "-E",
                 "--score=",
                 "--reports=",
-                "--output-format=",
             ],
         ),
         "tsc" => (
@@ -222,48 +258,94 @@ pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
                 "--watchAll=false",
             ],
         ),
-        "vitest" => (
-            &["run", "--run"],
-            &["--run", "--reporter=", "--coverage", "-t="],
-        ),
+        "vitest" => (&["run", "--run"], &["--run", "--coverage", "-t="]),
         _ => (&[], &[]),
     };
-    if !required.is_empty() && !args.iter().any(|a| required.contains(&a.text.as_str())) {
+    // A subcommand that must come first (`ruff check`), or a flag that must be there (`--check`).
+    let first = args
+        .iter()
+        .find(|a| !a.text.starts_with('-'))
+        .map(|a| a.text.as_str());
+    let present = if matches!(name, "ruff" | "biome" | "vitest") {
+        first.is_some_and(|f| required.contains(&f))
+            && !(name == "ruff"
+                && first == Some("format")
+                && !args
+                    .iter()
+                    .any(|a| a.text == "--check" || a.text == "--diff"))
+    } else {
+        args.iter().any(|a| required.contains(&a.text.as_str()))
+    };
+    if !required.is_empty() && !present {
         judged.ask(format!(
             "`{name}` runs unasked only to check ({}): this way it may rewrite files",
             required.join(", ")
         ));
         return;
     }
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let text = arg.text.as_str();
-        if text == "--" {
-            break;
-        }
-        if text.starts_with('-') && text != "-" {
-            let (given, inline) = match text.split_once('=') {
-                Some((given, _)) => (given, true),
-                None => (text, false),
-            };
-            if allowed.contains(&given) {
-            } else if allowed.contains(&format!("{given}=").as_str()) {
-                if !inline {
-                    i += 1;
-                }
-            } else {
-                judged.ask(format!(
-                    "`{name} {given}` is an option ai does not know to be safe (it may write files, \
-                     load plugins or read a configuration that runs code)"
-                ));
-                return;
-            }
-        }
-        i += 1;
+    match read_options(name, args, allowed) {
+        // What it checks must be the project's: a config beside a file elsewhere runs code.
+        Ok(operands) => judged.scripts.extend(
+            operands
+                .into_iter()
+                .filter(|w| !required.contains(&w.text.as_str()))
+                .cloned(),
+        ),
+        Err(why) => return judged.ask(why),
     }
+    judged
+        .scripts
+        .extend(option_values(args, &["--config-file"]));
     if name == "tsc" {
         judged
             .dirs
             .extend(option_values(args, &["-p", "--project"]));
     }
+}
+
+/// Reads a tool's options against its allowlist: a name given exactly, or a name ending in `=`
+/// whose value is glued (`--x=v`, `-j8`) or the next word (unless that word is an option: `-j`
+/// may stand alone). Returns the operands; an option not on the list is the error.
+fn read_options<'a>(
+    name: &str,
+    args: &'a [Word],
+    allowed: &[&str],
+) -> Result<Vec<&'a Word>, String> {
+    let mut operands = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        i += 1;
+        if text == "--" {
+            operands.extend(args.get(i..).unwrap_or(&[]));
+            break;
+        }
+        if !text.starts_with('-') || text == "-" {
+            operands.push(arg);
+            continue;
+        }
+        let given = text.split_once('=').map_or(text, |(g, _)| g);
+        let takes_value = |option: &str| allowed.contains(&format!("{option}=").as_str());
+        if allowed.contains(&text) || (given != text && takes_value(given)) {
+            continue;
+        }
+        if takes_value(given) {
+            if args.get(i).is_some_and(|next| !next.text.starts_with('-')) {
+                i += 1;
+            }
+            continue;
+        }
+        // A short option with its value glued on: `-j8`.
+        let glued = !text.starts_with("--")
+            && text.len() > 2
+            && text.is_char_boundary(2)
+            && takes_value(&text[..2]);
+        if !glued {
+            return Err(format!(
+                "`{name} {given}` is an option ai does not know to be safe (it may write files, \
+                 load plugins or read a configuration that runs code)"
+            ));
+        }
+    }
+    Ok(operands)
 }

@@ -25,6 +25,7 @@ fn world() -> World {
         "project/src",
         "project/.git",
         "project/tests",
+        "project/node_modules/.bin",
     ] {
         std::fs::create_dir_all(home.join(sub)).expect("mkdir");
     }
@@ -39,6 +40,13 @@ fn world() -> World {
         ("project/script.py", "print(1)"),
         ("project/build.sh", "echo hi"),
         ("project/Makefile", "all:\n\ttrue\n"),
+        (
+            "project/package.json",
+            "{\"scripts\": {\"build\": \"tsc\", \"deploy\": \"x\"}}",
+        ),
+        ("project/node_modules/.bin/jest", "#!/bin/sh"),
+        ("project/node_modules/.bin/tsc", "#!/bin/sh"),
+        ("project/node_modules/.bin/vite", "#!/bin/sh"),
     ] {
         std::fs::write(home.join(file), text).expect("write");
     }
@@ -186,6 +194,17 @@ fn everyday_reading_building_and_testing_runs_without_asking() {
             ("cargo test --all", ""),
             ("cargo fmt --all -- --check", ""),
             ("yarn jest", ""),
+            ("yarn build", ""),
+            ("yarn vite build", ""),
+            ("python3 -m venv .venv", ""),
+            ("isort --check-only .", ""),
+            ("jest --watchAll=false", ""),
+            ("pytest --cov=src", ""),
+            ("ctest --test-dir build --output-on-failure -j8", ""),
+            ("cmake --build build -j8", ""),
+            ("ninja -j4 -C build", ""),
+            ("mypy --config-file pyproject.toml src", ""),
+            ("ruff check --no-fix src", ""),
             ("pnpm exec tsc --noEmit", ""),
             ("coverage run -m pytest", ""),
             ("coverage report", ""),

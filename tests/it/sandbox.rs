@@ -119,46 +119,28 @@ fn home_attack() -> (Ai, std::path::PathBuf) {
 }
 
 #[test]
-fn from_home_an_allowed_build_cannot_delete_append_to_bashrc_or_touch_ai_config_and_audit() {
-    if capabilities().is_none() {
-        return;
-    }
+fn from_home_a_build_asks_and_cannot_delete_append_to_bashrc_or_touch_ai_config_and_audit() {
+    // Home is no project: its Makefile is not project code, so the policy asks before the
+    // sandbox is even needed, and with no terminal nothing runs.
     let (ai, audit) = home_attack();
     let (ai, run, server) = run_call(ai, "make");
     assert!(ai.work().join("notes/keep.txt").exists(), "{}", run.stderr);
     assert_eq!(read(&ai.work().join(".bashrc")), "alias ll='ls -l'\n");
     assert_eq!(read(&ai.config_file()), "tools_confirm = true\n");
     assert!(read(&audit).starts_with("{\"earlier\":true}\n"));
-    // Blocked, said so, and without a terminal the run ends naming the flag that approves it.
     assert_eq!(run.code, 3, "{}", run.stderr);
     let result = run.json();
-    assert_eq!(result["tool_calls"][0]["decision"], json!("blocked"));
-    assert_eq!(result["tool_calls"][0]["error"]["code"], json!("BLOCKED"));
-    // The run ended at the refusal: the record in --json carries what the model would be told.
-    let told = &result["tool_calls"][0]["error"];
-    let error = told["message"].as_str().unwrap_or("");
-    assert!(error.starts_with("blocked by the sandbox: "), "{told}");
+    assert_eq!(result["tool_calls"][0]["decision"], json!("denied"));
     assert_eq!(server.chat_bodies().len(), 1);
-    assert!(run.stderr.contains("--allow 'make'"), "{}", run.stderr);
 }
 
 #[test]
-fn from_home_the_screen_says_once_there_is_no_project_and_shows_the_call_blocked() {
-    if capabilities().is_none() {
-        return;
-    }
+fn from_home_the_screen_says_why_the_build_asks() {
     let (ai, _audit) = home_attack();
     let (ai, run, _server) = run_call_as(ai, "make", &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
-    assert_eq!(
-        run.stderr.matches("no writable project").count(),
-        1,
-        "{}",
-        run.stderr
-    );
     assert!(
-        run.stderr.contains("⊘ execute_command make")
-            && run.stderr.contains("blocked by the sandbox"),
+        run.stderr.contains("which is not the project"),
         "{}",
         run.stderr
     );

@@ -1,0 +1,145 @@
+//! What a word of a command line names, judged on its text and the file system: a descriptor,
+//! a source or auto-loaded file, a system program, a text filter, a project's own scripts and
+//! tools (package.json scripts, `node_modules/.bin`).
+
+use std::path::Path;
+
+/// Programs that only read their input as data: a here-document fed to them is text, not code.
+pub const FILTERS: &[&str] = &[
+    "cat",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "sed",
+    "awk",
+    "gawk",
+    "mawk",
+    "jq",
+    "yq",
+    "wc",
+    "head",
+    "tail",
+    "sort",
+    "uniq",
+    "tr",
+    "cut",
+    "paste",
+    "column",
+    "fold",
+    "fmt",
+    "nl",
+    "tac",
+    "rev",
+    "base64",
+    "xxd",
+    "od",
+    "hexdump",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "diff",
+    "cmp",
+    "tee",
+    "xargs",
+    "read",
+    "echo",
+    "printf",
+    "true",
+    ":",
+    "less",
+    "more",
+];
+
+/// `/dev/fd/2`: a copy of a descriptor, not a file (`/dev/fd/../cwd/x` is a file).
+pub fn is_descriptor(path: &str, dynamic: bool) -> bool {
+    !dynamic
+        && path
+            .strip_prefix("/dev/fd/")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Files whose overwriting changes what the project is, or runs later (`.envrc`, dotfiles).
+pub fn is_source(path: &Path, existing: bool) -> bool {
+    // New files: what build tools and interpreters pick up by themselves (a `conftest.py`, a
+    // `GNUmakefile`, a `.pth`), so that creating one would plant code. Existing files: any source.
+    const CODE: &[&str] = &[
+        "rs", "c", "h", "py", "pth", "js", "mjs", "cjs", "ts", "go", "rb", "php", "sh", "pl",
+        "toml", "json", "yaml", "yml", "ini", "cfg", "mk", "cmake", "lua", "nix",
+    ];
+    const AUTO_LOADED: &[&str] = &[
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "Dockerfile",
+        "Gemfile",
+        "Rakefile",
+        "Justfile",
+        "Vagrantfile",
+        "BUILD",
+        "WORKSPACE",
+        "CMakeLists.txt",
+        "meson.build",
+        "build.rs",
+        "conftest.py",
+        "setup.py",
+        "sitecustomize.py",
+        "usercustomize.py",
+    ];
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if !existing {
+        return name.starts_with('.')
+            || AUTO_LOADED.contains(&name.as_str())
+            || CODE.contains(&extension.as_str());
+    }
+    const SOURCE: &[&str] = &[
+        "rs", "c", "h", "cc", "cpp", "hpp", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go",
+        "java", "kt", "rb", "php", "sh", "bash", "zsh", "fish", "toml", "yaml", "yml", "ini",
+        "cfg", "conf", "md", "txt", "lock", "mod", "sum", "gradle", "xml", "json", "html", "css",
+        "sql", "swift", "cs", "scala", "pl", "lua", "r", "mk", "cmake", "nix", "vim", "el",
+    ];
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.starts_with('.')
+        || AUTO_LOADED.contains(&name.as_str())
+        || SOURCE.contains(&extension.as_str())
+}
+
+/// `/usr/bin/ls` is `ls`; a program in any other directory is a file to check.
+pub fn in_system_bin(path: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "/bin/",
+        "/usr/bin/",
+        "/usr/local/bin/",
+        "/sbin/",
+        "/usr/sbin/",
+        "/usr/local/sbin/",
+    ];
+    DIRS.iter().any(|dir| {
+        path.strip_prefix(dir)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+    })
+}
+
+/// Whether `name` is a script in the project's `package.json`.
+pub fn package_script(project: &Path, name: &str) -> bool {
+    std::fs::read_to_string(project.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|json| json["scripts"].get(name).is_some())
+}
+
+/// Whether `name` is a tool the project installed (`node_modules/.bin/NAME`).
+pub fn project_bin(project: &Path, name: &str) -> bool {
+    !name.contains('/') && project.join("node_modules/.bin").join(name).exists()
+}
