@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::danger::{self, basename, is_block_device, risky_assignment};
-use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, package_script, project_bin};
+use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
 use super::reach::{Place, has_glob};
 use super::safe::{self, Judged, operands, skip_options};
@@ -64,9 +64,9 @@ pub fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
     judge.out
 }
 
-struct Judge<'a> {
-    place: Place<'a>,
-    project: Option<&'a Path>,
+pub(super) struct Judge<'a> {
+    pub(super) place: Place<'a>,
+    pub(super) project: Option<&'a Path>,
     temp: &'a Path,
     out: Judgement,
 }
@@ -480,119 +480,6 @@ impl Judge<'_> {
         Some(inner)
     }
 
-    /// `yarn NAME ...` / `pnpm exec NAME ...`: a package.json script runs as project code; a tool
-    /// in `node_modules/.bin` is judged as that tool; anything else asks. `None` leaves the
-    /// package manager's own subcommands (install, add, ...) to the safe table.
-    fn node_runner<'w>(
-        &mut self,
-        base: &str,
-        args: &'w [Word],
-        findings: &mut Vec<Finding>,
-    ) -> Option<&'w [Word]> {
-        const MANAGER: &[&str] = &[
-            "install",
-            "i",
-            "ci",
-            "add",
-            "remove",
-            "rm",
-            "up",
-            "upgrade",
-            "update",
-            "dlx",
-            "create",
-            "init",
-            "version",
-            "publish",
-            "pack",
-            "link",
-            "unlink",
-            "global",
-            "config",
-            "set",
-            "plugin",
-            "policies",
-            "workspace",
-            "workspaces",
-            "self-update",
-            "setup",
-            "dist-tag",
-            "owner",
-            "deprecate",
-            "login",
-            "logout",
-            "cache",
-            "store",
-            "audit",
-            "outdated",
-            "why",
-            "info",
-            "view",
-            "ls",
-            "list",
-            "licenses",
-            "patch",
-            "rebuild",
-            "prune",
-            "dedupe",
-            "import",
-            "env",
-            "bin",
-            "root",
-            "prefix",
-            "help",
-            "doctor",
-            "test",
-            "t",
-            "start",
-            "node",
-            "x",
-            "--version",
-            "-v",
-        ];
-        let at = args.iter().position(|a| !a.text.starts_with('-'))?;
-        let sub = args[at].text.as_str();
-        let (at, explicit) = match sub {
-            "run" | "run-script" | "exec" => {
-                let name = args[at + 1..]
-                    .iter()
-                    .position(|a| !a.text.starts_with('-'))?;
-                (at + 1 + name, sub == "exec")
-            }
-            _ if MANAGER.contains(&sub) => return None,
-            _ => (at, false),
-        };
-        let name = &args[at];
-        let Some(project) = self.project.filter(|p| self.place.cwd.starts_with(p)) else {
-            findings.push(ask(format!(
-                "`{base} {}` runs code of a directory that is not the project",
-                name.text
-            )));
-            return Some(&[]);
-        };
-        if name.dynamic {
-            findings.push(ask(format!("`{base}` runs a name computed at run time")));
-            return Some(&[]);
-        }
-        if !explicit && package_script(project, &name.text) {
-            return Some(&[]); // the project's own script: project code
-        }
-        if project_bin(project, &name.text) {
-            let rest = &args[at..];
-            // A tool the table knows is judged as itself; one it does not is project code.
-            return if safe::judge(&name.text, &rest[1..]).known {
-                Some(rest)
-            } else {
-                Some(&[])
-            };
-        }
-        findings.push(ask(format!(
-            "`{base} {}` is neither a script nor an installed tool of this project",
-            name.text
-        )));
-        Some(&[])
-    }
-
     /// `cd DIR`: a secret directory is denied; later relative paths resolve from the new place.
     fn cd(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
         let target = operands(args)
@@ -789,7 +676,7 @@ struct Context {
     depth: usize,
 }
 
-fn ask(reason: impl Into<String>) -> Finding {
+pub(super) fn ask(reason: impl Into<String>) -> Finding {
     Finding {
         verdict: Verdict::Ask,
         reason: reason.into(),

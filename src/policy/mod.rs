@@ -13,6 +13,7 @@ mod kind;
 mod path;
 mod reach;
 mod rules;
+mod runner;
 mod safe;
 mod safe_dev;
 mod safe_git;
