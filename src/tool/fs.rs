@@ -38,7 +38,9 @@ pub(super) struct FsArgs {
     /// What to do.
     operation: Operation,
     /// The file or directory, relative to the working directory or absolute.
-    #[serde(default)]
+    // Required in the schema (a grammar-constrained model must always name one); `paths` alone
+    // is still accepted from models that send it.
+    #[schemars(required)]
     path: Option<String>,
     /// read only, instead of `path`: several files read in one call (at most 20), each with
     /// line numbers, with an estimated token count; what would not fit is named, not read.
@@ -94,9 +96,8 @@ impl Tool for FilesystemTool {
     fn validate(&self, arguments: &Value) -> Result<(), String> {
         let args: FsArgs = parse_arguments(arguments)?;
         match (&args.path, &args.paths) {
-            (Some(_), Some(_)) => return Err("give either `path` or `paths`, not both".into()),
             (None, None) => return Err("missing field `path`".into()),
-            (None, Some(paths)) => {
+            (_, Some(paths)) => {
                 if !matches!(args.operation, Operation::Read) {
                     return Err("`paths` works with operation `read` only; use `path`".into());
                 }
@@ -130,13 +131,24 @@ impl Tool for FilesystemTool {
     }
 
     fn actions(&self, arguments: &Value, ctx: &ToolContext) -> Vec<Action> {
-        match arguments.get("paths").and_then(Value::as_array) {
-            Some(paths) => paths
-                .iter()
-                .map(|p| read_action(p.as_str().unwrap_or_default(), ctx))
-                .collect(),
-            None => vec![self.action(arguments, ctx)],
+        // Every path the call would read is judged: `path` and each of `paths`.
+        let path = arguments.get("path").and_then(Value::as_str);
+        let paths: Vec<String> = arguments
+            .get("paths")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .map(|p| p.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if paths.is_empty() {
+            return vec![self.action(arguments, ctx)];
         }
+        all_paths(path, &paths)
+            .iter()
+            .map(|p| read_action(p, ctx))
+            .collect()
     }
 
     fn run<'a>(
@@ -177,9 +189,17 @@ fn read_action(path: &str, ctx: &ToolContext) -> Action {
     }
 }
 
+/// The files of a multi-file read: `path` first (the schema asks for it), then `paths`.
+fn all_paths(path: Option<&str>, paths: &[String]) -> Vec<String> {
+    path.map(str::to_string)
+        .into_iter()
+        .chain(paths.iter().filter(|p| Some(p.as_str()) != path).cloned())
+        .collect()
+}
+
 pub(super) fn run(args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
-    if let (None, Some(paths)) = (&args.path, &args.paths) {
-        return super::fs_batch::read_many(paths, ctx);
+    if let Some(paths) = &args.paths {
+        return super::fs_batch::read_many(&all_paths(args.path.as_deref(), paths), ctx);
     }
     let shown = args.path.as_deref().unwrap_or_default();
     let Some(path) = super::resolve(shown, &ctx.cwd, ctx.home.as_deref()) else {
@@ -570,6 +590,14 @@ mod tests {
             CallErrorCode::InvalidArguments,
             ToolResult::fail(ToolErrorType::ValidationError, message),
         )
+    }
+
+    #[test]
+    fn the_schema_still_requires_a_path_so_constrained_models_always_give_one() {
+        let schema = schema_of::<FsArgs>();
+        let required = schema["required"].as_array().cloned().unwrap_or_default();
+        assert!(required.contains(&json!("path")), "{schema}");
+        assert!(required.contains(&json!("operation")), "{schema}");
     }
 
     #[test]

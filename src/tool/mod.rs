@@ -290,8 +290,8 @@ mod tests {
             );
         }
         let fs = FilesystemTool.spec().parameters;
-        // `path` or `paths`: validation says which is missing.
-        assert_eq!(fs["required"], serde_json::json!(["operation"]));
+        // `path` stays required (grammar-constrained models must name one); `paths` adds more.
+        assert_eq!(fs["required"], serde_json::json!(["operation", "path"]));
         assert!(fs["properties"]["paths"].is_object(), "{fs}");
     }
 }
