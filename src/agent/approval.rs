@@ -37,7 +37,8 @@ pub enum Answer {
 pub struct NoTerminal;
 
 /// Asks a person; the terminal front end implements it.
-pub trait Asker {
+/// `Send`: asking blocks on a person, so it runs on a blocking thread, off the runtime.
+pub trait Asker: Send {
     fn ask(&mut self, request: &ApprovalRequest) -> Result<Answer, NoTerminal>;
 }
 
@@ -122,7 +123,40 @@ impl Gate {
     }
 
     pub fn decide(&mut self, request: &ApprovalRequest) -> GateAnswer {
-        let approved = |by| GateAnswer::Approved { by, edited: None };
+        if let Some(answer) = self.settled(request) {
+            return answer;
+        }
+        let reply = self.asker.ask(request);
+        self.answered(request, reply)
+    }
+
+    /// The same, with the person asked on a blocking thread: the runtime stays free (timers, the
+    /// Ctrl-C listener) while someone reads the prompt.
+    pub async fn decide_off_runtime(&mut self, request: &ApprovalRequest) -> GateAnswer {
+        if let Some(answer) = self.settled(request) {
+            return answer;
+        }
+        let mut asker = std::mem::replace(&mut self.asker, Box::new(NobodyAsker));
+        let asked = request.clone();
+        let reply = match tokio::task::spawn_blocking(move || {
+            let reply = asker.ask(&asked);
+            (asker, reply)
+        })
+        .await
+        {
+            Ok((asker, reply)) => {
+                self.asker = asker;
+                reply
+            }
+            // The prompt died: fail closed (and keep failing closed; nobody is there to ask).
+            Err(_) => Err(NoTerminal),
+        };
+        self.answered(request, reply)
+    }
+
+    /// The answer when no person needs asking: approvals by setting, flag, rule or "always".
+    fn settled(&self, request: &ApprovalRequest) -> Option<GateAnswer> {
+        let approved = |by| Some(GateAnswer::Approved { by, edited: None });
         if !self.confirm {
             return approved(DecidedBy::Config);
         }
@@ -138,7 +172,18 @@ impl Gate {
         if parts.iter().all(|p| self.always.contains(p)) {
             return approved(DecidedBy::Session);
         }
-        match self.asker.ask(request) {
+        None
+    }
+
+    /// The gate's answer from a person's reply, remembering "always".
+    fn answered(
+        &mut self,
+        request: &ApprovalRequest,
+        reply: Result<Answer, NoTerminal>,
+    ) -> GateAnswer {
+        let approved = |by| GateAnswer::Approved { by, edited: None };
+        let parts = Self::parts(request);
+        match reply {
             Ok(Answer::Yes) => approved(DecidedBy::User),
             Ok(Answer::Always) => {
                 self.always.extend(parts);
@@ -184,6 +229,35 @@ mod tests {
         let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
         let rules = Rules::new(&allow, &crate::config::PolicyConfig::default()).ok()?;
         Some(Gate::new(confirm, yes, rules, Box::new(Scripted(answers))))
+    }
+
+    #[tokio::test]
+    async fn a_person_is_asked_off_the_runtime_and_always_is_remembered() {
+        let mut g = gate(true, false, &[], vec![Answer::Always]).expect("gate");
+        let first = g.decide_off_runtime(&request("rm x")).await;
+        assert_eq!(
+            first,
+            GateAnswer::Approved {
+                by: DecidedBy::User,
+                edited: None
+            }
+        );
+        // The asker came back from its thread, and "always" covers the same command now.
+        let again = g.decide_off_runtime(&request("rm x")).await;
+        assert_eq!(
+            again,
+            GateAnswer::Approved {
+                by: DecidedBy::Session,
+                edited: None
+            }
+        );
+        let other = g.decide_off_runtime(&request("rm y")).await;
+        assert_eq!(
+            other,
+            GateAnswer::Denied {
+                by: DecidedBy::NoTerminal
+            }
+        );
     }
 
     #[test]
