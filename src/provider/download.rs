@@ -41,7 +41,11 @@ pub async fn fetch(url: &str, dest: &Path, expected: Option<&str>) -> Result<Pat
     for _ in 0..ATTEMPTS {
         match attempt(&client, url, &part, &mut expected).await {
             Ok(()) => {
-                let actual = sha256_of(&part)?;
+                // Hashing gigabytes blocks: it runs off the runtime, which keeps Ctrl-C working.
+                let hashed = part.clone();
+                let actual = tokio::task::spawn_blocking(move || sha256_of(&hashed))
+                    .await
+                    .map_err(|err| format!("hashing {} stopped: {err}", part.display()))??;
                 if let Some(want) = &expected
                     && *want != actual
                 {

@@ -120,10 +120,17 @@ impl Provider for LocalProvider {
                 )));
             }
             let backend = backend().map_err(Self::fail)?;
-            let model = LlamaModel::load_from_file(backend, &path, &LlamaModelParams::default())
-                .map_err(|err| {
-                    Self::fail(format!("cannot load the model {}: {err}", path.display()))
-                })?;
+            // Loading reads the whole model: off the runtime, so Ctrl-C can stop `/model`.
+            let file = path.clone();
+            let model = tokio::task::spawn_blocking(move || {
+                LlamaModel::load_from_file(backend, &file, &LlamaModelParams::default())
+                    .map_err(|err| err.to_string())
+            })
+            .await
+            .map_err(|err| Self::fail(format!("loading the model stopped: {err}")))?
+            .map_err(|err| {
+                Self::fail(format!("cannot load the model {}: {err}", path.display()))
+            })?;
             self.name = path
                 .file_stem()
                 .map_or_else(|| "local".into(), |s| s.to_string_lossy().into_owned());
