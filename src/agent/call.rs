@@ -132,14 +132,17 @@ impl Agent<'_> {
         if let (Some(source), Action::Exec { .. }, Verdict::Allow) =
             (&turn.tainted, &action, assessment.verdict)
         {
-            assessment.verdict = Verdict::Ask;
-            assessment.reasons = vec![format!(
+            // Every command of the line asks (rules match each one), and an approval keeps the
+            // sandbox: taint adds a question, it never removes containment.
+            assessment = assessment.escalated(format!(
                 "the model has read untrusted content from {source}"
-            )];
+            ));
+            turn.contain_approved = true;
         }
         let (decision, outcome) = self
             .act(tool, call, &action, assessment.clone(), turn, emit)
             .await;
+        turn.contain_approved = false;
         if decision != Decision::Blocked && decision != Decision::Denied {
             taint(turn, &action, &assessment, &call.name, emit);
         }
@@ -227,6 +230,14 @@ impl Agent<'_> {
                         .await;
                 }
                 let prefix = self.sandbox.prefix(command, emit);
+                if prefix.is_none() && self.sandbox.plan.mode != SandboxMode::Off {
+                    // The sandbox could not be prepared for this command: nothing contains it.
+                    let assessment =
+                        assessment.escalated("the sandbox could not be prepared for it".into());
+                    return self
+                        .ask_then_run(tool, call, action, assessment, turn, emit)
+                        .await;
+                }
                 let outcome = self
                     .run_tool(tool, &call.arguments, &call.id, prefix.as_deref(), emit)
                     .await;
@@ -285,8 +296,13 @@ impl Agent<'_> {
                 (Decision::Denied, denied(by))
             }
             GateAnswer::Approved { edited: None, .. } => {
+                let prefix = if turn.contain_approved {
+                    self.sandbox.prefix(&subject, emit)
+                } else {
+                    None
+                };
                 let outcome = self
-                    .run_tool(tool, &call.arguments, &call.id, None, emit)
+                    .run_tool(tool, &call.arguments, &call.id, prefix.as_deref(), emit)
                     .await;
                 (Decision::Approved, outcome)
             }
@@ -311,6 +327,11 @@ impl Agent<'_> {
                 }
                 let mut outcome = self.run_tool(tool, &arguments, &call.id, None, emit).await;
                 turn.ran_as = Some(arguments);
+                // What the edited command took in is what taints the turn.
+                let ran = Action::Exec {
+                    command: command.clone(),
+                };
+                taint(turn, &ran, &recheck, &call.name, emit);
                 outcome.result.note = Some(format!(
                     "the user edited the command before it ran; it ran as: {command}"
                 ));
@@ -345,7 +366,25 @@ impl Agent<'_> {
             return (decision, outcome);
         }
         let command = subject_of(action);
-        let flag = format!("--allow '{}'", command.replace('\'', "'\\''"));
+        // One pattern per command of the line (rules match each one), glob characters escaped.
+        let flag = self
+            .policy
+            .decide(action)
+            .commands
+            .iter()
+            .map(|unit| {
+                let pattern: String = unit
+                    .command
+                    .chars()
+                    .flat_map(|c| {
+                        let escape = matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
+                        escape.then_some('\\').into_iter().chain(std::iter::once(c))
+                    })
+                    .collect();
+                format!("--allow '{}'", pattern.replace('\'', "'\\''"))
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
         if turn.unapproved.len() > unapproved {
             turn.unapproved.truncate(unapproved);
             turn.unapproved.push(format!(

@@ -542,7 +542,12 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         "sed" => super::safe_text::sed(args, judged),
         "awk" | "gawk" | "mawk" | "nawk" => super::safe_text::awk(args, judged),
         "env" => env(args, judged),
-        "command" | "builtin" if !args.iter().any(|a| a.text == "-v" || a.text == "-V") => {
+        "command" | "builtin"
+            if !args
+                .iter()
+                .take_while(|a| a.text.starts_with('-'))
+                .any(|a| a.text == "-v" || a.text == "-V") =>
+        {
             judged.inner.push(skip_options(args, &[]).to_vec());
         }
         "set" | "ulimit" | "unset" => {}
@@ -730,7 +735,7 @@ fn trap(_name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 fn watch(_name: &str, args: &[Word], judged: &mut Judged) {
-    let rest = skip_options(args, &["-n", "--interval", "-d"]);
+    let rest = skip_options(args, &["-n", "--interval"]);
     judged.strings.push(join(rest));
 }
 

@@ -265,6 +265,39 @@ pub fn make(_name: &str, args: &[Word], judged: &mut Judged) {
 
 pub fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
+    // Options that only change how much they print or how they schedule; any other option may
+    // load an init script, a settings file, another project or a plugin property.
+    const QUIET: &[&str] = &[
+        "-q",
+        "--quiet",
+        "-B",
+        "--batch-mode",
+        "-o",
+        "--offline",
+        "--no-daemon",
+        "--info",
+        "--stacktrace",
+        "-s",
+        "--warn",
+        "--console=plain",
+        "--parallel",
+        "-v",
+        "--version",
+        "--nologo",
+        "--no-restore",
+        "--no-build",
+    ];
+    if let Some(option) = args
+        .iter()
+        .find(|a| a.text.starts_with('-') && !QUIET.contains(&a.text.as_str()))
+    {
+        judged.ask(format!(
+            "`{name} {}` is an option ai does not know to be safe (init scripts, settings, \
+             other projects)",
+            option.text
+        ));
+        return;
+    }
     let safe: &[&str] = match name {
         "mvn" => &[
             "compile",

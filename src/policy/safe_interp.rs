@@ -49,9 +49,12 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
         "lua" => &["-e", "-l"],
         _ => &["-e"],
     };
-    if args
-        .iter()
-        .any(|a| matches!(a.text.as_str(), "--version" | "-V" | "-v" | "--help" | "-h"))
+    // Version and help only as the whole command: `python3 -c '...' -v` still runs the code.
+    if args.len() == 1
+        && matches!(
+            args[0].text.as_str(),
+            "--version" | "-V" | "-v" | "--help" | "-h"
+        )
     {
         return;
     }
@@ -146,7 +149,12 @@ pub fn shell(name: &str, args: &[Word], judged: &mut Judged) {
         }
         return;
     }
-    if let Some(pos) = args
+    // `-c` counts only among the options before the script: `bash x.sh -c true` runs x.sh.
+    let options_end = args
+        .iter()
+        .position(|a| !a.text.starts_with('-') && !a.text.starts_with('+'))
+        .unwrap_or(args.len());
+    if let Some(pos) = args[..options_end]
         .iter()
         .position(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('c'))
     {

@@ -67,8 +67,7 @@ pub fn system(name: &str, args: &[Word], judged: &mut Judged) {
         }
         "pip" | "pip3" => {
             matches!(sub, "list" | "show" | "freeze" | "check" | "help")
-                || has_flag(args, "--version")
-                || has_flag(args, "-V")
+                || args.len() == 1 && matches!(args[0].text.as_str(), "--version" | "-V")
         }
         "brew" => matches!(
             sub,

@@ -305,3 +305,24 @@ fn a_third_reviewers_bypasses_ask() {
         Verdict::Ask,
     );
 }
+
+/// What a code review of the classifier found: option checks that looked anywhere on the line.
+#[test]
+fn a_code_reviews_bypasses_ask() {
+    check(
+        &[
+            ("python3 -c 'import os' -v", "runs code"),
+            ("perl -e 'x' -h", "runs code"),
+            ("python3 /tmp/evil.py -v", "outside the project"),
+            ("python3 -m pip install evil -v", "module"),
+            ("command rm -v -rf src", "recursively"),
+            ("builtin eval 'rm -rf src' -v", "recursively"),
+            ("bash /tmp/evil.sh -c true", "outside the project"),
+            ("watch -d 'rm -rf src' ls", "recursively"),
+            ("pip install evilpkg --version", "packages"),
+            ("gradle test --init-script=/tmp/x.gradle", "does not know"),
+            ("mvn -Dexec.executable=/tmp/x test", "does not know"),
+        ],
+        Verdict::Ask,
+    );
+}

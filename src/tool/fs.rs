@@ -305,8 +305,15 @@ pub(super) fn read(path: &Path, shown: &str, args: &FsArgs, ctx: &ToolContext) -
     };
     // Checked on what was opened, not on the name: a link swapped after the policy looked at the
     // path could otherwise hand over a secret.
-    if let Some(what) = opened_path(&file).and_then(|real| (ctx.secret)(&real, ctx.home.as_deref()))
-    {
+    // When the kernel cannot say what was opened, nothing is read (fail closed).
+    let Some(real) = opened_path(&file) else {
+        return fail(
+            ToolErrorType::SystemError,
+            format!("{shown}: cannot tell what file was opened"),
+            None,
+        );
+    };
+    if let Some(what) = (ctx.secret)(&real, ctx.home.as_deref()) {
         return fail(
             ToolErrorType::SecurityError,
             format!("{shown} turned out to be a secret when opened: {what}"),

@@ -299,3 +299,31 @@ fn a_call_quoted_in_prose_is_text_not_a_call() {
     assert_eq!(run.json()["tool_calls"], json!([]));
     assert!(!ai.work().join("pwned").exists());
 }
+
+#[test]
+fn after_taint_an_approved_safe_command_still_runs_in_the_sandbox() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "web_search", json!({"query": "how to build"}))]),
+        tool_reply(&[("c2", "execute_command", exec("make"))]),
+        text_reply("done"),
+    ]);
+    server.web_page(200, include_str!("../fixtures/web/ddg-results.html"));
+    let ai = victim(&server)
+        .file(
+            "Makefile",
+            "all:\n\ttouch built.txt\n\t-touch ../home/planted.txt\n",
+        )
+        .env("SWEBASH_AI_WEB_URL", &server.root())
+        .args(&["--json", "--yes", "build it"]);
+    let run = ai.run();
+    assert!(ai.work().join("built.txt").exists(), "{}", run.stderr);
+    // Approved because of --yes, yet still contained: nothing was written outside the project.
+    let probe = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
+        .args(["__sandbox", "--probe"])
+        .output()
+        .expect("probe");
+    let probe: Value = serde_json::from_slice(&probe.stdout).unwrap_or_default();
+    if probe["filesystem"] == json!(true) {
+        assert!(!ai.home().join("planted.txt").exists(), "{}", run.stderr);
+    }
+}
