@@ -50,6 +50,19 @@ const HOME_SECRETS: &[(&str, &str)] = &[
     (".gnupg", "GnuPG keys"),
     (".aws", "AWS credentials"),
     (".config/gcloud", "Google Cloud credentials"),
+    (".config/doctl", "DigitalOcean token"),
+    (
+        ".local/share/fish/fish_history",
+        "shell history (typed secrets)",
+    ),
+    (".node_repl_history", "Node history (typed secrets)"),
+    (".Xauthority", "X display credentials"),
+    (".config/pypoetry/auth.toml", "Poetry credentials"),
+    (".bundle/config", "Bundler credentials"),
+    (".config/solana", "Solana wallet keys"),
+    (".wakatime.cfg", "WakaTime key"),
+    (".config/ngrok", "ngrok token"),
+    (".config/configstore", "npm tools' tokens"),
     (".azure", "Azure credentials"),
     (".kube", "Kubernetes credentials"),
     (".netrc", "login credentials"),
@@ -152,8 +165,36 @@ pub fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
     if text.starts_with("/proc/") && text.ends_with("/environ") {
         return Some("a process environment (/proc/*/environ)".into());
     }
+    if let Some(what) = process_or_device_secret(path) {
+        return Some(what.into());
+    }
     let name = path.file_name()?.to_string_lossy();
     secret_file_name(&name).map(|what| format!("{name} ({what})"))
+}
+
+/// Memory and views of other processes, and raw memory devices: `/proc/PID/mem` holds the same
+/// strings as `/proc/PID/environ`; `/proc/PID/root` and `cwd` are another process's file system.
+fn process_or_device_secret(path: &Path) -> Option<&'static str> {
+    let mut parts = path
+        .components()
+        .skip(1)
+        .map(|c| c.as_os_str().to_string_lossy());
+    let top = parts.next()?;
+    let second = parts.next();
+    let third = parts.next();
+    match top.as_ref() {
+        "proc" => match (second.as_deref(), third.as_deref()) {
+            (Some("kcore" | "kmem" | "keys"), _) => Some("kernel memory (/proc/kcore)"),
+            (Some(_), Some("mem" | "root" | "cwd" | "fd" | "map_files" | "task")) => {
+                Some("another process's memory or files (/proc/*/mem, root, cwd)")
+            }
+            _ => None,
+        },
+        "dev" => matches!(second.as_deref(), Some("mem" | "kmem" | "port" | "core"))
+            .then_some("raw memory (/dev/mem)"),
+        "sys" => (second.as_deref() == Some("firmware")).then_some("firmware variables"),
+        _ => None,
+    }
 }
 
 fn secret_file_name(name: &str) -> Option<&'static str> {
@@ -195,35 +236,27 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
     None
 }
 
-/// The first secret file below `dir` (a project's `.env`, a key), looked for in a bounded walk
-/// that skips version control and dependency trees; `None` when there is none (or the walk ran
-/// out of budget, in which case the sandbox is the remaining guard).
+/// The first secret file below `dir` (a project's `.env`, a key, a token in `.git/config`'s
+/// neighbours), looked for in a bounded walk of everything (dependency trees included: a `.env`
+/// hides there too). A tree too big to walk counts as holding one: the caller asks.
 pub fn secret_below(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    const SKIP: &[&str] = &[
-        ".git",
-        "node_modules",
-        "target",
-        ".venv",
-        "venv",
-        "__pycache__",
-    ];
-    let mut budget = 20_000usize;
+    let mut budget = 50_000usize;
     let mut pending = vec![dir.to_path_buf()];
     while let Some(current) = pending.pop() {
         let Ok(entries) = std::fs::read_dir(&current) else {
             continue;
         };
         for entry in entries.flatten() {
-            budget = budget.checked_sub(1)?;
+            let Some(left) = budget.checked_sub(1) else {
+                return Some(dir.join("(too many files to check for secrets)"));
+            };
+            budget = left;
             let path = entry.path();
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            let name = entry.file_name();
             if kind.is_dir() {
-                if !SKIP.iter().any(|s| name == *s) {
-                    pending.push(path);
-                }
+                pending.push(path);
             } else if sensitive(&path, home).is_some() {
                 return Some(path);
             }

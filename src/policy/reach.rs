@@ -177,7 +177,8 @@ impl Place<'_> {
                 "+" => self.cwd.clone(),
                 name => PathBuf::from("/home").join(name),
             };
-            base.join(tail)
+            // `~//.aws` is `~/.aws`: a path joined onto an absolute tail would lose the base.
+            base.join(tail.trim_start_matches('/'))
         } else {
             self.cwd.join(text)
         };

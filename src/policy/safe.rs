@@ -418,6 +418,7 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
                 ("-o", WRITES_FILE),
                 ("--output", WRITES_FILE),
                 ("--compress-program", "runs another program"),
+                ("--files0-from", "reads file names computed at run time"),
             ],
         ),
         "shuf" | "iconv" => ask_flags(judged, &[("-o", WRITES_FILE), ("--output", WRITES_FILE)]),
@@ -425,8 +426,17 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         "sdiff" => ask_flags(judged, &[("-o", WRITES_FILE), ("--output", WRITES_FILE)]),
         "rg" => ask_flags(
             judged,
-            &[("--pre", "runs a preprocessor program on every file")],
+            &[
+                ("--pre", "runs a preprocessor program on every file"),
+                ("-z", "runs decompression programs"),
+                ("--search-zip", "runs decompression programs"),
+            ],
         ),
+        "wc" | "du" if args.iter().any(|a| a.text.starts_with("--files0-from")) => {
+            judged.ask(format!(
+                "`{name} --files0-from` reads file names computed at run time"
+            ));
+        }
         "pytest" | "py.test" => super::safe_interp::pytest(args, judged),
         "file" if has_flag(args, "-C") || has_flag(args, "--compile") => {
             judged.ask("`file -C` writes a compiled magic file");
@@ -441,6 +451,12 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
                 judged.ask(format!("`{name}` with options changes file times or modes"));
             }
             judged.outputs.extend(operands(args).cloned());
+        }
+        "jq" if args
+            .iter()
+            .any(|a| a.text.contains("include") || a.text.contains("import")) =>
+        {
+            judged.ask("the `jq` program loads modules from files");
         }
         "jq" if args.iter().any(|a| {
             a.text.contains("env") || a.text.contains("$ENV") || a.text.contains("input_filename")

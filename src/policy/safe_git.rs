@@ -56,6 +56,7 @@ const GIT_UNSAFE_GLOBAL: &[&str] = &[
 
 /// Options of read-only subcommands that write files or run programs.
 const GIT_UNSAFE_OPTIONS: &[(&str, &str)] = &[
+    ("--filters", "runs the repository's filter programs"),
     ("--output", "writes to a file"),
     ("--ext-diff", "runs an external diff program"),
     ("--textconv", "runs text conversion programs"),
@@ -140,6 +141,16 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
         {
             judged.ask(format!("`git {sub_text} {flag}` {why}"));
         }
+    }
+    if sub_text == "help"
+        && sub_args.iter().any(|a| {
+            matches!(
+                a.text.as_str(),
+                "-m" | "-i" | "-w" | "--man" | "--info" | "--web"
+            )
+        })
+    {
+        judged.ask("`git help -m/-i/-w` starts a viewer or a browser, which config can replace");
     }
     // `git grep` reads every tracked file below where it runs (`--no-index`: every file).
     judged.recursive |= sub_text == "grep";

@@ -14,8 +14,6 @@ const PYTHON_SAFE_MODULES: &[&str] = &[
     "pyflakes",
     "pylint",
     "flake8",
-    "py_compile",
-    "compileall",
     "tabnanny",
     "json.tool",
     "venv",

@@ -26,6 +26,7 @@ fn world() -> World {
         "project/.git",
         "project/tests",
         "project/node_modules/.bin",
+        "project/node_modules/x",
     ] {
         std::fs::create_dir_all(home.join(sub)).expect("mkdir");
     }
@@ -47,6 +48,7 @@ fn world() -> World {
         ("project/node_modules/.bin/jest", "#!/bin/sh"),
         ("project/node_modules/.bin/tsc", "#!/bin/sh"),
         ("project/node_modules/.bin/vite", "#!/bin/sh"),
+        ("project/node_modules/x/.env", "SECRET=1"),
     ] {
         std::fs::write(home.join(file), text).expect("write");
     }

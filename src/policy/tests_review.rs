@@ -326,3 +326,41 @@ fn a_code_reviews_bypasses_ask() {
         Verdict::Ask,
     );
 }
+
+/// What a fourth reviewer found.
+#[test]
+fn a_fourth_reviewers_bypasses_ask() {
+    check(
+        &[
+            ("grep -r hunter node_modules", ".env included"),
+            ("echo x | sort --files0-from=-", "computed at run time"),
+            ("echo x | wc --files0-from=-", "computed at run time"),
+            ("python3 -m compileall ..", "module"),
+            ("python3 -m py_compile -", "module"),
+            ("git help -w log", "browser"),
+            ("git cat-file --filters HEAD:x", "filter"),
+            ("rg -z secret", "decompression"),
+            ("jq -n 'include \"x\"; 1'", "modules"),
+        ],
+        Verdict::Ask,
+    );
+}
+
+#[test]
+fn a_fourth_reviewers_secrets_are_denied() {
+    check(
+        &[
+            ("cat ~//.aws/credentials", "AWS"),
+            ("grep -r . ~//.aws", "AWS"),
+            ("cat ~/.config/doctl/config.yaml", "DigitalOcean"),
+            ("cat ~/.local/share/fish/fish_history", "history"),
+            ("cat /proc/1/task/1/mem", "memory"),
+            ("tail -c 100 /proc/self/mem", "memory"),
+            ("cat /proc/kcore", "kernel memory"),
+            ("xxd /dev/mem", "raw memory"),
+            ("cat /proc/1/root/etc/shadow", "another process"),
+            ("cat /sys/firmware/efi/efivars/x", "firmware"),
+        ],
+        Verdict::Deny,
+    );
+}
