@@ -130,8 +130,10 @@ impl Gate {
         self.answered(request, reply)
     }
 
-    /// The same, with the person asked on a blocking thread: the runtime stays free (timers, the
-    /// Ctrl-C listener) while someone reads the prompt.
+    /// The same, with the person asked on a blocking thread, so the runtime stays free while
+    /// someone reads the prompt. Not used by the loop yet: when Ctrl-C drops the turn, the
+    /// blocking prompt would keep reading the terminal beside the REPL's line editor; it needs
+    /// the single cancellation token of the state-machine driver (#14) first.
     pub async fn decide_off_runtime(&mut self, request: &ApprovalRequest) -> GateAnswer {
         if let Some(answer) = self.settled(request) {
             return answer;

@@ -276,7 +276,7 @@ impl Agent<'_> {
             reasons: assessment.reasons,
             cwd: self.ctx.cwd.clone(),
         };
-        let answer = self.gate.decide_off_runtime(&request).await;
+        let answer = self.gate.decide(&request);
         let (decision, by) = match &answer {
             GateAnswer::Approved { by, .. } => (Decision::Approved, *by),
             GateAnswer::Denied { by } => (Decision::Denied, *by),

@@ -502,6 +502,12 @@ impl Judge<'_> {
     fn secrets_in(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
         for arg in args {
             self.secret(arg, findings);
+            // `echo $AWS_SECRET_ACCESS_KEY`: a secret variable's value would reach the model.
+            if arg.dynamic
+                && let Some(name) = secret_variable(&arg.text)
+            {
+                findings.push(ask(format!("it expands `${name}`, which holds a secret")));
+            }
         }
     }
 
@@ -555,6 +561,8 @@ impl Judge<'_> {
                         || a.text.starts_with("-u")
                         || a.text == "-."
                         || a.text == "--no-index"
+                        || a.text == "--follow"
+                        || a.text == "-L"
                         || a.text == "--untracked"
                 });
             if let Some(secret) = targets
@@ -667,6 +675,18 @@ impl Judge<'_> {
             }
         }
     }
+}
+
+/// The first variable a word expands whose name says it holds a secret (`$GITHUB_TOKEN`).
+fn secret_variable(text: &str) -> Option<String> {
+    text.split('$').skip(1).find_map(|rest| {
+        let name: String = rest
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        (!name.is_empty() && danger::secret_name(&name)).then_some(name)
+    })
 }
 
 /// What a simple command's surroundings say about it.

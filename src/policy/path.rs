@@ -259,6 +259,14 @@ pub fn secret_below(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
                 pending.push(path);
             } else if sensitive(&path, home).is_some() {
                 return Some(path);
+            } else if kind.is_symlink()
+                && let Ok(real) = std::fs::canonicalize(&path)
+                && (sensitive(&real, home).is_some()
+                    || (real.is_dir() && holds_secrets(&real, home)))
+            {
+                // A link in the tree to a secret (or to a directory holding one): readers that
+                // follow links (`grep -R`, `rg -L`) would read it.
+                return Some(path);
             }
         }
     }

@@ -438,6 +438,9 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
             ));
         }
         "pytest" | "py.test" => super::safe_interp::pytest(args, judged),
+        "bat" | "batcat" if args.iter().any(|a| a.text.starts_with("--pager")) => {
+            judged.ask(format!("`{name} --pager` runs another program"));
+        }
         "file" if has_flag(args, "-C") || has_flag(args, "--compile") => {
             judged.ask("`file -C` writes a compiled magic file");
         }

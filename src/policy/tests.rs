@@ -53,6 +53,8 @@ fn world() -> World {
         std::fs::write(home.join(file), text).expect("write");
     }
     std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), project.join("notes.txt")).expect("link");
+    std::fs::create_dir_all(project.join("linked")).expect("mkdir");
+    std::os::unix::fs::symlink(home.join(".ssh"), project.join("linked/keys")).expect("link");
     let temp = root.join("tmp");
     std::fs::create_dir_all(&temp).expect("mkdir tmp");
     std::fs::write(temp.join("evil.py"), "import os").expect("write");

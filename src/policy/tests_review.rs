@@ -364,3 +364,21 @@ fn a_fourth_reviewers_secrets_are_denied() {
         Verdict::Deny,
     );
 }
+
+/// What a fifth reviewer found.
+#[test]
+fn a_fifth_reviewers_bypasses_ask() {
+    check(
+        &[
+            ("grep -R key linked", "included (a secret)"),
+            ("rg --follow key linked", "included (a secret)"),
+            (
+                "bat --paging=always --pager='sh -c id' src/main.rs",
+                "another program",
+            ),
+            ("echo $AWS_SECRET_ACCESS_KEY", "holds a secret"),
+            ("echo \"${GITHUB_TOKEN}\"", "holds a secret"),
+        ],
+        Verdict::Ask,
+    );
+}
