@@ -267,7 +267,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     };
     let mut messages = vec![
         Message::System {
-            content: parts.system_prompt(&agent.mode, env, command_mode),
+            content: parts.instructions(env, command_mode),
         },
         Message::User { content: prompt },
     ];
@@ -298,6 +298,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
             status,
             error,
             report,
+            ..
         }) => (status, error, report),
         Ended::Interrupted => (
             RunStatus::Interrupted,

@@ -322,3 +322,98 @@ pub enum Event {
         result: RunResult,
     },
 }
+
+/// What a person is asked to approve: a call the policy could not vouch for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalRequest {
+    pub tool: String,
+    /// The command, or the path, the call acts on.
+    pub subject: String,
+    /// For commands: each simple command that asks; rules must cover every one of them.
+    pub commands: Vec<String>,
+    pub reasons: Vec<String>,
+    pub cwd: PathBuf,
+}
+
+/// A person's answer to an approval request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Yes,
+    No,
+    /// Yes, and the same subject is approved for the rest of the session.
+    Always,
+    /// Run this (edited) command instead.
+    Edit(String),
+}
+
+/// There is no terminal to ask on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoTerminal;
+
+/// Asks a person; the terminal front end implements it, the agent's gate calls it.
+/// `Send`: asking blocks on a person, so it may run on a blocking thread.
+pub trait Asker: Send {
+    fn ask(&mut self, request: &ApprovalRequest) -> Result<Answer, NoTerminal>;
+}
+
+/// The answer as the user sees it: the text of every assistant message of a run, with a blank
+/// line where tool calls came between two of them. Plain output and `--json`'s `answer` are the
+/// same text because both are built by this.
+#[derive(Debug, Default, Clone)]
+pub struct AnswerText {
+    text: String,
+    after_tools: bool,
+}
+
+impl AnswerText {
+    /// Adds a delta and returns exactly what was appended (the delta, maybe after a separator).
+    pub fn push(&mut self, delta: &str) -> String {
+        let mut piece = String::new();
+        if self.after_tools && !self.text.is_empty() {
+            piece.push_str(if self.text.ends_with("\n\n") {
+                ""
+            } else if self.text.ends_with('\n') {
+                "\n"
+            } else {
+                "\n\n"
+            });
+        }
+        self.after_tools = false;
+        piece.push_str(delta);
+        self.text.push_str(&piece);
+        piece
+    }
+
+    /// Notes that tool calls came after the text so far.
+    pub fn tools_ran(&mut self) {
+        self.after_tools = true;
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_around_tool_calls_is_separated_by_one_blank_line() {
+        let mut answer = AnswerText::default();
+        assert_eq!(answer.push("Let me look."), "Let me look.");
+        answer.tools_ran();
+        assert_eq!(answer.push("It is 1.0."), "\n\nIt is 1.0.");
+        answer.tools_ran();
+        answer.tools_ran();
+        assert_eq!(answer.push(" More"), "\n\n More");
+        assert_eq!(answer.as_str(), "Let me look.\n\nIt is 1.0.\n\n More");
+    }
+
+    #[test]
+    fn no_separator_before_the_first_text() {
+        let mut answer = AnswerText::default();
+        answer.tools_ran();
+        assert_eq!(answer.push("Answer"), "Answer");
+    }
+}

@@ -19,9 +19,7 @@ use crate::config::{Env, Settings};
 use crate::conversation::{ConversationStore, Mode, Summary, data_dir, recent, utc_minute};
 use crate::error::{ExitCode, Report};
 use crate::protocol::{Event, Message, RunStatus};
-use crate::session::{
-    Ended, Interrupt, Parts, Sinks, drive_turn, repair_after_interrupt, trim_to_budget,
-};
+use crate::session::{Ended, Interrupt, Parts, Sinks, drive_turn, trim_to_budget};
 use crate::ui::{self, fail, frontend_for};
 
 /// Estimated tokens of context kept across turns.
@@ -113,7 +111,7 @@ pub async fn run(
         Err(report) => return fail(&report),
     };
     let mut mode = parts.mode(settings);
-    let system = parts.system_prompt(&mode, env, false);
+    let system = parts.instructions(env, false);
     let resumed =
         match resume.map(|id| ConversationStore::open(env, Some(id).filter(|i| !i.is_empty()))) {
             Some(None) if resume.is_some_and(|id| !id.is_empty()) => {
@@ -226,7 +224,7 @@ pub async fn run(
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
         save_or_warn(&mut store, &messages);
         let mut agent = parts.agent_with(settings, gate, mode);
-        let (ended, partial) = turn(&mut agent, &mut messages, settings, env, audit.as_mut()).await;
+        let ended = turn(&mut agent, &mut messages, settings, env, audit.as_mut()).await;
         let Agent {
             gate: kept_gate,
             mode: kept_mode,
@@ -234,13 +232,7 @@ pub async fn run(
         } = agent;
         (gate, mode) = (kept_gate, kept_mode);
         if let Ended::Interrupted = ended {
-            repair_after_interrupt(&mut messages);
-            if !partial.is_empty() {
-                messages.push(Message::Assistant {
-                    content: format!("{partial} [interrupted]"),
-                    tool_calls: Vec::new(),
-                });
-            }
+            // The agent has kept what was shown and answered the calls it cut short.
             ui::to_stderr("^C (reply cancelled)");
         }
         save_or_warn(&mut store, &messages);
@@ -482,14 +474,14 @@ fn markdown(messages: &[Message]) -> String {
     out
 }
 
-/// One turn with its own printer; returns how it ended and the answer text shown so far.
+/// One turn with its own printer; returns how it ended.
 async fn turn(
     agent: &mut Agent<'_>,
     messages: &mut Vec<Message>,
     settings: &Settings,
     env: &Env,
     audit: Option<&mut crate::audit::AuditLog>,
-) -> (Ended, String) {
+) -> Ended {
     let mut interrupt = Interrupt::listen();
     let mut frontend = frontend_for(settings.output, settings.quiet, crate::app::color(env));
     let mut recorder = Recorder::default();
@@ -524,5 +516,5 @@ async fn turn(
             frontend.handle(&Event::RunCompleted { result });
         }
     }
-    (ended, recorder.answer.as_str().to_string())
+    ended
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::{
-    Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, ToolMode, TurnEnd, system_prompt,
+    Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, Stop, ToolMode, TurnEnd, instructions,
 };
 use crate::audit::{AuditLog, state_dir};
 use crate::config::{Env, Secret, Settings};
@@ -133,7 +133,7 @@ impl Parts {
 
     /// The approval gate. Nobody is asked in command mode.
     pub fn gate(settings: &Settings, command_mode: bool) -> Result<Gate, Report> {
-        let asker: Box<dyn crate::agent::Asker> = if command_mode {
+        let asker: Box<dyn crate::protocol::Asker> = if command_mode {
             Box::new(NobodyAsker)
         } else {
             Box::new(TerminalAsker)
@@ -168,7 +168,10 @@ impl Parts {
     /// The agent over these parts, for one run.
     pub fn agent(&self, settings: &Settings, command_mode: bool) -> Result<Agent<'_>, Report> {
         let gate = Self::gate(settings, command_mode)?;
-        Ok(self.agent_with(settings, gate, self.mode(settings)))
+        let mut agent = self.agent_with(settings, gate, self.mode(settings));
+        // The widget's instructions ask for one command line; naming tools there only distracts.
+        agent.name_tools = !command_mode;
+        Ok(agent)
     }
 
     /// The agent with a gate and mode kept from earlier turns (REPL approvals, a format switch).
@@ -187,12 +190,14 @@ impl Parts {
             tool_choice: settings.tool_choice.clone(),
             stream: settings.stream,
             mode,
+            name_tools: true,
         }
     }
 
-    /// The system prompt: the task, the last shell command if the hooks recorded one, and the
-    /// tool section of prompt-based formats.
-    pub fn system_prompt(&self, mode: &ToolMode, env: &Env, command_mode: bool) -> String {
+    /// The instructions that open the conversation: the task, and the last shell command if the
+    /// hooks recorded one. The agent adds what it says of tools per request, from what is on offer
+    /// then.
+    pub fn instructions(&self, env: &Env, command_mode: bool) -> String {
         let mut system = if command_mode {
             let shell = command_shell(env);
             let shell = shell
@@ -200,7 +205,7 @@ impl Parts {
                 .map_or("sh".into(), |n| n.to_string_lossy().into_owned());
             command_instructions(&shell, std::env::consts::OS)
         } else {
-            system_prompt(&self.ctx.cwd, &self.registry.names())
+            instructions(&self.ctx.cwd)
         };
         if let Some((status, command)) =
             state_dir(env).and_then(|dir| last_command(&context_file(&dir)))
@@ -208,11 +213,6 @@ impl Parts {
             system.push_str(&format!(
                 "\n\nThe user's last shell command was `{command}`; it exited with status {status}."
             ));
-        }
-        let section = mode.system_section(&self.specs);
-        if !section.is_empty() {
-            system.push_str("\n\n");
-            system.push_str(&section);
         }
         system
     }
@@ -319,39 +319,6 @@ pub fn trim_to_budget(messages: &mut Vec<Message>, budget: usize) -> usize {
     dropped
 }
 
-/// After an interruption, answers the calls of the last assistant message that got no result,
-/// so the conversation stays valid for the next request.
-pub fn repair_after_interrupt(messages: &mut Vec<Message>) {
-    let Some(last_assistant) = messages
-        .iter()
-        .rposition(|m| matches!(m, Message::Assistant { .. }))
-    else {
-        return;
-    };
-    let answered: Vec<String> = messages[last_assistant..]
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool { tool_call_id, .. } => Some(tool_call_id.clone()),
-            _ => None,
-        })
-        .collect();
-    let missing: Vec<(String, String)> = match &messages[last_assistant] {
-        Message::Assistant { tool_calls, .. } => tool_calls
-            .iter()
-            .filter(|c| !answered.contains(&c.id))
-            .map(|c| (c.id.clone(), c.name.clone()))
-            .collect(),
-        _ => Vec::new(),
-    };
-    for (id, name) in missing {
-        messages.push(Message::Tool {
-            tool_call_id: id,
-            name,
-            content: r#"{"success":false,"data":null,"error":"interrupted by the user"}"#.into(),
-        });
-    }
-}
-
 /// How a turn ended.
 pub enum Ended {
     Turn(TurnEnd),
@@ -382,8 +349,8 @@ impl Interrupt {
     }
 }
 
-/// Runs one turn; Ctrl-C or a closed stdout end it early (the agent's future is dropped, which
-/// kills any running command's process group).
+/// Runs one turn; Ctrl-C or a closed stdout end it early (the running command's future is
+/// dropped, which kills its process group, and the agent leaves the conversation valid).
 pub async fn drive_turn(
     agent: &mut Agent<'_>,
     messages: &mut Vec<Message>,
@@ -398,10 +365,17 @@ pub async fn drive_turn(
             closed.notify_one();
         }
     };
-    tokio::select! {
-        end = agent.run_turn(messages, &mut emit) => Ended::Turn(end),
-        () = interrupt.pressed() => Ended::Interrupted,
-        () = pipe_closed.notified() => Ended::PipeClosed,
+    let stop = std::pin::pin!(async {
+        tokio::select! {
+            () = interrupt.pressed() => Stop::Interrupted,
+            () = pipe_closed.notified() => Stop::PipeClosed,
+        }
+    });
+    let end = agent.run_turn(messages, &mut emit, stop).await;
+    match end.stopped {
+        Some(Stop::Interrupted) => Ended::Interrupted,
+        Some(Stop::PipeClosed) => Ended::PipeClosed,
+        None => Ended::Turn(end),
     }
 }
 

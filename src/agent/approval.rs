@@ -4,43 +4,9 @@
 //! it that asks is covered. With no terminal the answer is no: we fail closed, never silently
 //! approve and never hang.
 
-use std::collections::HashSet;
-use std::path::PathBuf;
-
 use crate::policy::Rules;
-
-/// What the person is asked about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApprovalRequest {
-    pub tool: String,
-    /// The command, or the path, the call acts on.
-    pub subject: String,
-    /// For commands: each simple command that asks; rules must cover every one of them.
-    pub commands: Vec<String>,
-    pub reasons: Vec<String>,
-    pub cwd: PathBuf,
-}
-
-/// A person's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
-    Yes,
-    No,
-    /// Yes, and the same subject is approved for the rest of the session.
-    Always,
-    /// Run this (edited) command instead.
-    Edit(String),
-}
-
-/// There is no terminal to ask on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NoTerminal;
-
-/// Asks a person; the terminal front end implements it.
-/// `Send`: asking blocks on a person, so it runs on a blocking thread, off the runtime.
-pub trait Asker: Send {
-    fn ask(&mut self, request: &ApprovalRequest) -> Result<Answer, NoTerminal>;
-}
+use crate::protocol::{Answer, ApprovalRequest, Asker, NoTerminal};
+use std::collections::HashSet;
 
 /// An asker for runs where nobody can answer.
 pub struct NobodyAsker;
@@ -208,6 +174,7 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     struct Scripted(Vec<Answer>);
 

@@ -85,6 +85,14 @@ impl ToolMode {
         }
     }
 
+    /// The same mode for another set of tools (a format may keep the tools it parses for).
+    pub fn retarget(&mut self, tools: &[ToolSpec]) {
+        match self {
+            ToolMode::Native { leak, .. } => *leak = format_for(leak.family(), tools),
+            ToolMode::Prompt { format, .. } => *format = format_for(format.family(), tools),
+        }
+    }
+
     pub fn is_native(&self) -> bool {
         matches!(self, ToolMode::Native { .. })
     }

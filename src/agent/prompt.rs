@@ -1,22 +1,24 @@
-//! The system prompt: short, because every token of it is paid on every request.
+//! The system prompt: short, because every token of it is paid on every request. The
+//! instructions are fixed for a session; the part about tools is derived per request (`core`).
 
 use std::path::Path;
 
-/// Tells the model where it is and how to behave; `tools` are the names it may call.
-pub fn system_prompt(cwd: &Path, tools: &[&str]) -> String {
-    let mut prompt = format!(
+/// Tells the model where it is and how to behave.
+pub fn instructions(cwd: &Path) -> String {
+    format!(
         "You are ai, an assistant in the user's terminal on {os}. The working directory is {cwd}. \
          Answer concisely; use Markdown only where it helps (code blocks for commands and code).",
         os = std::env::consts::OS,
         cwd = cwd.display(),
-    );
-    if !tools.is_empty() {
-        prompt.push_str(&format!(
-            " You can call these tools: {}. When the answer depends on facts you can look up \
-             with them (files, command output), look them up instead of guessing; paths are \
-             relative to the working directory.",
-            tools.join(", ")
-        ));
-    }
-    prompt
+    )
+}
+
+/// Names the tools on offer and when to use them.
+pub fn tools_sentence(tools: &[&str]) -> String {
+    format!(
+        "You can call these tools: {}. When the answer depends on facts you can look up with \
+         them (files, command output), look them up instead of guessing; paths are relative to \
+         the working directory.",
+        tools.join(", ")
+    )
 }

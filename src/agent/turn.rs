@@ -41,11 +41,6 @@ pub struct TurnState {
     pub unapproved: Vec<String>,
     /// Where untrusted content came from, once the turn has taken some in.
     pub tainted: Option<String>,
-    /// The current call is policy-safe and asks only because of taint: once approved it still
-    /// runs inside the sandbox (approval must not widen what the sandbox contains).
-    pub contain_approved: bool,
-    /// The arguments the current call ran with, when a person edited its command.
-    pub ran_as: Option<serde_json::Value>,
 }
 
 impl TurnState {

@@ -7,7 +7,7 @@ use dialoguer::console::Term;
 use dialoguer::{Input, Select};
 
 use super::sanitize::{sanitize, visible};
-use crate::agent::{Answer, ApprovalRequest, Asker, NoTerminal};
+use crate::protocol::{Answer, ApprovalRequest, Asker, NoTerminal};
 
 pub struct TerminalAsker;
 

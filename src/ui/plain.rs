@@ -7,7 +7,7 @@ use super::markdown::MarkdownStream;
 use super::spinner::Spinner;
 use super::status::finished_line;
 use super::{Frontend, sanitize};
-use crate::agent::AnswerText;
+use crate::protocol::AnswerText;
 use crate::protocol::Event;
 
 pub struct PlainPrinter {

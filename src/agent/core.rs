@@ -1,0 +1,338 @@
+//! The loop's rules as a pure state machine: it takes what happened (a reply, a failed request, a
+//! judged call, a person's answer, a finished tool, a stop) and says what to do next (send a
+//! request, judge a call, ask a person, run a tool, finish), with the events to emit and the
+//! messages to append on the way. No async and no I/O, so every rule of the loop (limits,
+//! duplicates, invalid calls, fallback to prompt-based calling, refusals, taint, reruns outside
+//! the sandbox, stops) is a table test; `driver` carries the commands out.
+
+use std::path::PathBuf;
+
+use super::end::{denied_end, limit_end, provider_end, stopped_end, unexpected_end};
+use super::mode::{Reply, ToolMode};
+use super::prompt::tools_sentence;
+use super::step::Current;
+use super::turn::{LimitHit, Limits, TurnState};
+use super::{Stop, TurnEnd};
+use crate::policy::Assessment;
+use crate::protocol::{
+    Action, ApprovalRequest, Event, Message, ToolCall, ToolChoice, ToolResult, ToolSpec, Usage,
+};
+use crate::provider::ProviderError;
+use crate::tool::ToolOutcome;
+
+use super::approval::GateAnswer;
+
+/// What the driver reports back to the core.
+#[derive(Debug)]
+pub enum Input {
+    /// The turn begins (the user's message is the last one).
+    Start,
+    /// The model's reply, read whole.
+    Replied {
+        text: String,
+        reply: Reply,
+        usage: Option<Usage>,
+    },
+    /// The request failed.
+    Failed(ProviderError),
+    /// The current call was looked up, checked and judged.
+    Judged(Judgement),
+    /// The gate's answer to the current question.
+    Decided(GateAnswer),
+    /// The policy's verdict on a command a person edited.
+    Rejudged(Assessment),
+    /// The current call ran.
+    Ran(ToolOutcome),
+    /// Ctrl-C or a closed stdout; `partial` is the text shown of a reply cut short.
+    Stopped { why: Stop, partial: String },
+}
+
+/// What the driver found out about a call before anything runs.
+#[derive(Debug)]
+pub enum Judgement {
+    /// Not a call that can run (unknown tool, arguments that do not parse or validate).
+    Invalid(ToolOutcome),
+    Judged {
+        action: Action,
+        assessment: Assessment,
+        /// For commands the policy allows: whether the sandbox can contain it.
+        containment: Containment,
+    },
+}
+
+/// Whether an allowed command can run in the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Containment {
+    /// No sandbox: the user chose `--sandbox off`, or the call is no command.
+    Off,
+    /// The sandbox is ready for this command.
+    Ready,
+    /// The sandbox cannot contain it, and why: it asks instead.
+    Unavailable(String),
+}
+
+/// What the driver must do next.
+#[derive(Debug)]
+pub enum Command {
+    /// Send the conversation to the model, with this tool choice.
+    Request { choice: ToolChoice },
+    /// Look the call up, check its arguments and ask the policy.
+    Judge(ToolCall),
+    /// Ask the approval gate.
+    Ask(ApprovalRequest),
+    /// Ask the policy about an edited command.
+    Rejudge(String),
+    /// Run the call (its arguments as they are to run), in the sandbox or not.
+    Run { call: ToolCall, contained: bool },
+    /// The turn is over.
+    Finish(TurnEnd),
+}
+
+/// The core's answer to one input.
+#[derive(Debug)]
+pub struct Output {
+    pub events: Vec<Event>,
+    /// Messages to append to the conversation, in order.
+    pub append: Vec<Message>,
+    pub next: Command,
+}
+
+/// What a turn is set up with.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The tools on offer this turn.
+    pub specs: Vec<ToolSpec>,
+    pub model: String,
+    pub cwd: PathBuf,
+    pub limits: Limits,
+    /// The choice of the first request (later ones are `auto`, or the model could never answer).
+    pub tool_choice: ToolChoice,
+    /// Whether the system prompt names the tools (the widget's instructions do without).
+    pub name_tools: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Ready,
+    Requesting,
+    Calling,
+    Finished,
+}
+
+/// The calls of one reply, answered in order.
+pub(super) struct Batch {
+    pub reply: Reply,
+    pub results: Vec<ToolResult>,
+    pub hit: Option<LimitHit>,
+    pub current: Option<Current>,
+}
+
+pub struct Core<'m> {
+    pub(super) mode: &'m mut ToolMode,
+    pub(super) setup: Setup,
+    pub(super) turn: TurnState,
+    usage: Option<Usage>,
+    phase: Phase,
+    pub(super) batch: Option<Batch>,
+    pub(super) events: Vec<Event>,
+    append: Vec<Message>,
+}
+
+impl<'m> Core<'m> {
+    /// A turn in `mode` (kept across turns: a switch to prompt-based calling lasts). The mode's
+    /// format is rebuilt for this turn's tools, which may have changed (`/tools disable`).
+    pub fn new(mode: &'m mut ToolMode, setup: Setup) -> Self {
+        mode.retarget(&setup.specs);
+        Core {
+            mode,
+            setup,
+            turn: TurnState::default(),
+            usage: None,
+            phase: Phase::Ready,
+            batch: None,
+            events: Vec::new(),
+            append: Vec::new(),
+        }
+    }
+
+    pub fn handle(&mut self, input: Input) -> Output {
+        let next = self.step(input);
+        Output {
+            events: std::mem::take(&mut self.events),
+            append: std::mem::take(&mut self.append),
+            next,
+        }
+    }
+
+    fn step(&mut self, input: Input) -> Command {
+        match (self.phase, input) {
+            (Phase::Finished, input) => unexpected(&input, "after the turn ended"),
+            (_, Input::Stopped { why, partial }) => self.stopped(why, &partial),
+            (Phase::Ready, Input::Start) => self.request(),
+            (Phase::Requesting, Input::Replied { text, reply, usage }) => {
+                self.replied(text, reply, usage)
+            }
+            (Phase::Requesting, Input::Failed(err)) => self.failed(&err),
+            (Phase::Calling, input) => self.call_step(input),
+            (phase, input) => self.finish(unexpected_end(&format!("{input:?} in {phase:?}"))),
+        }
+    }
+
+    /// The system prompt of the next request, derived from the current state: the instructions
+    /// `base`, then the tools on offer now (by name, and the format's own section when calls are
+    /// prompt-based), so a tool switched off or a format switched mid-run is never advertised.
+    pub fn system_prompt(&self, base: &str) -> String {
+        let mut system = base.to_string();
+        if self.setup.name_tools && !self.setup.specs.is_empty() {
+            if !system.is_empty() {
+                system.push(' ');
+            }
+            system.push_str(&tools_sentence(&self.tool_names()));
+        }
+        let section = self.mode.system_section(&self.setup.specs);
+        if !section.is_empty() {
+            system.push_str("\n\n");
+            system.push_str(&section);
+        }
+        system
+    }
+
+    pub fn mode(&self) -> &ToolMode {
+        self.mode
+    }
+
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.setup.specs
+    }
+
+    pub fn tool_names(&self) -> Vec<&str> {
+        self.setup.specs.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// The number of the request under way (numbers the ids of calls the model left unnamed).
+    pub fn iteration(&self) -> u32 {
+        self.turn.iterations
+    }
+
+    pub(super) fn request(&mut self) -> Command {
+        if let Err(hit) = self.turn.begin_request(self.setup.limits) {
+            return self.finish(limit_end(hit));
+        }
+        self.phase = Phase::Requesting;
+        let choice = if self.turn.iterations == 1 {
+            self.setup.tool_choice.clone()
+        } else {
+            ToolChoice::Auto
+        };
+        Command::Request { choice }
+    }
+
+    fn replied(&mut self, text: String, reply: Reply, usage: Option<Usage>) -> Command {
+        Usage::add_to(&mut self.usage, usage);
+        let tool_calls = if self.mode.is_native() {
+            reply.calls.clone()
+        } else {
+            Vec::new()
+        };
+        self.append.push(Message::Assistant {
+            content: text,
+            tool_calls,
+        });
+        if reply.calls.is_empty() && reply.problems.is_empty() {
+            let end = self.refused_or_ok();
+            return self.finish(end);
+        }
+        self.phase = Phase::Calling;
+        self.batch = Some(Batch {
+            reply,
+            results: Vec::new(),
+            hit: None,
+            current: None,
+        });
+        self.next_call()
+    }
+
+    /// A server that rejects native tools gets the rest of the run prompt-based; the refused
+    /// request does not count against the limit.
+    fn failed(&mut self, err: &ProviderError) -> Command {
+        if !self.mode.rejects_native(err, &self.setup.specs) {
+            return self.finish(provider_end(err));
+        }
+        *self.mode = ToolMode::prompt_for(&self.setup.model, &self.setup.specs, false);
+        self.events.push(Event::Notice {
+            message: format!(
+                "the server rejected native tool calls; using the prompt-based `{}` format for the rest of this run",
+                self.mode.name()
+            ),
+        });
+        self.turn.iterations -= 1;
+        self.request()
+    }
+
+    /// Every call of the reply has its result: they go back to the model, unless a limit or a
+    /// refusal nobody could answer ends the turn (the model gets no chance to route around it).
+    pub(super) fn batch_done(&mut self) -> Command {
+        let Some(batch) = self.batch.take() else {
+            return self.finish(unexpected_end("no calls to finish"));
+        };
+        self.append
+            .extend(self.mode.render(&batch.reply, &batch.results));
+        if let Some(hit) = batch.hit {
+            return self.finish(limit_end(hit));
+        }
+        if let Some(subject) = self.turn.unapproved.first() {
+            let end = denied_end(subject);
+            return self.finish(end);
+        }
+        self.request()
+    }
+
+    fn refused_or_ok(&self) -> TurnEnd {
+        match self.turn.unapproved.first() {
+            Some(subject) => denied_end(subject),
+            None => TurnEnd::ok(),
+        }
+    }
+
+    pub(super) fn finish(&mut self, end: TurnEnd) -> Command {
+        self.phase = Phase::Finished;
+        self.events.push(Event::TurnCompleted {
+            usage: self.usage,
+            iterations: self.turn.iterations,
+        });
+        Command::Finish(end)
+    }
+
+    /// A stop keeps the conversation valid for the next turn: the text of a reply cut short is
+    /// kept, marked, and every call of the reply under way gets a result.
+    fn stopped(&mut self, why: Stop, partial: &str) -> Command {
+        match self.phase {
+            Phase::Requesting if !partial.trim().is_empty() => {
+                self.append.push(Message::Assistant {
+                    content: format!("{partial} [interrupted]"),
+                    tool_calls: Vec::new(),
+                });
+            }
+            Phase::Calling => {
+                if let Some(mut batch) = self.batch.take() {
+                    while batch.results.len() < batch.reply.calls.len() {
+                        batch.results.push(ToolResult::fail(
+                            crate::protocol::ToolErrorType::UserError,
+                            "interrupted by the user",
+                        ));
+                    }
+                    self.append
+                        .extend(self.mode.render(&batch.reply, &batch.results));
+                }
+            }
+            _ => {}
+        }
+        self.phase = Phase::Finished;
+        Command::Finish(stopped_end(why))
+    }
+}
+
+/// An input that does not fit where the turn is: a bug in the driver, reported, never a panic.
+fn unexpected(input: &Input, when: &str) -> Command {
+    Command::Finish(unexpected_end(&format!("{input:?} {when}")))
+}

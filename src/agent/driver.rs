@@ -1,0 +1,328 @@
+//! The thin async half of the loop: carries out what the core asks (a request to the model, a
+//! call judged by the policy, a question to the gate, a tool run) and feeds back what happened.
+//! A stop (Ctrl-C, a closed stdout) is raced against every wait, so the core always hears of it
+//! and leaves the conversation valid.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::approval::Gate;
+use super::core::{Command, Containment, Core, Input, Judgement, Output, Setup};
+use super::judge::strictest;
+use super::outcome::unknown_tool;
+use super::sandbox::Sandbox;
+use super::{Agent, Stop, TurnEnd, millis};
+use crate::policy::{Policy, Verdict};
+use crate::protocol::{
+    Action, CallErrorCode, Event, Message, ToolCall, ToolChoice, ToolErrorType, ToolResult,
+};
+use crate::provider::{ChatRequest, Provider, ProviderEvent};
+use crate::tool::{Registry, RunOptions, ToolContext, ToolOutcome, invalid_arguments};
+
+/// What stops a turn early; it resolves with why.
+pub type StopSignal<'s> = Pin<&'s mut (dyn Future<Output = Stop> + 's)>;
+
+/// Emits events on the way out: stamps each call's duration (the core has no clock) and keeps
+/// the text shown of the reply under way (kept if the reply is cut short).
+struct Emitter<'e> {
+    emit: &'e mut dyn FnMut(&Event),
+    started: HashMap<String, Instant>,
+    partial: String,
+}
+
+impl Emitter<'_> {
+    fn send(&mut self, event: &Event) {
+        match event {
+            Event::MessageDelta { text } => self.partial.push_str(text),
+            Event::ToolCallStarted { id, .. } => {
+                self.started.insert(id.clone(), Instant::now());
+            }
+            _ => {}
+        }
+        (self.emit)(event);
+    }
+
+    fn send_owned(&mut self, mut event: Event) {
+        if let Event::ToolCallCompleted { record } = &mut event {
+            record.duration_ms = self.started.remove(&record.id).map_or(0, millis);
+        }
+        self.send(&event);
+    }
+}
+
+impl Agent<'_> {
+    /// Runs one turn on `messages` (which must end with the user's message), appending the
+    /// model's messages and the tool results to it as they come. `stop` ends it early; the
+    /// conversation stays valid for the next turn either way.
+    pub async fn run_turn(
+        &mut self,
+        messages: &mut Vec<Message>,
+        emit: &mut dyn FnMut(&Event),
+        mut stop: StopSignal<'_>,
+    ) -> TurnEnd {
+        self.registry.begin_turn();
+        let setup = Setup {
+            specs: self.registry.specs(),
+            model: self.provider.model().to_string(),
+            cwd: self.ctx.cwd.clone(),
+            limits: self.limits,
+            tool_choice: self.tool_choice.clone(),
+            name_tools: self.name_tools,
+        };
+        let driver = Driver {
+            provider: self.provider,
+            registry: self.registry,
+            ctx: self.ctx,
+            policy: self.policy,
+            gate: &mut self.gate,
+            sandbox: &self.sandbox,
+            stream: self.stream,
+        };
+        let mut core = Core::new(&mut self.mode, setup);
+        let mut emitter = Emitter {
+            emit,
+            started: HashMap::new(),
+            partial: String::new(),
+        };
+        // The prefix that contains the call being judged, kept until it runs.
+        let mut prefix: Option<Vec<OsString>> = None;
+        let mut input = Input::Start;
+        loop {
+            let Output {
+                events,
+                append,
+                next,
+            } = core.handle(input);
+            for event in events {
+                emitter.send_owned(event);
+            }
+            messages.extend(append);
+            input = match next {
+                Command::Finish(end) => return end,
+                Command::Request { choice } => {
+                    let asked = Asked {
+                        core: &core,
+                        messages,
+                        choice: &choice,
+                    };
+                    driver.request(asked, &mut emitter, &mut stop).await
+                }
+                Command::Judge(call) => {
+                    let (judgement, contained_by) = driver.judge(&call, &mut emitter);
+                    prefix = contained_by;
+                    Input::Judged(judgement)
+                }
+                Command::Ask(request) => Input::Decided(driver.gate.decide(&request)),
+                Command::Rejudge(command) => {
+                    Input::Rejudged(driver.policy.decide(&Action::Exec { command }))
+                }
+                Command::Run { call, contained } => {
+                    let prefix = if contained { prefix.take() } else { None };
+                    let running = Running {
+                        call: &call,
+                        contained,
+                        prefix: prefix.as_deref(),
+                    };
+                    driver.run(running, &mut emitter, &mut stop).await
+                }
+            };
+        }
+    }
+}
+
+/// What the loop's commands are carried out with.
+struct Driver<'d> {
+    provider: &'d dyn Provider,
+    registry: &'d Registry,
+    ctx: &'d ToolContext,
+    policy: &'d Policy,
+    gate: &'d mut Gate,
+    sandbox: &'d Sandbox,
+    stream: bool,
+}
+
+impl Driver<'_> {
+    async fn request(
+        &self,
+        asked: Asked<'_, '_>,
+        emitter: &mut Emitter<'_>,
+        stop: &mut StopSignal<'_>,
+    ) -> Input {
+        let core = asked.core;
+        let sent = with_system(asked.messages, |base| core.system_prompt(base));
+        let mode = core.mode();
+        let specs = core.specs();
+        let shaped = mode.response_format(specs, asked.choice);
+        let request = ChatRequest {
+            messages: &sent,
+            tools: if mode.is_native() { specs } else { &[] },
+            tool_choice: asked.choice,
+            stream: self.stream,
+            response_format: shaped.as_ref(),
+        };
+        let mut reading = mode.reader(shaped.is_some());
+        emitter.partial.clear();
+        let result = {
+            let mut forward = |event: ProviderEvent<'_>| match event {
+                ProviderEvent::Text(text) => reading.text(text, &mut |e| emitter.send(e)),
+                ProviderEvent::Retrying {
+                    attempt,
+                    delay,
+                    reason,
+                } => emitter.send(&Event::Notice {
+                    message: format!(
+                        "{reason}; retrying in {:.1} s (attempt {attempt})",
+                        delay.as_secs_f64()
+                    ),
+                }),
+            };
+            until(stop, self.provider.complete(request, &mut forward)).await
+        };
+        match result {
+            Err(why) => Input::Stopped {
+                why,
+                partial: std::mem::take(&mut emitter.partial),
+            },
+            Ok(Err(err)) => Input::Failed(err),
+            Ok(Ok(completion)) => {
+                let names = core.tool_names();
+                let reply = reading.finish(&completion, mode, core.iteration(), &names, &mut |e| {
+                    emitter.send(e)
+                });
+                Input::Replied {
+                    text: completion.text,
+                    reply,
+                    usage: completion.usage,
+                }
+            }
+        }
+    }
+
+    /// Finds the tool, checks the arguments and asks the policy; for a command it allows, also
+    /// whether the sandbox can contain it (and the prefix that does).
+    fn judge(
+        &self,
+        call: &ToolCall,
+        emitter: &mut Emitter<'_>,
+    ) -> (Judgement, Option<Vec<OsString>>) {
+        let invalid = |outcome| (Judgement::Invalid(outcome), None);
+        let Some(tool) = self.registry.get(&call.name) else {
+            return invalid(unknown_tool(&call.name, &self.registry.names()));
+        };
+        if let Value::String(raw) = &call.arguments {
+            let result = invalid_arguments(
+                tool.name(),
+                &format!("the arguments are not valid JSON: {raw}"),
+            );
+            return invalid(ToolOutcome::failed(CallErrorCode::ParseError, result));
+        }
+        if let Err(message) = tool.validate(&call.arguments) {
+            let result = invalid_arguments(tool.name(), &message);
+            return invalid(ToolOutcome::failed(CallErrorCode::InvalidArguments, result));
+        }
+        let (action, assessment) = strictest(tool, &call.arguments, self.ctx, self.policy);
+        let (containment, prefix) = match (&action, assessment.verdict) {
+            (Action::Exec { command }, Verdict::Allow) => {
+                self.sandbox.containment(command, &mut |e| emitter.send(e))
+            }
+            _ => (Containment::Off, None),
+        };
+        let judgement = Judgement::Judged {
+            action,
+            assessment,
+            containment,
+        };
+        (judgement, prefix)
+    }
+
+    async fn run(
+        &self,
+        running: Running<'_>,
+        emitter: &mut Emitter<'_>,
+        stop: &mut StopSignal<'_>,
+    ) -> Input {
+        let call = running.call;
+        let Some(tool) = self.registry.get(&call.name) else {
+            return Input::Ran(unknown_tool(&call.name, &self.registry.names()));
+        };
+        if running.contained && running.prefix.is_none() {
+            // Fail closed: a call meant for the sandbox never runs outside it by accident.
+            return Input::Ran(ToolOutcome::failed(
+                CallErrorCode::Blocked,
+                ToolResult::fail(
+                    ToolErrorType::SecurityError,
+                    "not run: the sandbox was not ready for it",
+                ),
+            ));
+        }
+        let id = call.id.clone();
+        let mut output = |stream, chunk: &str| {
+            emitter.send(&Event::ToolCallOutput {
+                id: id.clone(),
+                stream,
+                chunk: chunk.to_string(),
+            });
+        };
+        let options = RunOptions {
+            sandbox: running.prefix,
+            output: &mut output,
+        };
+        match until(stop, tool.run(&call.arguments, self.ctx, options)).await {
+            Ok(outcome) => Input::Ran(outcome),
+            Err(why) => Input::Stopped {
+                why,
+                partial: String::new(),
+            },
+        }
+    }
+}
+
+/// What a request is made of.
+struct Asked<'c, 'm> {
+    core: &'c Core<'m>,
+    messages: &'c [Message],
+    choice: &'c ToolChoice,
+}
+
+/// A call about to run.
+struct Running<'r> {
+    call: &'r ToolCall,
+    contained: bool,
+    prefix: Option<&'r [OsString]>,
+}
+
+/// The conversation as sent: its first message, the instructions, becomes the system prompt
+/// derived from the current state.
+fn with_system(messages: &[Message], system: impl Fn(&str) -> String) -> Vec<Message> {
+    let mut sent = Vec::with_capacity(messages.len() + 1);
+    match messages.split_first() {
+        Some((Message::System { content }, rest)) => {
+            sent.push(Message::System {
+                content: system(content),
+            });
+            sent.extend_from_slice(rest);
+        }
+        _ => {
+            let derived = system("");
+            if !derived.is_empty() {
+                sent.push(Message::System { content: derived });
+            }
+            sent.extend_from_slice(messages);
+        }
+    }
+    sent
+}
+
+/// Waits for `work` unless the stop comes first.
+async fn until<T>(stop: &mut StopSignal<'_>, work: impl Future<Output = T>) -> Result<T, Stop> {
+    tokio::select! {
+        biased;
+        why = stop.as_mut() => Err(why),
+        value = work => Ok(value),
+    }
+}

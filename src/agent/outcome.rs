@@ -1,0 +1,118 @@
+//! The results the loop itself gives the model (a call not run, refused, blocked or repeated)
+//! and how a call is shown to a person: each says what happened and what the model can do next.
+
+use crate::policy::{Assessment, Verdict};
+use crate::protocol::{Action, CallErrorCode, ToolErrorType, ToolResult};
+use crate::tool::ToolOutcome;
+
+use super::approval::DecidedBy;
+use super::turn::LimitHit;
+
+pub fn unknown_tool(name: &str, available: &[&str]) -> ToolOutcome {
+    let available = available.join(", ");
+    let result = ToolResult::fail(
+        ToolErrorType::ValidationError,
+        format!("unknown tool `{name}`"),
+    )
+    .with_suggestion(if available.is_empty() {
+        "no tools are available; answer without them".to_string()
+    } else {
+        format!("use one of: {available}")
+    });
+    ToolOutcome::failed(CallErrorCode::ToolNotFound, result)
+}
+
+pub fn blocked(assessment: &Assessment) -> ToolOutcome {
+    ToolOutcome::failed(
+        CallErrorCode::Blocked,
+        ToolResult::fail(
+            ToolErrorType::SecurityError,
+            format!("blocked by policy: {}", assessment.reasons.join("; ")),
+        )
+        .with_suggestion(
+            "this is never run, whatever the user allows; find another way or explain to the user",
+        ),
+    )
+}
+
+pub fn denied(by: DecidedBy) -> ToolOutcome {
+    let result = if by == DecidedBy::NoTerminal {
+        ToolResult::fail(
+            ToolErrorType::PermissionError,
+            "not run: this call needs the user's approval and no one is at a terminal to give it",
+        )
+        .with_suggestion(
+            "answer without it, or tell the user to rerun with --yes or --allow 'PATTERN'",
+        )
+    } else {
+        ToolResult::fail(
+            ToolErrorType::PermissionError,
+            "not run: the user declined it",
+        )
+        .with_suggestion("do not retry it; ask the user or find another way")
+    };
+    ToolOutcome::failed(CallErrorCode::Denied, result)
+}
+
+/// An identical read made earlier in the turn, with nothing changed since: its result again.
+pub fn duplicate(mut earlier: ToolOutcome) -> ToolOutcome {
+    earlier.result.note = Some(
+        "duplicate call: this exact read was already made in this turn and nothing has \
+         changed since; its result is repeated here instead of reading again"
+            .into(),
+    );
+    earlier
+}
+
+pub fn not_run_after_refusal() -> ToolResult {
+    ToolResult::fail(
+        ToolErrorType::PermissionError,
+        "not run: an earlier call needed approval that no one could give, which ended the run",
+    )
+}
+
+pub fn not_run_past_limit(hit: LimitHit) -> ToolResult {
+    ToolResult::fail(
+        ToolErrorType::UserError,
+        format!("not run: {}", hit.message()),
+    )
+}
+
+/// What a person is asked about: the command, the path, or the query.
+pub fn subject_of(action: &Action) -> String {
+    match action {
+        Action::Exec { command } => command.clone(),
+        Action::Read { resolved, .. } => resolved.display().to_string(),
+        Action::Network { what } => what.clone(),
+        Action::External { tool, .. } => tool.clone(),
+    }
+}
+
+pub fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Allow => "known safe",
+        Verdict::Ask => "approved by the user",
+        Verdict::Deny => "blocked by policy",
+    }
+}
+
+/// The `--allow` flags that approve a command line: one pattern per simple command (rules match
+/// each one), glob characters escaped, quoted for the shell.
+pub fn allow_flags(assessment: &Assessment) -> String {
+    assessment
+        .commands
+        .iter()
+        .map(|unit| {
+            let pattern: String = unit
+                .command
+                .chars()
+                .flat_map(|c| {
+                    let escape = matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
+                    escape.then_some('\\').into_iter().chain(std::iter::once(c))
+                })
+                .collect();
+            format!("--allow '{}'", pattern.replace('\'', "'\\''"))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,107 @@
+//! The sandbox of allowed commands as the loop sees it: whether this kernel can contain a
+//! command, the launcher prefix that does, and what it cannot do, said once per session.
+
+use std::ffi::OsString;
+
+use crate::policy::sandbox::{Capabilities, Plan, SandboxMode};
+use crate::protocol::Event;
+
+use super::core::Containment;
+
+/// The sandbox of allowed commands, checked against the kernel on first use.
+pub struct Sandbox {
+    plan: Plan,
+}
+
+impl Sandbox {
+    pub fn new(plan: Plan) -> Self {
+        Sandbox { plan }
+    }
+
+    /// What this kernel enforces; the first time in a session, says what it cannot.
+    fn capabilities(&self, emit: &mut dyn FnMut(&Event)) -> &Capabilities {
+        let (capabilities, first) = self.plan.capabilities();
+        if first {
+            for message in limits_of(&self.plan, capabilities) {
+                emit(&Event::Notice { message });
+            }
+        }
+        capabilities
+    }
+
+    /// The launcher prefix for an allowed command (`None`: run it directly).
+    pub fn prefix(&self, command: &str, emit: &mut dyn FnMut(&Event)) -> Option<Vec<OsString>> {
+        if self.plan.mode == SandboxMode::Off || !self.capabilities(emit).filesystem {
+            return None;
+        }
+        self.plan.prefix(command)
+    }
+
+    /// Why an allowed command must ask instead: the kernel cannot contain it (no Landlock), or
+    /// cannot keep it off the network. `--sandbox off` is the user's own choice to run unasked.
+    pub fn must_ask(&self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
+        if self.plan.mode == SandboxMode::Off {
+            return None;
+        }
+        let capabilities = self.capabilities(emit);
+        if !capabilities.filesystem {
+            return Some(
+                "this kernel has no Landlock, so nothing would contain the command (--sandbox off \
+                 runs such commands unasked)"
+                    .into(),
+            );
+        }
+        (!capabilities.network).then(|| {
+            "this kernel cannot keep sandboxed commands off the network (Landlock ABI < 4)".into()
+        })
+    }
+
+    /// Whether an allowed command can run contained, with the prefix that contains it.
+    pub fn containment(
+        &self,
+        command: &str,
+        emit: &mut dyn FnMut(&Event),
+    ) -> (Containment, Option<Vec<OsString>>) {
+        if let Some(reason) = self.must_ask(emit) {
+            return (Containment::Unavailable(reason), None);
+        }
+        match self.prefix(command, emit) {
+            Some(prefix) => (Containment::Ready, Some(prefix)),
+            None if self.plan.mode == SandboxMode::Off => (Containment::Off, None),
+            // The sandbox could not be prepared for this command: nothing contains it.
+            None => (
+                Containment::Unavailable("the sandbox could not be prepared for it".into()),
+                None,
+            ),
+        }
+    }
+}
+
+/// What the sandbox cannot do here, said once per session.
+fn limits_of(plan: &Plan, capabilities: &Capabilities) -> Vec<String> {
+    let mut notes = Vec::new();
+    if plan.mode == SandboxMode::Off {
+        return notes;
+    }
+    if !capabilities.filesystem {
+        notes.push(
+            "Landlock is not available in this kernel: commands ai knows to be safe ask too \
+             (--sandbox off runs them unasked)"
+                .into(),
+        );
+        return notes;
+    }
+    if let (SandboxMode::Workspace, Err(why)) = (plan.mode, &plan.project) {
+        notes.push(format!(
+            "sandbox: {why}: no writable project, commands run without asking may write only temp"
+        ));
+    }
+    if !capabilities.network {
+        notes.push(
+            "sandbox: this kernel cannot close the network to commands (Landlock ABI < 4); \
+             commands ask instead"
+                .into(),
+        );
+    }
+    notes
+}

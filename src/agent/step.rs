@@ -1,0 +1,439 @@
+//! The rules of one tool call, as the core's states: a call is judged, maybe asked about, run
+//! (allowed commands in the sandbox, approved ones outside it: approval is the escalation), maybe
+//! offered a rerun outside the sandbox, and finished: taint noted, its result remembered for
+//! duplicates, its record emitted.
+
+use serde_json::Value;
+
+use super::approval::{DecidedBy, GateAnswer};
+use super::core::{Command, Containment, Core, Input, Judgement};
+use super::end::unexpected_end;
+use super::outcome::{
+    allow_flags, blocked, denied, duplicate, not_run_after_refusal, not_run_past_limit, subject_of,
+    verdict_word,
+};
+use super::turn::Effect;
+use crate::policy::{Assessment, Verdict};
+use crate::protocol::{
+    Action, ApprovalRequest, CallError, CallErrorCode, Decision, Event, ToolCall, ToolCallRecord,
+};
+use crate::tool::ToolOutcome;
+
+/// Where the current call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Judging,
+    Asking,
+    /// The sandbox refused it; a person is asked to run it outside.
+    AskingRerun,
+    Rejudging,
+    Running {
+        contained: bool,
+        approved: bool,
+    },
+}
+
+/// The call being answered.
+pub(super) struct Current {
+    call: ToolCall,
+    stage: Stage,
+    /// What the call would do and the policy's own verdict on it.
+    judged: Option<(Action, Assessment)>,
+    containment: Containment,
+    /// Safe by policy, asked only because of taint: once approved it still runs in the sandbox
+    /// (approval must not widen what the sandbox contains).
+    contain_approved: bool,
+    /// The question put to a person.
+    asked: Option<ApprovalRequest>,
+    /// The command a person edited, until the policy has judged it.
+    edit: Option<String>,
+    /// The command as a person edited it, with the policy's verdict on it.
+    edited: Option<(String, Assessment)>,
+    /// The sandbox's refusal, while a person is asked to run the command outside it.
+    blocked: Option<ToolOutcome>,
+    /// How many refusals nobody could answer there were before the rerun question.
+    unapproved_before: usize,
+}
+
+impl Current {
+    fn new(call: ToolCall) -> Self {
+        Current {
+            call,
+            stage: Stage::Judging,
+            judged: None,
+            containment: Containment::Off,
+            contain_approved: false,
+            asked: None,
+            edit: None,
+            edited: None,
+            blocked: None,
+            unapproved_before: 0,
+        }
+    }
+
+    /// The arguments it ran with: an edited command is recorded (and audited) as it ran.
+    fn ran_with(&self) -> Value {
+        let mut arguments = self.call.arguments.clone();
+        if let (Some((command, _)), Some(object)) = (&self.edited, arguments.as_object_mut()) {
+            object.insert("command".into(), Value::String(command.clone()));
+        }
+        arguments
+    }
+}
+
+impl Core<'_> {
+    /// Starts the next call of the reply, or hands the results back when all are answered.
+    /// Calls past a limit, or after a refusal nobody could answer, are answered as not run, so
+    /// the conversation stays valid for a later turn.
+    pub(super) fn next_call(&mut self) -> Command {
+        loop {
+            let limits = self.setup.limits;
+            let Some(batch) = self.batch.as_mut() else {
+                return self.finish(unexpected_end("a call outside a reply"));
+            };
+            let Some(call) = batch.reply.calls.get(batch.results.len()).cloned() else {
+                return self.batch_done();
+            };
+            if !self.turn.unapproved.is_empty() {
+                batch.results.push(not_run_after_refusal());
+                continue;
+            }
+            if let Some(hit) = batch.hit.or_else(|| self.turn.begin_call(limits).err()) {
+                batch.hit = Some(hit);
+                batch.results.push(not_run_past_limit(hit));
+                continue;
+            }
+            self.events.push(Event::ToolCallStarted {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+            if let Some(earlier) = self.turn.earlier(&call) {
+                let outcome = duplicate(earlier.clone());
+                self.complete(Current::new(call), Decision::Duplicate, outcome);
+                continue;
+            }
+            batch.current = Some(Current::new(call.clone()));
+            return Command::Judge(call);
+        }
+    }
+
+    pub(super) fn call_step(&mut self, input: Input) -> Command {
+        let stage = self
+            .batch
+            .as_ref()
+            .and_then(|b| b.current.as_ref())
+            .map(|c| c.stage);
+        match (stage, input) {
+            (Some(Stage::Judging), Input::Judged(judgement)) => self.judged(judgement),
+            (Some(Stage::Asking | Stage::AskingRerun), Input::Decided(answer)) => {
+                self.decided(answer)
+            }
+            (Some(Stage::Rejudging), Input::Rejudged(recheck)) => self.rejudged(recheck),
+            (Some(Stage::Running { .. }), Input::Ran(outcome)) => self.ran(outcome),
+            (stage, input) => self.finish(unexpected_end(&format!(
+                "{input:?} at call stage {stage:?}"
+            ))),
+        }
+    }
+
+    fn current(&mut self) -> Option<&mut Current> {
+        self.batch.as_mut().and_then(|b| b.current.as_mut())
+    }
+
+    fn judged(&mut self, judgement: Judgement) -> Command {
+        let (action, assessment, containment) = match judgement {
+            Judgement::Invalid(outcome) => return self.finish_call(Decision::Invalid, outcome),
+            Judgement::Judged {
+                action,
+                assessment,
+                containment,
+            } => (action, assessment, containment),
+        };
+        let mut effective = assessment.clone();
+        let mut contain_approved = false;
+        if let (Some(source), Action::Exec { .. }, Verdict::Allow) =
+            (&self.turn.tainted, &action, assessment.verdict)
+        {
+            // Every command of the line asks (rules match each one), and an approval keeps the
+            // sandbox: taint adds a question, it never removes containment.
+            effective = assessment.escalated(format!(
+                "the model has read untrusted content from {source}"
+            ));
+            contain_approved = true;
+        }
+        let is_command = matches!(action, Action::Exec { .. });
+        let Some(current) = self.current() else {
+            return self.finish(unexpected_end("a judgement without a call"));
+        };
+        current.judged = Some((action, assessment));
+        current.containment = containment.clone();
+        current.contain_approved = contain_approved;
+        match (effective.verdict, is_command, containment) {
+            (Verdict::Deny, _, _) => self.finish_call(Decision::Blocked, blocked(&effective)),
+            (Verdict::Ask, _, _) => self.ask(effective, Stage::Asking),
+            (Verdict::Allow, false, _) | (Verdict::Allow, true, Containment::Off) => {
+                self.run(false, false)
+            }
+            (Verdict::Allow, true, Containment::Ready) => self.run(true, false),
+            (Verdict::Allow, true, Containment::Unavailable(reason)) => {
+                self.ask(effective.escalated(reason), Stage::Asking)
+            }
+        }
+    }
+
+    fn ask(&mut self, assessment: Assessment, stage: Stage) -> Command {
+        let cwd = self.setup.cwd.clone();
+        let Some(current) = self.current() else {
+            return self.finish(unexpected_end("a question without a call"));
+        };
+        let subject = current
+            .judged
+            .as_ref()
+            .map_or_else(|| current.call.name.clone(), |(a, _)| subject_of(a));
+        let request = ApprovalRequest {
+            tool: current.call.name.clone(),
+            subject,
+            commands: assessment.to_approve(),
+            reasons: assessment.reasons.clone(),
+            cwd,
+        };
+        current.stage = stage;
+        current.asked = Some(request.clone());
+        let id = current.call.id.clone();
+        self.events.push(Event::ApprovalRequested {
+            id,
+            reason: assessment.reasons.join("; "),
+        });
+        Command::Ask(request)
+    }
+
+    fn decided(&mut self, answer: GateAnswer) -> Command {
+        let (decision, by) = match &answer {
+            GateAnswer::Approved { by, .. } => (Decision::Approved, *by),
+            GateAnswer::Denied { by } => (Decision::Denied, *by),
+        };
+        let unapproved = self.turn.unapproved.len();
+        let Some(current) = self.current() else {
+            return self.finish(unexpected_end("an answer without a call"));
+        };
+        let id = current.call.id.clone();
+        let rerun = current.stage == Stage::AskingRerun;
+        let contained =
+            !rerun && current.contain_approved && current.containment == Containment::Ready;
+        let refused = (by == DecidedBy::NoTerminal).then(|| {
+            current.asked.as_ref().map_or_else(String::new, |asked| {
+                // The person reading the error learns why it asked, not only what.
+                format!("{} ({})", asked.subject, asked.reasons.join("; "))
+            })
+        });
+        if rerun {
+            current.unapproved_before = unapproved;
+        }
+        self.events.push(Event::ApprovalDecided {
+            id,
+            decision,
+            by: by.name().to_string(),
+        });
+        match answer {
+            GateAnswer::Denied { by } => {
+                if let Some(subject) = refused {
+                    self.turn.unapproved.push(subject);
+                }
+                if rerun {
+                    return self.rerun_refused();
+                }
+                self.finish_call(Decision::Denied, denied(by))
+            }
+            GateAnswer::Approved { edited: None, .. } => self.run(contained, true),
+            GateAnswer::Approved {
+                edited: Some(command),
+                ..
+            } => {
+                if let Some(current) = self.current() {
+                    current.stage = Stage::Rejudging;
+                    current.edit = Some(command.clone());
+                }
+                Command::Rejudge(command)
+            }
+        }
+    }
+
+    /// The edited command is judged again: a person can approve, never unblock.
+    fn rejudged(&mut self, recheck: Assessment) -> Command {
+        let Some(command) = self.current().and_then(|c| c.edit.take()) else {
+            return self.finish(unexpected_end("a verdict without an edited command"));
+        };
+        self.events.push(Event::Notice {
+            message: format!(
+                "edited command, {}: {command}",
+                verdict_word(recheck.verdict)
+            ),
+        });
+        if recheck.verdict == Verdict::Deny {
+            return self.finish_call(Decision::Blocked, blocked(&recheck));
+        }
+        if let Some(current) = self.current() {
+            current.edited = Some((command, recheck));
+        }
+        self.run(false, true)
+    }
+
+    /// Runs the current call: `contained` in the sandbox; `approved` by a person or a rule.
+    fn run(&mut self, contained: bool, approved: bool) -> Command {
+        let Some(current) = self.current() else {
+            return self.finish(unexpected_end("a run without a call"));
+        };
+        current.stage = Stage::Running {
+            contained,
+            approved,
+        };
+        let mut call = current.call.clone();
+        call.arguments = current.ran_with();
+        Command::Run { call, contained }
+    }
+
+    fn ran(&mut self, outcome: ToolOutcome) -> Command {
+        let Some(current) = self.current() else {
+            return self.finish(unexpected_end("a result without a call"));
+        };
+        let Stage::Running {
+            contained,
+            approved,
+        } = current.stage
+        else {
+            return self.finish(unexpected_end("a result before the run"));
+        };
+        if contained && outcome.error_code == Some(CallErrorCode::Blocked) {
+            // The sandbox refused something: a person may approve running the same command
+            // outside it. Outside, every command of the line runs unconfined: each must be
+            // approved.
+            let what = outcome.result.error.clone().unwrap_or_default();
+            let Some(assessment) = current
+                .judged
+                .as_ref()
+                .map(|(_, a)| a.escalated(format!("{what}; run it again outside the sandbox?")))
+            else {
+                return self.finish(unexpected_end("a sandboxed run that was never judged"));
+            };
+            current.blocked = Some(outcome);
+            return self.ask(assessment, Stage::AskingRerun);
+        }
+        let mut outcome = outcome;
+        if let Some((command, recheck)) = current.edited.clone() {
+            outcome.result.note = Some(format!(
+                "the user edited the command before it ran; it ran as: {command}"
+            ));
+            // What the edited command took in is what taints the turn.
+            let name = current.call.name.clone();
+            self.taint(&Action::Exec { command }, &recheck, &name);
+        }
+        let decision = if approved {
+            Decision::Approved
+        } else {
+            Decision::Allow
+        };
+        self.finish_call(decision, outcome)
+    }
+
+    /// Nobody approved running it outside the sandbox: it stays blocked, and without a terminal
+    /// the run ends saying which `--allow` would approve it.
+    fn rerun_refused(&mut self) -> Command {
+        let unapproved = self.turn.unapproved.len();
+        let Some(current) = self.current() else {
+            return self.finish(unexpected_end("a refusal without a call"));
+        };
+        let Some(mut outcome) = current.blocked.take() else {
+            return self.finish(unexpected_end("a rerun without a refusal"));
+        };
+        let what = outcome.result.error.clone().unwrap_or_default();
+        let (command, flag) = current
+            .judged
+            .as_ref()
+            .map_or_else(Default::default, |(a, j)| (subject_of(a), allow_flags(j)));
+        let before = current.unapproved_before;
+        if unapproved > before {
+            self.turn.unapproved.truncate(before);
+            self.turn.unapproved.push(format!(
+                "{command} ({what}; {flag} runs it outside the sandbox)"
+            ));
+        }
+        outcome.result.suggestion = Some(format!(
+            "the user can approve running it outside the sandbox ({flag}); otherwise find another \
+             way or explain what is blocked"
+        ));
+        self.finish_call(Decision::Blocked, outcome)
+    }
+
+    fn finish_call(&mut self, decision: Decision, outcome: ToolOutcome) -> Command {
+        let Some(current) = self.batch.as_mut().and_then(|b| b.current.take()) else {
+            return self.finish(unexpected_end("no call to finish"));
+        };
+        self.complete(current, decision, outcome);
+        self.next_call()
+    }
+
+    /// Ends a call: taint noted, the result remembered for duplicates, the record emitted.
+    fn complete(&mut self, current: Current, decision: Decision, outcome: ToolOutcome) {
+        let mut effect = Effect::Nothing;
+        if let Some((action, assessment)) = &current.judged {
+            if decision != Decision::Blocked && decision != Decision::Denied {
+                self.taint(action, assessment, &current.call.name);
+            }
+            effect = effect_of(action, decision);
+        }
+        self.turn.remember(&current.call, &outcome, effect);
+        let record = ToolCallRecord {
+            id: current.call.id.clone(),
+            name: current.call.name.clone(),
+            arguments: current.ran_with(),
+            decision,
+            ok: outcome.result.success,
+            exit_code: outcome.exit_code,
+            // The driver stamps the time: the core has no clock.
+            duration_ms: 0,
+            output_truncated: outcome.output_truncated,
+            error: outcome.error_code.map(|code| CallError {
+                code,
+                message: outcome.result.error.clone().unwrap_or_default(),
+            }),
+        };
+        self.events.push(Event::ToolCallCompleted { record });
+        if let Some(batch) = self.batch.as_mut() {
+            batch.results.push(outcome.result);
+        }
+    }
+
+    /// After a call has run: if it took in untrusted content, every later command of the turn
+    /// asks.
+    fn taint(&mut self, action: &Action, assessment: &Assessment, tool: &str) {
+        if self.turn.tainted.is_some() {
+            return;
+        }
+        let source = match action {
+            Action::Network { .. } => Some(format!("the results of `{tool}`")),
+            Action::External { server, .. } => Some(format!("the MCP server {server}")),
+            Action::Read { .. } | Action::Exec { .. } => assessment.untrusted.clone(),
+        };
+        if let Some(source) = source {
+            self.events.push(Event::TurnTainted {
+                source: source.clone(),
+            });
+            self.turn.tainted = Some(source);
+        }
+    }
+}
+
+/// Whether a call's result may answer the same call later. Commands and MCP tools may change
+/// anything (even a blocked command ran in the sandbox up to the block), and an approved call is
+/// one the policy could not vouch for; only plain reads are kept.
+fn effect_of(action: &Action, decision: Decision) -> Effect {
+    match (action, decision) {
+        (_, Decision::Invalid) => Effect::Nothing,
+        (Action::Exec { .. } | Action::External { .. }, _) | (_, Decision::Approved) => {
+            Effect::Change
+        }
+        (_, Decision::Allow) => Effect::Read,
+        _ => Effect::Nothing,
+    }
+}

@@ -1,0 +1,1 @@
+//! Whole turns in process.
