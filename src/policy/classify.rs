@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::args::{operands, option_values, skip_options, subcommand};
 use super::danger::{self, basename, is_block_device, risky_assignment};
+use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
 use super::reach::{Place, has_glob};
-use super::safe::{self, Judged, operands, skip_options};
+use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
 use super::{Finding, Verdict};
 
@@ -392,13 +394,13 @@ impl Judge<'_> {
             }
             "nice" => skip_options(args, &["-n", "--adjustment"]),
             "ionice" => {
-                if !safe::option_values(args, &["-p", "-P", "-u", "--pid"]).is_empty() {
+                if !option_values(args, &["-p", "-P", "-u", "--pid"]).is_empty() {
                     findings.push(ask("`ionice -p` changes another process"));
                 }
                 skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"])
             }
             "time" => {
-                if !safe::option_values(args, &["-o", "--output"]).is_empty() {
+                if !option_values(args, &["-o", "--output"]).is_empty() {
                     findings.push(ask(
                         "`time -o` writes text of the command's choosing to a file",
                     ));
@@ -408,7 +410,7 @@ impl Judge<'_> {
             "exec" | "stdbuf" | "unbuffer" | "chronic" => skip_options(args, &["-a"]),
             // Runners of the project's own environment: the command they run is judged.
             "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
-                if safe::subcommand(args) == Some("run") =>
+                if subcommand(args) == Some("run") =>
             {
                 // Only options that change nothing but how quietly or how offline it runs.
                 let run_at = args.iter().position(|a| a.text == "run").unwrap_or(0);
@@ -441,7 +443,7 @@ impl Judge<'_> {
                     .map_or(0, |i| i + 1);
                 skip_options(args.get(at..).unwrap_or(&[]), &["--with", "--python", "-p"])
             }
-            "bundle" if safe::subcommand(args) == Some("exec") => {
+            "bundle" if subcommand(args) == Some("exec") => {
                 let at = args
                     .iter()
                     .position(|a| a.text == "exec")

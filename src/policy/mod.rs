@@ -9,6 +9,7 @@
 mod args;
 mod classify;
 mod danger;
+mod judged;
 mod kind;
 mod path;
 mod reach;

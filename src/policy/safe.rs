@@ -5,47 +5,9 @@
 //! Review this file like code: every entry is a promise that the command cannot delete, overwrite,
 //! upload, run code ai cannot see, or start something that outlives the call.
 
-pub use super::args::{flag_matches, has_flag, operands, option_values, skip_options, subcommand};
+use super::args::{has_flag, operands, option_values, skip_options};
+use super::judged::Judged;
 use super::shell::Word;
-
-/// What one simple command needs from the classifier beyond a verdict.
-#[derive(Debug, Default)]
-pub struct Judged {
-    /// Why it must ask; empty when the command is safe.
-    pub asks: Vec<String>,
-    /// Inner commands run by a wrapper (`xargs grep`, `find -exec cat`): judged in turn.
-    pub inner: Vec<Vec<Word>>,
-    /// Shell strings it runs (`bash -c`, `eval`, `trap`): parsed and judged in turn.
-    pub strings: Vec<Word>,
-    /// Files it runs as programs (`python3 x.py`, `make -f x`): safe only inside the project.
-    pub scripts: Vec<Word>,
-    /// Directories it runs in or writes into (`make -C dir`, `wget` into the cwd): inside the project.
-    pub dirs: Vec<Word>,
-    /// Files it writes (`curl -o f`): inside the project or temp.
-    pub outputs: Vec<Word>,
-    /// Files it reads that are not plain operands (`curl file:///...`): checked for secrets.
-    pub reads: Vec<Word>,
-    /// It talks to the network (its output is untrusted).
-    pub network: bool,
-    /// It walks whole directory trees (a home directory passed to it exposes every secret).
-    pub recursive: bool,
-    /// It reads the contents of the files it walks, or of paths it is handed at run time
-    /// (`grep -r`, `find -exec cat {}`, `xargs cat`): a secret file in the tree would be read.
-    pub contents: bool,
-    /// It runs the build, test or lint code (or configuration) of the directory it runs in:
-    /// safe only when that directory is inside the project.
-    pub project_code: bool,
-    /// It only prints its arguments or looks names up: secret paths in them are not read.
-    pub names_only: bool,
-    /// The program is in the table.
-    pub known: bool,
-}
-
-impl Judged {
-    pub fn ask(&mut self, reason: impl Into<String>) {
-        self.asks.push(reason.into());
-    }
-}
 
 /// How a table entry checks a command's arguments.
 type Check = fn(&str, &[Word], &mut Judged);

@@ -2,7 +2,8 @@
 //! npm/pnpm/yarn, go, make and maven/gradle/dotnet (project code the user already trusts), never
 //! pointed outside the project or at another registry.
 
-use super::safe::{Judged, has_flag, operands, option_values, subcommand};
+use super::args::{has_flag, operands, option_values, subcommand};
+use super::judged::Judged;
 use super::shell::Word;
 
 /// cargo subcommands that build, test or read the project.

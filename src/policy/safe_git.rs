@@ -1,7 +1,8 @@
 //! The safe table's git: read-only subcommands without options that run programs, write files or
 //! read another configuration; listing forms of `branch` and `tag` read exactly.
 
-use super::safe::{Judged, has_flag, operands, option_values, subcommand};
+use super::args::{has_flag, operands, option_values, subcommand};
+use super::judged::Judged;
 use super::shell::Word;
 
 /// git subcommands that only read the repository.
@@ -137,7 +138,7 @@ pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     for (flag, why) in GIT_UNSAFE_OPTIONS {
         if sub_args
             .iter()
-            .any(|a| super::safe::flag_matches(&a.text, flag))
+            .any(|a| super::args::flag_matches(&a.text, flag))
         {
             judged.ask(format!("`git {sub_text} {flag}` {why}"));
         }

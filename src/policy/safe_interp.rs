@@ -2,7 +2,8 @@
 //! code, code on stdin and scripts from elsewhere ask. Options are read with each interpreter's own
 //! table of which one-letter options take a value.
 
-use super::safe::{Judged, has_flag, operands, option_values, skip_options, subcommand};
+use super::args::{has_flag, operands, option_values, skip_options, subcommand};
+use super::judged::Judged;
 use super::shell::Word;
 
 /// Python modules whose `-m` run is a test runner or a read-only tool.

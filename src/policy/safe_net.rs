@@ -2,7 +2,8 @@
 //! upload, method or config file; output only into the project), and container, cloud and infra
 //! CLIs only with their read-only verbs.
 
-use super::safe::{Judged, operands, subcommand};
+use super::args::{operands, subcommand};
+use super::judged::Judged;
 use super::shell::Word;
 
 /// `curl`, `wget`: every request can carry what the model has read (in its URL, its headers or

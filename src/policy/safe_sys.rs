@@ -1,7 +1,8 @@
 //! The safe table's system tools: service, package, network and archive programs, each safe only
 //! in its read-only forms (`systemctl status`, `apt list`, `ip addr`, `tar -t`, `crontab -l`).
 
-use super::safe::{Judged, has_flag, operands, subcommand};
+use super::args::{has_flag, operands, subcommand};
+use super::judged::Judged;
 use super::shell::Word;
 
 pub fn system(name: &str, args: &[Word], judged: &mut Judged) {

@@ -2,7 +2,7 @@
 //! writes files (`w`, `print > f`), reads others (`r`, `getline <`) or runs commands (`e`,
 //! `system()`, pipes). Their programs are scanned for those; what cannot be scanned asks.
 
-use super::safe::Judged;
+use super::judged::Judged;
 use super::shell::Word;
 
 pub fn sed(args: &[Word], judged: &mut Judged) {
@@ -222,7 +222,7 @@ fn skip_delimited(chars: &[char], mut i: usize, delimiter: char) -> Option<usize
 }
 
 pub fn awk(args: &[Word], judged: &mut Judged) {
-    let loads = super::safe::option_values(
+    let loads = super::args::option_values(
         args,
         &[
             "-f",

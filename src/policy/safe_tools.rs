@@ -1,7 +1,8 @@
 //! The safe table's other build drivers, linters, formatters and test runners: safe in their
 //! checking forms with options from short lists known to change nothing but what they print.
 
-use super::safe::{Judged, option_values, subcommand};
+use super::args::{option_values, subcommand};
+use super::judged::Judged;
 use super::shell::Word;
 
 /// Build drivers of C/C++ projects, safe when they only build an existing build directory in the

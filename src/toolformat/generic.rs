@@ -27,6 +27,19 @@ impl Format for Generic {
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
+        let examples: Vec<String> = super::examples(
+            tools,
+            &[
+                ("filesystem", super::READ_CARGO),
+                ("execute_command", super::RUN_STATUS),
+            ],
+            2,
+        )
+        .into_iter()
+        .map(|(name, args)| {
+            format!("<TOOL_CALL>{{\"tool\": \"{name}\", \"args\": {args}}}</TOOL_CALL>")
+        })
+        .collect();
         format!(
             "You can use tools. Available tools (JSON signatures):\n{}\n\n\
              To call a tool, reply with the call alone, in exactly this form:\n\
@@ -34,10 +47,9 @@ impl Format for Generic {
              You may make several calls, one <TOOL_CALL> block each. Then stop and wait: the \
              result comes back as TOOL_RESULT: {{...}} or TOOL_ERROR: ... Never write results \
              yourself. When you have what you need, answer in plain text with no tags.\n\n\
-             Examples:\n\
-             <TOOL_CALL>{{\"tool\": \"filesystem\", \"args\": {{\"operation\": \"read\", \"path\": \"Cargo.toml\"}}}}</TOOL_CALL>\n\
-             <TOOL_CALL>{{\"tool\": \"execute_command\", \"args\": {{\"command\": \"git status\"}}}}</TOOL_CALL>",
-            signatures(tools)
+             Examples:\n{}",
+            signatures(tools),
+            examples.join("\n")
         )
     }
 

@@ -27,17 +27,32 @@ impl Format for Hermes {
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
+        let examples: Vec<String> = super::examples(
+            tools,
+            &[
+                ("filesystem", super::LIST_CWD),
+                ("execute_command", r#"{"command": "cargo test"}"#),
+            ],
+            2,
+        )
+        .into_iter()
+        .map(|(name, args)| {
+            format!(
+                "<tool_call>\n{}\n</tool_call>",
+                super::example_object(&name, "arguments", args)
+            )
+        })
+        .collect();
         format!(
             "You are a function calling AI model. You are provided with function signatures within \
              <tools></tools> XML tags. You may call one or more functions to assist with the user \
              query. Don't make assumptions about what values to plug into functions.\n<tools>\n{}\n</tools>\n\
              For each function call return a json object with function name and arguments within \
              <tool_call></tool_call> XML tags as follows:\n<tool_call>\n{{\"name\": <function-name>, \
-             \"arguments\": <args-dict>}}\n</tool_call>\n\nExamples:\n<tool_call>\n{{\"name\": \"filesystem\", \
-             \"arguments\": {{\"operation\": \"list\", \"path\": \".\"}}}}\n</tool_call>\n<tool_call>\n\
-             {{\"name\": \"execute_command\", \"arguments\": {{\"command\": \"cargo test\"}}}}\n</tool_call>\n\
+             \"arguments\": <args-dict>}}\n</tool_call>\n\nExamples:\n{}\n\
              Results come back in <tool_response></tool_response> tags; never write them yourself.",
-            signatures(tools)
+            signatures(tools),
+            examples.join("\n")
         )
     }
 

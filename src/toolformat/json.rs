@@ -25,13 +25,17 @@ impl Format for Json {
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
+        let example = super::examples(tools, &[("filesystem", super::LIST_CWD)], 1)
+            .into_iter()
+            .map(|(name, args)| super::example_object(&name, "arguments", args))
+            .collect::<String>();
         format!(
             "You can call these tools (JSON signatures):\n{}\n\nTo call one, reply with only a JSON \
-             object and nothing else:\n{{\"name\": \"tool_name\", \"arguments\": {{...}}}}\nFor example:\n\
-             {{\"name\": \"filesystem\", \"arguments\": {{\"operation\": \"list\", \"path\": \".\"}}}}\n\
+             object and nothing else:\n{{\"name\": \"tool_name\", \"arguments\": {{...}}}}\nFor example:\n{}\n\
              The result comes back in the next message. When you have the answer, reply in plain \
              text, not JSON.",
-            signatures(tools)
+            signatures(tools),
+            example
         )
     }
 

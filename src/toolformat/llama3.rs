@@ -83,14 +83,18 @@ impl Format for Llama3 {
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
+        let example = super::examples(tools, &[("filesystem", super::READ_CARGO)], 1)
+            .into_iter()
+            .map(|(name, args)| super::example_object(&name, "parameters", args))
+            .collect::<String>();
         format!(
             "Given the following functions, please respond with a JSON for a function call with its \
              proper arguments that best answers the given prompt.\n\nRespond in the format \
              {{\"name\": function name, \"parameters\": dictionary of argument name and its value}}. \
-             Do not use variables.\n\n{}\n\nFor example: {{\"name\": \"filesystem\", \"parameters\": \
-             {{\"operation\": \"read\", \"path\": \"Cargo.toml\"}}}}\nWhen you have the answer, reply \
+             Do not use variables.\n\n{}\n\nFor example: {}\nWhen you have the answer, reply \
              in plain text, with no JSON.",
-            signatures(tools)
+            signatures(tools),
+            example
         )
     }
 

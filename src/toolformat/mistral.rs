@@ -57,13 +57,18 @@ impl Format for Mistral {
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
+        let example = super::examples(tools, &[("filesystem", super::READ_CARGO)], 1)
+            .into_iter()
+            .map(|(name, args)| super::example_object(&name, "arguments", args))
+            .collect::<String>();
         format!(
             "[AVAILABLE_TOOLS] [{}] [/AVAILABLE_TOOLS]\nTo call tools, reply with only \
              [TOOL_CALLS] followed by a JSON array of calls, for example:\n[TOOL_CALLS] \
-             [{{\"name\": \"filesystem\", \"arguments\": {{\"operation\": \"read\", \"path\": \"Cargo.toml\"}}}}]\n\
+             [{}]\n\
              Results come back as [TOOL_RESULTS] ... [/TOOL_RESULTS]; never write them yourself. \
              When you have the answer, reply in plain text.",
-            signatures(tools).replace('\n', ", ")
+            signatures(tools).replace('\n', ", "),
+            example
         )
     }
 

@@ -182,6 +182,45 @@ fn default_fence_calls<F: Format + ?Sized>(
 }
 
 /// The tools as one JSON signature per line, as Hermes and Qwen templates list them.
+/// Example arguments of the built-in tools, for the examples of a format's section.
+const READ_CARGO: &str = r#"{"operation": "read", "path": "Cargo.toml"}"#;
+const LIST_CWD: &str = r#"{"operation": "list", "path": "."}"#;
+const RUN_STATUS: &str = r#"{"command": "git status"}"#;
+const SEARCH: &str = r#"{"query": "rust error E0502"}"#;
+
+/// The example calls a section shows: the format's preferred ones whose tools are on offer (a
+/// model shown a call of a tool it cannot use will make it), then any other built-in tool on
+/// offer, else the first tool with no arguments. `(name, arguments as JSON text)`.
+fn examples(
+    tools: &[ToolSpec],
+    preferred: &[(&str, &'static str)],
+    at_most: usize,
+) -> Vec<(String, &'static str)> {
+    let fallbacks = [
+        ("filesystem", READ_CARGO),
+        ("execute_command", RUN_STATUS),
+        ("web_search", SEARCH),
+    ];
+    let mut chosen: Vec<(String, &'static str)> = Vec::new();
+    for (name, arguments) in preferred.iter().chain(fallbacks.iter()) {
+        let offered = tools.iter().any(|t| t.name == *name);
+        if offered && chosen.len() < at_most && !chosen.iter().any(|(n, _)| n == name) {
+            chosen.push(((*name).to_string(), arguments));
+        }
+    }
+    if chosen.is_empty()
+        && let Some(first) = tools.first()
+    {
+        chosen.push((first.name.clone(), "{}"));
+    }
+    chosen
+}
+
+/// `{"name": "N", "<key>": ARGS}`: one example call in the JSON most formats use.
+fn example_object(name: &str, key: &str, arguments: &str) -> String {
+    format!("{{\"name\": \"{name}\", \"{key}\": {arguments}}}")
+}
+
 fn signatures(tools: &[ToolSpec]) -> String {
     tools
         .iter()
@@ -405,3 +444,55 @@ impl<'f> StreamParser<'f> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod section_tests {
+    use super::{Family, format_for};
+    use crate::protocol::ToolSpec;
+
+    fn tools(names: &[&str]) -> Vec<ToolSpec> {
+        names
+            .iter()
+            .map(|n| ToolSpec {
+                name: (*n).into(),
+                description: "d".into(),
+                parameters: serde_json::json!({}),
+            })
+            .collect()
+    }
+
+    /// A model shown an example call of a tool it cannot use makes that call: every family's
+    /// section names only the tools on offer (after `/tools disable`, or with MCP tools only).
+    #[test]
+    fn a_section_never_names_a_tool_that_is_not_on_offer() {
+        let all = ["filesystem", "execute_command", "web_search", "mcp_lookup"];
+        let offers: [&[&str]; 5] = [
+            &["filesystem"],
+            &["execute_command"],
+            &["web_search"],
+            &["mcp_lookup"],
+            &["filesystem", "web_search"],
+        ];
+        let families = [
+            Family::Generic,
+            Family::Hermes,
+            Family::Qwen,
+            Family::Llama3,
+            Family::Mistral,
+            Family::Json,
+        ];
+        for family in families {
+            for offer in offers {
+                let offered = tools(offer);
+                let section = format_for(family, &offered).system_section(&offered);
+                for name in all {
+                    assert_eq!(
+                        section.contains(&format!("\"{name}\"")),
+                        offer.contains(&name),
+                        "{} offering {offer:?} and {name}:\n{section}",
+                        family.name()
+                    );
+                }
+            }
+        }
+    }
+}

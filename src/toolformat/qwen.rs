@@ -36,15 +36,26 @@ impl Format for Qwen {
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
+        let example = super::examples(
+            tools,
+            &[(
+                "filesystem",
+                r#"{"operation": "read", "path": "README.md"}"#,
+            )],
+            1,
+        )
+        .into_iter()
+        .map(|(name, args)| super::example_object(&name, "arguments", args))
+        .collect::<String>();
         format!(
             "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
              You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{}\n</tools>\n\n\
              For each function call, return a json object with function name and arguments within \
              <tool_call></tool_call> XML tags:\n<tool_call>\n{{\"name\": <function-name>, \"arguments\": \
-             <args-json-object>}}\n</tool_call>\n\nFor example:\n<tool_call>\n{{\"name\": \"filesystem\", \
-             \"arguments\": {{\"operation\": \"read\", \"path\": \"README.md\"}}}}\n</tool_call>\n\
+             <args-json-object>}}\n</tool_call>\n\nFor example:\n<tool_call>\n{}\n</tool_call>\n\
              The results come back in <tool_response></tool_response> tags; never write them yourself.",
-            signatures(tools)
+            signatures(tools),
+            example
         )
     }
 

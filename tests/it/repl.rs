@@ -223,6 +223,37 @@ fn slash_commands_switch_model_and_tools_and_save() {
 }
 
 #[test]
+fn a_tool_disabled_in_the_repl_is_no_longer_described_to_a_prompt_based_model() {
+    let server = FakeServer::start(vec![text_reply("One."), text_reply("Two.")]);
+    let ai = Ai::new(&server.url);
+    let mut session = repl(&ai, &["-i", "--tool-format", "hermes"]);
+    session.exp_string("fake-model> ").expect("prompt");
+    session.send_line("first").expect("send");
+    session.exp_string("One.").expect("answer");
+    session.exp_string("fake-model> ").expect("prompt");
+    session
+        .send_line("/tools disable execute_command")
+        .expect("send");
+    session
+        .exp_string("execute_command disabled")
+        .expect("disabled");
+    session.send_line("second").expect("send");
+    session.exp_string("Two.").expect("answer");
+    session.exp_string("fake-model> ").expect("prompt");
+    exits_0(&mut session);
+    let system = |n: usize| {
+        server.chat_bodies()[n]["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (before, after) = (system(0), system(1));
+    assert!(before.contains("execute_command"), "{before}");
+    assert!(after.contains("filesystem"), "{after}");
+    assert!(!after.contains("execute_command"), "{after}");
+}
+
+#[test]
 fn the_confirmation_can_edit_the_command_before_it_runs() {
     let server = FakeServer::start(vec![
         tool_reply(&[("c1", "execute_command", json!({"command": "rm -rf build"}))]),
