@@ -16,6 +16,8 @@ mod step;
 mod turn;
 
 #[cfg(test)]
+mod core_props;
+#[cfg(test)]
 mod core_tests;
 #[cfg(test)]
 mod turn_tests;
