@@ -96,32 +96,6 @@ impl Gate {
         self.answered(request, reply)
     }
 
-    /// The same, with the person asked on a blocking thread, so the runtime stays free while
-    /// someone reads the prompt. Not used by the loop yet: when Ctrl-C drops the turn, the
-    /// blocking prompt would keep reading the terminal beside the REPL's line editor; it needs
-    /// the single cancellation token of the state-machine driver (#14) first.
-    pub async fn decide_off_runtime(&mut self, request: &ApprovalRequest) -> GateAnswer {
-        if let Some(answer) = self.settled(request) {
-            return answer;
-        }
-        let mut asker = std::mem::replace(&mut self.asker, Box::new(NobodyAsker));
-        let asked = request.clone();
-        let reply = match tokio::task::spawn_blocking(move || {
-            let reply = asker.ask(&asked);
-            (asker, reply)
-        })
-        .await
-        {
-            Ok((asker, reply)) => {
-                self.asker = asker;
-                reply
-            }
-            // The prompt died: fail closed (and keep failing closed; nobody is there to ask).
-            Err(_) => Err(NoTerminal),
-        };
-        self.answered(request, reply)
-    }
-
     /// The answer when no person needs asking: approvals by setting, flag, rule or "always".
     fn settled(&self, request: &ApprovalRequest) -> Option<GateAnswer> {
         let approved = |by| Some(GateAnswer::Approved { by, edited: None });
@@ -198,35 +172,6 @@ mod tests {
         let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
         let rules = Rules::new(&allow, &crate::config::PolicyConfig::default()).ok()?;
         Some(Gate::new(confirm, yes, rules, Box::new(Scripted(answers))))
-    }
-
-    #[tokio::test]
-    async fn a_person_is_asked_off_the_runtime_and_always_is_remembered() {
-        let mut g = gate(true, false, &[], vec![Answer::Always]).expect("gate");
-        let first = g.decide_off_runtime(&request("rm x")).await;
-        assert_eq!(
-            first,
-            GateAnswer::Approved {
-                by: DecidedBy::User,
-                edited: None
-            }
-        );
-        // The asker came back from its thread, and "always" covers the same command now.
-        let again = g.decide_off_runtime(&request("rm x")).await;
-        assert_eq!(
-            again,
-            GateAnswer::Approved {
-                by: DecidedBy::Session,
-                edited: None
-            }
-        );
-        let other = g.decide_off_runtime(&request("rm y")).await;
-        assert_eq!(
-            other,
-            GateAnswer::Denied {
-                by: DecidedBy::NoTerminal
-            }
-        );
     }
 
     #[test]
