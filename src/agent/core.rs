@@ -5,111 +5,15 @@
 //! duplicates, invalid calls, fallback to prompt-based calling, refusals, taint, reruns outside
 //! the sandbox, stops) is a table test; `driver` carries the commands out.
 
-use std::path::PathBuf;
-
+use super::current::Current;
 use super::end::{denied_end, limit_end, provider_end, stopped_end, unexpected_end};
+use super::machine::{Command, Input, Output, Setup};
 use super::mode::{Reply, ToolMode};
 use super::prompt::tools_sentence;
-use super::step::Current;
-use super::turn::{LimitHit, Limits, TurnState};
+use super::turn::{LimitHit, TurnState};
 use super::{Stop, TurnEnd};
-use crate::policy::Assessment;
-use crate::protocol::{
-    Action, ApprovalRequest, Event, Message, ToolCall, ToolChoice, ToolResult, ToolSpec, Usage,
-};
+use crate::protocol::{Event, Message, ToolChoice, ToolResult, ToolSpec, Usage};
 use crate::provider::ProviderError;
-use crate::tool::ToolOutcome;
-
-use super::approval::GateAnswer;
-
-/// What the driver reports back to the core.
-#[derive(Debug)]
-pub enum Input {
-    /// The turn begins (the user's message is the last one).
-    Start,
-    /// The model's reply, read whole.
-    Replied {
-        text: String,
-        reply: Reply,
-        usage: Option<Usage>,
-    },
-    /// The request failed.
-    Failed(ProviderError),
-    /// The current call was looked up, checked and judged.
-    Judged(Judgement),
-    /// The gate's answer to the current question.
-    Decided(GateAnswer),
-    /// The policy's verdict on a command a person edited.
-    Rejudged(Assessment),
-    /// The current call ran.
-    Ran(ToolOutcome),
-    /// Ctrl-C or a closed stdout; `partial` is the text shown of a reply cut short.
-    Stopped { why: Stop, partial: String },
-}
-
-/// What the driver found out about a call before anything runs.
-#[derive(Debug)]
-pub enum Judgement {
-    /// Not a call that can run (unknown tool, arguments that do not parse or validate).
-    Invalid(ToolOutcome),
-    Judged {
-        action: Action,
-        assessment: Assessment,
-        /// For commands the policy allows: whether the sandbox can contain it.
-        containment: Containment,
-    },
-}
-
-/// Whether an allowed command can run in the sandbox.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Containment {
-    /// No sandbox: the user chose `--sandbox off`, or the call is no command.
-    Off,
-    /// The sandbox is ready for this command.
-    Ready,
-    /// The sandbox cannot contain it, and why: it asks instead.
-    Unavailable(String),
-}
-
-/// What the driver must do next.
-#[derive(Debug)]
-pub enum Command {
-    /// Send the conversation to the model, with this tool choice.
-    Request { choice: ToolChoice },
-    /// Look the call up, check its arguments and ask the policy.
-    Judge(ToolCall),
-    /// Ask the approval gate.
-    Ask(ApprovalRequest),
-    /// Ask the policy about an edited command.
-    Rejudge(String),
-    /// Run the call (its arguments as they are to run), in the sandbox or not.
-    Run { call: ToolCall, contained: bool },
-    /// The turn is over.
-    Finish(TurnEnd),
-}
-
-/// The core's answer to one input.
-#[derive(Debug)]
-pub struct Output {
-    pub events: Vec<Event>,
-    /// Messages to append to the conversation, in order.
-    pub append: Vec<Message>,
-    pub next: Command,
-}
-
-/// What a turn is set up with.
-#[derive(Debug, Clone)]
-pub struct Setup {
-    /// The tools on offer this turn.
-    pub specs: Vec<ToolSpec>,
-    pub model: String,
-    pub cwd: PathBuf,
-    pub limits: Limits,
-    /// The choice of the first request (later ones are `auto`, or the model could never answer).
-    pub tool_choice: ToolChoice,
-    /// Whether the system prompt names the tools (the widget's instructions do without).
-    pub name_tools: bool,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

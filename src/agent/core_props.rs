@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::approval::{DecidedBy, GateAnswer};
-use super::core::{Command, Containment, Core, Input, Judgement, Setup};
+use super::core::Core;
+use super::machine::{Command, Containment, Input, Judgement, Setup};
 use super::mode::{Reply, ToolMode};
 use super::turn::Limits;
 use super::{Stop, TurnEnd};

@@ -4,7 +4,8 @@
 use serde_json::json;
 
 use super::approval::{DecidedBy, GateAnswer};
-use super::core::{Command, Containment, Core, Input, Judgement, Setup};
+use super::core::Core;
+use super::machine::{Command, Containment, Input, Judgement, Setup};
 use super::mode::{Reply, ToolMode};
 use super::turn::Limits;
 use super::{Stop, TurnEnd};

@@ -12,8 +12,9 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::approval::Gate;
-use super::core::{Command, Containment, Core, Input, Judgement, Output, Setup};
+use super::core::Core;
 use super::judge::strictest;
+use super::machine::{Command, Containment, Input, Judgement, Output, Setup};
 use super::outcome::unknown_tool;
 use super::sandbox::Sandbox;
 use super::{Agent, Stop, TurnEnd, millis};

@@ -4,9 +4,11 @@
 
 mod approval;
 mod core;
+mod current;
 mod driver;
 mod end;
 mod judge;
+mod machine;
 mod mode;
 mod outcome;
 mod prompt;

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use crate::policy::sandbox::{Capabilities, Plan, SandboxMode};
 use crate::protocol::Event;
 
-use super::core::Containment;
+use super::machine::Containment;
 
 /// The sandbox of allowed commands, checked against the kernel on first use.
 pub struct Sandbox {

@@ -3,11 +3,11 @@
 //! offered a rerun outside the sandbox, and finished: taint noted, its result remembered for
 //! duplicates, its record emitted.
 
-use serde_json::Value;
-
 use super::approval::{DecidedBy, GateAnswer};
-use super::core::{Command, Containment, Core, Input, Judgement};
+use super::core::Core;
+use super::current::{Current, Stage};
 use super::end::unexpected_end;
+use super::machine::{Command, Containment, Input, Judgement};
 use super::outcome::{
     allow_flags, blocked, denied, duplicate, not_run_after_refusal, not_run_past_limit, subject_of,
     verdict_word,
@@ -15,71 +15,9 @@ use super::outcome::{
 use super::turn::Effect;
 use crate::policy::{Assessment, Verdict};
 use crate::protocol::{
-    Action, ApprovalRequest, CallError, CallErrorCode, Decision, Event, ToolCall, ToolCallRecord,
+    Action, ApprovalRequest, CallError, CallErrorCode, Decision, Event, ToolCallRecord,
 };
 use crate::tool::ToolOutcome;
-
-/// Where the current call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    Judging,
-    Asking,
-    /// The sandbox refused it; a person is asked to run it outside.
-    AskingRerun,
-    Rejudging,
-    Running {
-        contained: bool,
-        approved: bool,
-    },
-}
-
-/// The call being answered.
-pub(super) struct Current {
-    call: ToolCall,
-    stage: Stage,
-    /// What the call would do and the policy's own verdict on it.
-    judged: Option<(Action, Assessment)>,
-    containment: Containment,
-    /// Safe by policy, asked only because of taint: once approved it still runs in the sandbox
-    /// (approval must not widen what the sandbox contains).
-    contain_approved: bool,
-    /// The question put to a person.
-    asked: Option<ApprovalRequest>,
-    /// The command a person edited, until the policy has judged it.
-    edit: Option<String>,
-    /// The command as a person edited it, with the policy's verdict on it.
-    edited: Option<(String, Assessment)>,
-    /// The sandbox's refusal, while a person is asked to run the command outside it.
-    blocked: Option<ToolOutcome>,
-    /// How many refusals nobody could answer there were before the rerun question.
-    unapproved_before: usize,
-}
-
-impl Current {
-    fn new(call: ToolCall) -> Self {
-        Current {
-            call,
-            stage: Stage::Judging,
-            judged: None,
-            containment: Containment::Off,
-            contain_approved: false,
-            asked: None,
-            edit: None,
-            edited: None,
-            blocked: None,
-            unapproved_before: 0,
-        }
-    }
-
-    /// The arguments it ran with: an edited command is recorded (and audited) as it ran.
-    fn ran_with(&self) -> Value {
-        let mut arguments = self.call.arguments.clone();
-        if let (Some((command, _)), Some(object)) = (&self.edited, arguments.as_object_mut()) {
-            object.insert("command".into(), Value::String(command.clone()));
-        }
-        arguments
-    }
-}
 
 impl Core<'_> {
     /// Starts the next call of the reply, or hands the results back when all are answered.

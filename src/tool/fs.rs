@@ -199,7 +199,10 @@ fn all_paths(path: Option<&str>, paths: &[String]) -> Vec<String> {
 
 pub(super) fn run(args: &FsArgs, ctx: &ToolContext) -> ToolOutcome {
     if let Some(paths) = &args.paths {
-        return super::fs_batch::read_many(&all_paths(args.path.as_deref(), paths), ctx);
+        let paths = all_paths(args.path.as_deref(), paths);
+        return super::fs_batch::read_many(&paths, ctx, |path, shown| {
+            read(path, shown, &FsArgs::whole(shown), ctx)
+        });
     }
     let shown = args.path.as_deref().unwrap_or_default();
     let Some(path) = super::resolve(shown, &ctx.cwd, ctx.home.as_deref()) else {

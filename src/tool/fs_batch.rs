@@ -4,7 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::fs::{FsArgs, read};
+use std::path::Path;
+
 use super::{ToolContext, ToolOutcome};
 use crate::protocol::{CallErrorCode, ToolErrorType, ToolResult};
 
@@ -15,8 +16,13 @@ const BUDGET_TOKENS: u64 = 32_000;
 /// A rough count that errs high for code: about four bytes a token.
 const BYTES_PER_TOKEN: u64 = 4;
 
-/// Reads `paths` in order until the budget is spent; the rest are listed as left out.
-pub fn read_many(paths: &[String], ctx: &ToolContext) -> ToolOutcome {
+/// Reads `paths` in order with `read_whole` (a resolved path and the path as the model wrote
+/// it) until the budget is spent; the rest are listed as left out.
+pub fn read_many(
+    paths: &[String],
+    ctx: &ToolContext,
+    read_whole: impl Fn(&Path, &str) -> ToolOutcome,
+) -> ToolOutcome {
     let budget = BUDGET_TOKENS.min(ctx.fs_max_size / BYTES_PER_TOKEN).max(1);
     let mut files: Vec<Value> = Vec::new();
     let mut left_out: Vec<Value> = Vec::new();
@@ -26,7 +32,7 @@ pub fn read_many(paths: &[String], ctx: &ToolContext) -> ToolOutcome {
             left_out.push(json!({"path": shown, "reason": "the path is empty"}));
             continue;
         };
-        let outcome = read(&path, shown, &FsArgs::whole(shown), ctx);
+        let outcome = read_whole(&path, shown);
         if !outcome.result.success {
             left_out.push(json!({"path": shown, "reason": outcome.result.error}));
             continue;
@@ -84,7 +90,13 @@ fn estimate(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
+    use crate::tool::fs::{FsArgs, read};
+
+    fn read_many(paths: &[String], ctx: &ToolContext) -> ToolOutcome {
+        super::read_many(paths, ctx, |path, shown| {
+            read(path, shown, &FsArgs::whole(shown), ctx)
+        })
+    }
 
     fn ctx(dir: &Path, max: u64) -> ToolContext {
         ToolContext {

@@ -1,0 +1,71 @@
+//! The call the loop is answering: where it is (judged, asked about, running) and what has been
+//! decided about it so far.
+
+use serde_json::Value;
+
+use super::machine::Containment;
+use crate::policy::Assessment;
+use crate::protocol::{Action, ApprovalRequest, ToolCall};
+use crate::tool::ToolOutcome;
+
+/// Where the current call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stage {
+    Judging,
+    Asking,
+    /// The sandbox refused it; a person is asked to run it outside.
+    AskingRerun,
+    Rejudging,
+    Running {
+        contained: bool,
+        approved: bool,
+    },
+}
+
+/// The call being answered.
+pub(super) struct Current {
+    pub(super) call: ToolCall,
+    pub(super) stage: Stage,
+    /// What the call would do and the policy's own verdict on it.
+    pub(super) judged: Option<(Action, Assessment)>,
+    pub(super) containment: Containment,
+    /// Safe by policy, asked only because of taint: once approved it still runs in the sandbox
+    /// (approval must not widen what the sandbox contains).
+    pub(super) contain_approved: bool,
+    /// The question put to a person.
+    pub(super) asked: Option<ApprovalRequest>,
+    /// The command a person edited, until the policy has judged it.
+    pub(super) edit: Option<String>,
+    /// The command as a person edited it, with the policy's verdict on it.
+    pub(super) edited: Option<(String, Assessment)>,
+    /// The sandbox's refusal, while a person is asked to run the command outside it.
+    pub(super) blocked: Option<ToolOutcome>,
+    /// How many refusals nobody could answer there were before the rerun question.
+    pub(super) unapproved_before: usize,
+}
+
+impl Current {
+    pub(super) fn new(call: ToolCall) -> Self {
+        Current {
+            call,
+            stage: Stage::Judging,
+            judged: None,
+            containment: Containment::Off,
+            contain_approved: false,
+            asked: None,
+            edit: None,
+            edited: None,
+            blocked: None,
+            unapproved_before: 0,
+        }
+    }
+
+    /// The arguments it ran with: an edited command is recorded (and audited) as it ran.
+    pub(super) fn ran_with(&self) -> Value {
+        let mut arguments = self.call.arguments.clone();
+        if let (Some((command, _)), Some(object)) = (&self.edited, arguments.as_object_mut()) {
+            object.insert("command".into(), Value::String(command.clone()));
+        }
+        arguments
+    }
+}
