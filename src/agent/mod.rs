@@ -22,6 +22,8 @@ mod core_props;
 #[cfg(test)]
 mod core_tests;
 #[cfg(test)]
+mod review_tests;
+#[cfg(test)]
 mod turn_tests;
 
 use std::time::Instant;
