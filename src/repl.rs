@@ -212,7 +212,10 @@ pub async fn run(
         if !is_retry(&messages, &input) {
             messages.push(Message::User { content: input });
         }
-        let dropped = trim_to_budget(&mut messages, CONTEXT_BUDGET);
+        // What the agent adds to the instructions on each request (the tools' section of a
+        // prompt-based format) counts against the budget too.
+        let tool_section = mode.system_section(&parts.registry.specs()).len() / 4;
+        let dropped = trim_to_budget(&mut messages, CONTEXT_BUDGET.saturating_sub(tool_section));
         if dropped > 0 {
             ui::to_stderr(&format!(
                 "(dropped the {dropped} oldest messages to stay within the context budget)"

@@ -12,7 +12,7 @@ use super::mode::{Reply, ToolMode};
 use super::prompt::tools_sentence;
 use super::turn::{LimitHit, TurnState};
 use super::{Stop, TurnEnd};
-use crate::protocol::{Event, Message, ToolChoice, ToolResult, ToolSpec, Usage};
+use crate::protocol::{Event, Message, ToolChoice, ToolErrorType, ToolResult, ToolSpec, Usage};
 use crate::provider::ProviderError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +78,7 @@ impl<'m> Core<'m> {
             }
             (Phase::Requesting, Input::Failed(err)) => self.failed(&err),
             (Phase::Calling, input) => self.call_step(input),
-            (phase, input) => self.finish(unexpected_end(&format!("{input:?} in {phase:?}"))),
+            (phase, input) => self.abort(&format!("{input:?} in {phase:?}")),
         }
     }
 
@@ -86,13 +86,17 @@ impl<'m> Core<'m> {
     /// `base`, then the tools on offer now (by name, and the format's own section when calls are
     /// prompt-based), so a tool switched off or a format switched mid-run is never advertised.
     pub fn system_prompt(&self, base: &str) -> String {
-        let mut system = base.to_string();
+        // The sentence naming the tools ends the first paragraph (the instructions); what
+        // follows it (the last shell command) stays after it.
+        let (head, rest) = base.split_at(base.find("\n\n").unwrap_or(base.len()));
+        let mut system = head.to_string();
         if self.setup.name_tools && !self.setup.specs.is_empty() {
             if !system.is_empty() {
                 system.push(' ');
             }
             system.push_str(&tools_sentence(&self.tool_names()));
         }
+        system.push_str(rest);
         let section = self.mode.system_section(&self.setup.specs);
         if !section.is_empty() {
             system.push_str("\n\n");
@@ -177,7 +181,7 @@ impl<'m> Core<'m> {
     /// refusal nobody could answer ends the turn (the model gets no chance to route around it).
     pub(super) fn batch_done(&mut self) -> Command {
         let Some(batch) = self.batch.take() else {
-            return self.finish(unexpected_end("no calls to finish"));
+            return self.abort("no calls to finish");
         };
         self.append
             .extend(self.mode.render(&batch.reply, &batch.results));
@@ -208,35 +212,47 @@ impl<'m> Core<'m> {
     }
 
     /// A stop keeps the conversation valid for the next turn: the text of a reply cut short is
-    /// kept, marked, and every call of the reply under way gets a result.
+    /// kept, marked, and every call of the reply under way gets a result; the call in hand is
+    /// completed in the event stream, and the turn's usage and requests are still counted.
     fn stopped(&mut self, why: Stop, partial: &str) -> Command {
-        match self.phase {
-            Phase::Requesting if !partial.trim().is_empty() => {
-                self.append.push(Message::Assistant {
-                    content: format!("{partial} [interrupted]"),
-                    tool_calls: Vec::new(),
-                });
-            }
-            Phase::Calling => {
-                if let Some(mut batch) = self.batch.take() {
-                    while batch.results.len() < batch.reply.calls.len() {
-                        batch.results.push(ToolResult::fail(
-                            crate::protocol::ToolErrorType::UserError,
-                            "interrupted by the user",
-                        ));
-                    }
-                    self.append
-                        .extend(self.mode.render(&batch.reply, &batch.results));
-                }
-            }
-            _ => {}
+        if self.phase == Phase::Requesting && !partial.trim().is_empty() {
+            self.append.push(Message::Assistant {
+                content: format!("{partial} [interrupted]"),
+                tool_calls: Vec::new(),
+            });
         }
-        self.phase = Phase::Finished;
-        Command::Finish(stopped_end(why))
+        self.cut_short("interrupted by the user");
+        self.finish(stopped_end(why))
+    }
+
+    /// The driver fed the core something that does not fit: a bug, reported as an internal error
+    /// rather than a panic, with the conversation left valid.
+    pub(super) fn abort(&mut self, what: &str) -> Command {
+        self.cut_short("not run: internal error in the tool loop");
+        self.finish(unexpected_end(what))
+    }
+
+    /// Answers the call in hand and every call after it with `why`, and hands the results back.
+    fn cut_short(&mut self, why: &str) {
+        let Some(mut batch) = self.batch.take() else {
+            return;
+        };
+        if let Some(current) = batch.current.take() {
+            self.events.push(Event::ToolCallCompleted {
+                record: current.cut_short(why),
+            });
+        }
+        while batch.results.len() < batch.reply.calls.len() {
+            batch
+                .results
+                .push(ToolResult::fail(ToolErrorType::UserError, why));
+        }
+        self.append
+            .extend(self.mode.render(&batch.reply, &batch.results));
     }
 }
 
-/// An input that does not fit where the turn is: a bug in the driver, reported, never a panic.
+/// An input after the turn ended: a bug in the driver, reported, never a panic.
 fn unexpected(input: &Input, when: &str) -> Command {
     Command::Finish(unexpected_end(&format!("{input:?} {when}")))
 }

@@ -113,6 +113,8 @@ struct Log {
     escaped: bool,
     /// A command ran unasked after the turn was tainted.
     unasked_after_taint: bool,
+    /// A policy-safe command asked about only because of taint ran outside the sandbox.
+    taint_widened: bool,
     /// Something happened after a refusal nobody could answer (other than answering the rest).
     after_refusal: bool,
 }
@@ -168,13 +170,13 @@ fn judgement(dice: &mut Dice, call: &ToolCall) -> (Input, Verdict, bool, bool) {
     let verdict = dice.verdict();
     let action = action_of(call);
     let is_command = matches!(action, Action::Exec { .. });
-    let containment = match (is_command, verdict, dice.roll(3)) {
-        (true, Verdict::Allow, 0) => Containment::Ready,
+    let containment = match (is_command, verdict, dice.roll(4)) {
         (true, Verdict::Allow, 1) => Containment::Unavailable("no Landlock".into()),
+        (true, Verdict::Allow, 2) => Containment::Partial("no network rules".into()),
         (true, Verdict::Allow, _) => Containment::Ready,
         _ => Containment::Off,
     };
-    let ready = containment == Containment::Ready;
+    let ready = matches!(containment, Containment::Ready | Containment::Partial(_));
     let input = Input::Judged(Judgement::Judged {
         action,
         assessment: assessment(verdict, dice.roll(4) == 0),
@@ -222,6 +224,9 @@ struct Seen {
     asked: bool,
     tainted: bool,
     refused: bool,
+    /// The policy's own verdict on the call, before taint or an edit.
+    allowed: bool,
+    edited: bool,
 }
 
 /// Drives one turn to its end; `None` if it did not end within a bound.
@@ -261,6 +266,7 @@ fn simulate(format: ToolFormat, rolls: Vec<u8>) -> Option<(TurnEnd, Vec<Message>
                     is_command,
                     ready,
                     tainted,
+                    allowed: verdict == Verdict::Allow,
                     ..Seen::default()
                 };
                 input
@@ -279,6 +285,7 @@ fn simulate(format: ToolFormat, rolls: Vec<u8>) -> Option<(TurnEnd, Vec<Message>
             Command::Rejudge(_) => {
                 let verdict = dice.verdict();
                 seen.verdict = Some(verdict);
+                seen.edited = true;
                 Input::Rejudged(assessment(verdict, false))
             }
             Command::Run { contained, .. } => {
@@ -286,6 +293,12 @@ fn simulate(format: ToolFormat, rolls: Vec<u8>) -> Option<(TurnEnd, Vec<Message>
                 log.ran_denied |= seen.verdict == Some(Verdict::Deny);
                 log.escaped |= seen.is_command && seen.ready && !contained && !seen.asked;
                 log.unasked_after_taint |= seen.is_command && seen.tainted && !seen.asked;
+                log.taint_widened |= seen.is_command
+                    && seen.tainted
+                    && seen.allowed
+                    && seen.ready
+                    && !seen.edited
+                    && !contained;
                 Input::Ran(outcome(&mut dice))
             }
         };
@@ -332,6 +345,7 @@ proptest! {
         prop_assert!(!log.ran_denied, "a blocked call ran");
         prop_assert!(!log.escaped, "an allowed command left the sandbox unasked");
         prop_assert!(!log.unasked_after_taint, "a command ran unasked after taint");
+        prop_assert!(!log.taint_widened, "an approval under taint widened the sandbox");
         prop_assert!(!log.after_refusal, "the turn went on after a refusal nobody could answer");
         if format == ToolFormat::Auto && messages.iter().all(|m| !matches!(m, Message::User { .. })) {
             prop_assert!(every_call_answered(&messages), "{messages:?}");

@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use super::machine::Containment;
 use crate::policy::Assessment;
-use crate::protocol::{Action, ApprovalRequest, ToolCall};
+use crate::protocol::{
+    Action, ApprovalRequest, CallError, CallErrorCode, Decision, ToolCall, ToolCallRecord,
+};
 use crate::tool::ToolOutcome;
 
 /// Where the current call is.
@@ -67,5 +69,30 @@ impl Current {
             object.insert("command".into(), Value::String(command.clone()));
         }
         arguments
+    }
+
+    /// The record of a call a stop (or a fault) cut short: it never finished.
+    pub(super) fn cut_short(&self, why: &str) -> ToolCallRecord {
+        let decision = match self.stage {
+            Stage::Running { approved: true, .. } => Decision::Approved,
+            Stage::Running {
+                approved: false, ..
+            } => Decision::Allow,
+            _ => Decision::Denied,
+        };
+        ToolCallRecord {
+            id: self.call.id.clone(),
+            name: self.call.name.clone(),
+            arguments: self.ran_with(),
+            decision,
+            ok: false,
+            exit_code: None,
+            duration_ms: 0,
+            output_truncated: false,
+            error: Some(CallError {
+                code: CallErrorCode::ExecutionFailed,
+                message: why.into(),
+            }),
+        }
     }
 }

@@ -59,6 +59,9 @@ pub enum Containment {
     Off,
     /// The sandbox is ready for this command.
     Ready,
+    /// The sandbox can confine its files but not keep it off the network (Landlock ABI < 4),
+    /// and why: it asks instead, and once approved because of taint it still runs confined.
+    Partial(String),
     /// The sandbox cannot contain it, and why: it asks instead.
     Unavailable(String),
 }

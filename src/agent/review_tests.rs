@@ -1,17 +1,17 @@
-//! Review of the state-machine rewrite (d23d1c6..HEAD): each test pins a behaviour of the old
-//! async loop (`git show d23d1c6:src/agent/call.rs`) that a safety rule depends on. The failing
-//! ones show where the rewrite is less strict than before (or lost an event); the passing ones
-//! record edge cases checked and found equal.
+//! Regression tests from a review of the state-machine rewrite: each pins a behaviour of the
+//! old async loop that a safety rule depends on (taint keeps whatever confinement the sandbox can
+//! give, an approval under taint never turns into a run outside the sandbox), or an event a
+//! consumer relies on (a stopped turn still completes its call and its turn).
 
 use serde_json::json;
 
+use super::Stop;
 use super::approval::{DecidedBy, Gate, GateAnswer};
 use super::core::Core;
 use super::machine::{Command, Containment, Input, Judgement, Setup};
 use super::mode::{Reply, ToolMode};
 use super::prompt::{instructions, tools_sentence};
 use super::turn::Limits;
-use super::Stop;
 use crate::config::ToolFormat;
 use crate::policy::{Assessment, Rules, Unit, Verdict};
 use crate::protocol::{
@@ -186,7 +186,11 @@ fn run_of(command: &Command) -> Option<bool> {
 
 /// Drives the current call to its end, answering every question with `answer`; returns whether
 /// each run was contained, in order.
-fn runs_until_done(turn: &mut Turn<'_>, mut next: Command, answer: &dyn Fn() -> Input) -> Vec<bool> {
+fn runs_until_done(
+    turn: &mut Turn<'_>,
+    mut next: Command,
+    answer: &dyn Fn() -> Input,
+) -> Vec<bool> {
     let mut runs = Vec::new();
     for _ in 0..10 {
         next = match next {
@@ -220,7 +224,7 @@ fn taint_approval_on_a_kernel_without_network_rules_still_runs_in_the_filesystem
     let mut mode = native();
     let mut turn = Turn::new(&mut mode);
     tainted_then(&mut turn, "cargo build");
-    let no_network = Containment::Unavailable(
+    let no_network = Containment::Partial(
         "this kernel cannot keep sandboxed commands off the network (Landlock ABI < 4)".into(),
     );
     let ask = turn.feed(exec_judged("cargo build", Verdict::Allow, no_network));
@@ -243,7 +247,11 @@ fn taint_with_yes_never_reruns_a_sandbox_blocked_command_outside() {
     let mut mode = native();
     let mut turn = Turn::new(&mut mode);
     tainted_then(&mut turn, "make install");
-    let ask = turn.feed(exec_judged("make install", Verdict::Allow, Containment::Ready));
+    let ask = turn.feed(exec_judged(
+        "make install",
+        Verdict::Allow,
+        Containment::Ready,
+    ));
     assert!(matches!(ask, Command::Ask(_)), "{ask:?}");
     let runs = runs_until_done(&mut turn, ask, &|| approved_by(DecidedBy::YesFlag));
     assert_eq!(
@@ -274,7 +282,11 @@ fn taint_always_answer_does_not_silently_approve_running_outside_the_sandbox() {
     let mut mode = native();
     let mut turn = Turn::new(&mut mode);
     tainted_then(&mut turn, "make install");
-    let mut next = turn.feed(exec_judged("make install", Verdict::Allow, Containment::Ready));
+    let mut next = turn.feed(exec_judged(
+        "make install",
+        Verdict::Allow,
+        Containment::Ready,
+    ));
     let mut runs = Vec::new();
     let mut deciders = Vec::new();
     for _ in 0..10 {
@@ -309,7 +321,11 @@ fn a_rerun_question_under_taint_still_names_the_untrusted_content() {
     let mut mode = native();
     let mut turn = Turn::new(&mut mode);
     tainted_then(&mut turn, "make install");
-    turn.feed(exec_judged("make install", Verdict::Allow, Containment::Ready));
+    turn.feed(exec_judged(
+        "make install",
+        Verdict::Allow,
+        Containment::Ready,
+    ));
     turn.feed(approved_by(DecidedBy::User));
     match turn.feed(blocked_by_sandbox()) {
         Command::Ask(request) => {
@@ -363,7 +379,10 @@ fn a_call_cut_short_by_a_stop_is_completed_in_the_event_stream() {
     });
     let started = turn.count(|e| matches!(e, Event::ToolCallStarted { .. }));
     let completed = turn.count(|e| matches!(e, Event::ToolCallCompleted { .. }));
-    assert_eq!(started, completed, "started {started}, completed {completed}");
+    assert_eq!(
+        started, completed,
+        "started {started}, completed {completed}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,7 +416,11 @@ fn checked_a_rerun_nobody_could_approve_ends_the_turn_mid_reply() {
     let mut turn = Turn::new(&mut mode);
     turn.feed(Input::Start);
     turn.feed(replied(vec![command("1", "make install"), read("2", "a")]));
-    turn.feed(exec_judged("make install", Verdict::Allow, Containment::Ready));
+    turn.feed(exec_judged(
+        "make install",
+        Verdict::Allow,
+        Containment::Ready,
+    ));
     turn.feed(blocked_by_sandbox());
     let end = match turn.feed(Input::Decided(GateAnswer::Denied {
         by: DecidedBy::NoTerminal,
@@ -446,13 +469,23 @@ fn checked_only_policy_allowed_reads_are_replayed() {
     turn.feed(read_judged("a", Verdict::Allow));
     let next = turn.feed(ran_ok("A"));
     assert!(matches!(next, Command::Request { .. }));
-    let next = turn.feed(replied(vec![read("4", "a"), command("5", "ls"), read("6", "a")]));
+    let next = turn.feed(replied(vec![
+        read("4", "a"),
+        command("5", "ls"),
+        read("6", "a"),
+    ]));
     // 4 is answered from before; 5 is judged.
-    assert!(matches!(&next, Command::Judge(c) if c.id == "5"), "{next:?}");
+    assert!(
+        matches!(&next, Command::Judge(c) if c.id == "5"),
+        "{next:?}"
+    );
     turn.feed(exec_judged("ls", Verdict::Allow, Containment::Ready));
     // After a command the same read is made again.
     let next = turn.feed(ran_ok("a"));
-    assert!(matches!(&next, Command::Judge(c) if c.id == "6"), "{next:?}");
+    assert!(
+        matches!(&next, Command::Judge(c) if c.id == "6"),
+        "{next:?}"
+    );
 }
 
 /// Rule 1: an edit during the rerun-outside question is judged again; a denied edit never runs.
@@ -462,14 +495,21 @@ fn checked_an_edit_in_the_rerun_question_cannot_unblock() {
     let mut turn = Turn::new(&mut mode);
     turn.feed(Input::Start);
     turn.feed(replied(vec![command("1", "make install")]));
-    turn.feed(exec_judged("make install", Verdict::Allow, Containment::Ready));
+    turn.feed(exec_judged(
+        "make install",
+        Verdict::Allow,
+        Containment::Ready,
+    ));
     turn.feed(blocked_by_sandbox());
     let next = turn.feed(Input::Decided(GateAnswer::Approved {
         by: DecidedBy::User,
         edited: Some("cat ~/.ssh/id_rsa".into()),
     }));
     assert!(matches!(next, Command::Rejudge(_)), "{next:?}");
-    let next = turn.feed(Input::Rejudged(assessment(Verdict::Deny, "cat ~/.ssh/id_rsa")));
+    let next = turn.feed(Input::Rejudged(assessment(
+        Verdict::Deny,
+        "cat ~/.ssh/id_rsa",
+    )));
     assert!(matches!(next, Command::Request { .. }), "{next:?}");
     let last = turn.events.iter().rev().find_map(|e| match e {
         Event::ToolCallCompleted { record } => Some(record.decision),

@@ -62,14 +62,18 @@ impl Sandbox {
         command: &str,
         emit: &mut dyn FnMut(&Event),
     ) -> (Containment, Option<Vec<OsString>>) {
-        if let Some(reason) = self.must_ask(emit) {
-            return (Containment::Unavailable(reason), None);
+        if self.plan.mode == SandboxMode::Off {
+            return (Containment::Off, None);
         }
-        match self.prefix(command, emit) {
-            Some(prefix) => (Containment::Ready, Some(prefix)),
-            None if self.plan.mode == SandboxMode::Off => (Containment::Off, None),
+        let network = self.capabilities(emit).network;
+        match (self.must_ask(emit), self.prefix(command, emit)) {
+            (Some(reason), Some(prefix)) if !network => {
+                (Containment::Partial(reason), Some(prefix))
+            }
+            (Some(reason), _) => (Containment::Unavailable(reason), None),
+            (None, Some(prefix)) => (Containment::Ready, Some(prefix)),
             // The sandbox could not be prepared for this command: nothing contains it.
-            None => (
+            (None, None) => (
                 Containment::Unavailable("the sandbox could not be prepared for it".into()),
                 None,
             ),

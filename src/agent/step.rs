@@ -6,7 +6,6 @@
 use super::approval::{DecidedBy, GateAnswer};
 use super::core::Core;
 use super::current::{Current, Stage};
-use super::end::unexpected_end;
 use super::machine::{Command, Containment, Input, Judgement};
 use super::outcome::{
     allow_flags, blocked, denied, duplicate, not_run_after_refusal, not_run_past_limit, subject_of,
@@ -27,7 +26,7 @@ impl Core<'_> {
         loop {
             let limits = self.setup.limits;
             let Some(batch) = self.batch.as_mut() else {
-                return self.finish(unexpected_end("a call outside a reply"));
+                return self.abort("a call outside a reply");
             };
             let Some(call) = batch.reply.calls.get(batch.results.len()).cloned() else {
                 return self.batch_done();
@@ -69,9 +68,7 @@ impl Core<'_> {
             }
             (Some(Stage::Rejudging), Input::Rejudged(recheck)) => self.rejudged(recheck),
             (Some(Stage::Running { .. }), Input::Ran(outcome)) => self.ran(outcome),
-            (stage, input) => self.finish(unexpected_end(&format!(
-                "{input:?} at call stage {stage:?}"
-            ))),
+            (stage, input) => self.abort(&format!("{input:?} at call stage {stage:?}")),
         }
     }
 
@@ -102,7 +99,7 @@ impl Core<'_> {
         }
         let is_command = matches!(action, Action::Exec { .. });
         let Some(current) = self.current() else {
-            return self.finish(unexpected_end("a judgement without a call"));
+            return self.abort("a judgement without a call");
         };
         current.judged = Some((action, assessment));
         current.containment = containment.clone();
@@ -114,16 +111,18 @@ impl Core<'_> {
                 self.run(false, false)
             }
             (Verdict::Allow, true, Containment::Ready) => self.run(true, false),
-            (Verdict::Allow, true, Containment::Unavailable(reason)) => {
-                self.ask(effective.escalated(reason), Stage::Asking)
-            }
+            (
+                Verdict::Allow,
+                true,
+                Containment::Unavailable(reason) | Containment::Partial(reason),
+            ) => self.ask(effective.escalated(reason), Stage::Asking),
         }
     }
 
     fn ask(&mut self, assessment: Assessment, stage: Stage) -> Command {
         let cwd = self.setup.cwd.clone();
         let Some(current) = self.current() else {
-            return self.finish(unexpected_end("a question without a call"));
+            return self.abort("a question without a call");
         };
         let subject = current
             .judged
@@ -153,12 +152,17 @@ impl Core<'_> {
         };
         let unapproved = self.turn.unapproved.len();
         let Some(current) = self.current() else {
-            return self.finish(unexpected_end("an answer without a call"));
+            return self.abort("an answer without a call");
         };
         let id = current.call.id.clone();
         let rerun = current.stage == Stage::AskingRerun;
-        let contained =
-            !rerun && current.contain_approved && current.containment == Containment::Ready;
+        // Approval because of taint keeps whatever confinement the sandbox can give.
+        let contained = !rerun
+            && current.contain_approved
+            && matches!(
+                current.containment,
+                Containment::Ready | Containment::Partial(_)
+            );
         let refused = (by == DecidedBy::NoTerminal).then(|| {
             current.asked.as_ref().map_or_else(String::new, |asked| {
                 // The person reading the error learns why it asked, not only what.
@@ -200,7 +204,7 @@ impl Core<'_> {
     /// The edited command is judged again: a person can approve, never unblock.
     fn rejudged(&mut self, recheck: Assessment) -> Command {
         let Some(command) = self.current().and_then(|c| c.edit.take()) else {
-            return self.finish(unexpected_end("a verdict without an edited command"));
+            return self.abort("a verdict without an edited command");
         };
         self.events.push(Event::Notice {
             message: format!(
@@ -220,7 +224,7 @@ impl Core<'_> {
     /// Runs the current call: `contained` in the sandbox; `approved` by a person or a rule.
     fn run(&mut self, contained: bool, approved: bool) -> Command {
         let Some(current) = self.current() else {
-            return self.finish(unexpected_end("a run without a call"));
+            return self.abort("a run without a call");
         };
         current.stage = Stage::Running {
             contained,
@@ -233,26 +237,27 @@ impl Core<'_> {
 
     fn ran(&mut self, outcome: ToolOutcome) -> Command {
         let Some(current) = self.current() else {
-            return self.finish(unexpected_end("a result without a call"));
+            return self.abort("a result without a call");
         };
         let Stage::Running {
             contained,
             approved,
         } = current.stage
         else {
-            return self.finish(unexpected_end("a result before the run"));
+            return self.abort("a result before the run");
         };
-        if contained && outcome.error_code == Some(CallErrorCode::Blocked) {
-            // The sandbox refused something: a person may approve running the same command
-            // outside it. Outside, every command of the line runs unconfined: each must be
-            // approved.
+        if contained && !approved && outcome.error_code == Some(CallErrorCode::Blocked) {
+            // The sandbox refused something the policy let run unasked: a person may approve
+            // running the same command outside it. Outside, every command of the line runs
+            // unconfined: each must be approved. A command approved only on condition that it
+            // stays contained (taint) stays blocked: no flag, rule or "always" may lift that.
             let what = outcome.result.error.clone().unwrap_or_default();
             let Some(assessment) = current
                 .judged
                 .as_ref()
                 .map(|(_, a)| a.escalated(format!("{what}; run it again outside the sandbox?")))
             else {
-                return self.finish(unexpected_end("a sandboxed run that was never judged"));
+                return self.abort("a sandboxed run that was never judged");
             };
             current.blocked = Some(outcome);
             return self.ask(assessment, Stage::AskingRerun);
@@ -279,10 +284,10 @@ impl Core<'_> {
     fn rerun_refused(&mut self) -> Command {
         let unapproved = self.turn.unapproved.len();
         let Some(current) = self.current() else {
-            return self.finish(unexpected_end("a refusal without a call"));
+            return self.abort("a refusal without a call");
         };
         let Some(mut outcome) = current.blocked.take() else {
-            return self.finish(unexpected_end("a rerun without a refusal"));
+            return self.abort("a rerun without a refusal");
         };
         let what = outcome.result.error.clone().unwrap_or_default();
         let (command, flag) = current
@@ -305,7 +310,7 @@ impl Core<'_> {
 
     fn finish_call(&mut self, decision: Decision, outcome: ToolOutcome) -> Command {
         let Some(current) = self.batch.as_mut().and_then(|b| b.current.take()) else {
-            return self.finish(unexpected_end("no call to finish"));
+            return self.abort("no call to finish");
         };
         self.complete(current, decision, outcome);
         self.next_call()
