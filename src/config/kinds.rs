@@ -36,19 +36,13 @@ impl ToolFormat {
         ("json", ToolFormat::Json),
     ];
 
+    /// Any case: `Qwen` is `qwen`.
     pub fn parse(text: &str) -> Option<Self> {
-        let lower = text.to_ascii_lowercase();
-        Self::NAMES
-            .iter()
-            .find(|(name, _)| *name == lower)
-            .map(|(_, f)| *f)
+        by_name(&Self::NAMES, text)
     }
 
     pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(_, f)| *f == self)
-            .map_or("auto", |(name, _)| name)
+        name_of(&Self::NAMES, self)
     }
 }
 
@@ -99,18 +93,11 @@ impl WebProvider {
 
     /// Any case: `Brave` is `brave`.
     pub fn parse(text: &str) -> Option<Self> {
-        let lower = text.to_ascii_lowercase();
-        Self::NAMES
-            .iter()
-            .find(|(name, _)| *name == lower)
-            .map(|(_, w)| *w)
+        by_name(&Self::NAMES, text)
     }
 
     pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(_, w)| *w == self)
-            .map_or("duckduckgo", |(name, _)| name)
+        name_of(&Self::NAMES, self)
     }
 }
 
@@ -167,20 +154,13 @@ impl ProviderName {
 
     /// A name or alias, in any case; `local` only in a build with the embedded engine.
     pub fn parse(text: &str) -> Option<Self> {
-        let lower = text.to_ascii_lowercase();
-        Self::NAMES
-            .iter()
-            .chain(Self::ALIASES.iter())
-            .find(|(name, _)| *name == lower)
-            .map(|(_, p)| *p)
+        by_name(&Self::NAMES, text)
+            .or_else(|| by_name(&Self::ALIASES, text))
             .filter(|p| *p != ProviderName::Local || cfg!(feature = "local"))
     }
 
     pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(_, p)| *p == self)
-            .map_or("openai", |(name, _)| name)
+        name_of(&Self::NAMES, self)
     }
 
     /// What a valid value looks like, for the error about an invalid one.
@@ -200,6 +180,22 @@ impl ProviderName {
             names.join(", ")
         )
     }
+}
+
+/// The value spelled `text` (in any case) in a table of names.
+fn by_name<T: Copy>(names: &[(&'static str, T)], text: &str) -> Option<T> {
+    names
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(text))
+        .map(|(_, value)| *value)
+}
+
+/// The name of `value` in a table of names (every value has one: the tests check each table).
+fn name_of<T: Copy + PartialEq>(names: &[(&'static str, T)], value: T) -> &'static str {
+    names
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map_or("", |(name, _)| name)
 }
 
 #[cfg(test)]
@@ -222,6 +218,14 @@ mod tests {
             Some(ProviderName::OpenAi)
         );
         assert_eq!(ProviderName::parse("bogus"), None);
+    }
+
+    #[test]
+    fn every_tool_format_has_its_name() {
+        for (name, format) in ToolFormat::NAMES {
+            assert_eq!(format.name(), name);
+            assert_eq!(ToolFormat::parse(&name.to_uppercase()), Some(format));
+        }
     }
 
     #[test]
