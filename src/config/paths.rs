@@ -123,8 +123,10 @@ mod tests {
 
     #[test]
     fn without_home_only_the_xdg_variables_give_directories() {
-        let env = Env::from_pairs([("XDG_DATA_HOME", "/data")]);
+        let env = Env::from_pairs([("XDG_DATA_HOME", "/data")]).with_cwd(Path::new("/work"));
         let paths = Paths::new(&env);
+        assert_eq!(paths.cwd.as_deref(), Some(Path::new("/work")));
+        assert_eq!(paths.home, None);
         assert_eq!(paths.config_file, None);
         assert_eq!(
             paths.history_file.as_deref(),

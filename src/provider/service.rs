@@ -483,4 +483,21 @@ mod tests {
             matches!(err, Some(ConfigError::Invalid { ref name, .. }) if name == "SWEBASH_AI_API_KEY_CMD")
         );
     }
+
+    #[test]
+    fn a_failing_key_command_from_the_file_names_the_file_key() {
+        let file = FileLayer::parse(
+            "base_url = \"http://h/v1\"\napi_key_cmd = \"exit 3\"\n",
+            std::path::Path::new("/cfg/config.toml"),
+        );
+        let settings = file.and_then(|file| resolve(&Default::default(), &Env::default(), &file));
+        let err = settings
+            .and_then(|s| select_endpoint(&s, &Env::default()))
+            .err();
+        assert!(
+            matches!(err, Some(ConfigError::Invalid { ref name, .. })
+                if name == "`api_key_cmd` in /cfg/config.toml, line 2"),
+            "{err:?}"
+        );
+    }
 }
