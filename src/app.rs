@@ -7,13 +7,15 @@ use std::time::Instant;
 use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
-use crate::config::{Env, FileLayer, OutputMode, Settings, config_path, resolve};
-use crate::conversation::{ConversationStore, Mode};
+use crate::config::{Diagnostics, Env, FileLayer, Flags, OutputMode, Paths, Settings, resolve};
+use crate::conversation::Mode;
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::excerpt::read_excerpt;
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
-use crate::session::{Ended, Interrupt, Parts, Sinks, drive_turn};
+use crate::session::{
+    Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, new_store, save_or_warn,
+};
 use crate::shell::extract_command;
 use crate::ui::{self, fail, frontend_for};
 
@@ -22,10 +24,42 @@ use crate::ui::{self, fail, frontend_for};
 const STDIN_HEAD: usize = 48 * 1024;
 const STDIN_TAIL: usize = 152 * 1024;
 
-/// Runs `ai` and returns the process exit code.
-pub fn run(cli: Cli) -> i32 {
-    let env = Env::from_process();
-    if let Some(code) = utility(&cli, &env) {
+/// Installs the panic hook (with a backtrace if `RUST_BACKTRACE` asks) before anything else
+/// runs; `SWEBASH_AI_TEST_PANIC` then panics, so the test suite can check the hook on the real
+/// binary (there is no known panic to trigger).
+pub fn install_panic_hook(env: &Env) {
+    let diagnostics = Diagnostics::new(env);
+    ui::install_panic_hook(diagnostics.backtrace);
+    if diagnostics.test_panic {
+        panic!("test panic requested by SWEBASH_AI_TEST_PANIC");
+    }
+}
+
+/// The command line's setting flags as `config` takes them.
+pub fn flags(cli: &Cli) -> Flags {
+    Flags {
+        model: cli.model.clone(),
+        provider: cli.provider.clone(),
+        base_url: cli.base_url.clone(),
+        tool_format: cli.tool_format.clone(),
+        no_stream: cli.no_stream,
+        tools: cli.tools.clone(),
+        no_tools: cli.no_tools,
+        max_iterations: cli.max_iterations.clone(),
+        yes: cli.yes,
+        allow: cli.allow.clone(),
+        sandbox: cli.sandbox.clone(),
+        json: cli.json,
+        jsonl: cli.jsonl,
+        command: cli.command,
+        quiet: cli.quiet,
+    }
+}
+
+/// Runs `ai` in the environment `env` (the process's, snapshotted once) and returns the process
+/// exit code.
+pub fn run(cli: Cli, env: Env) -> i32 {
+    if let Some(code) = utility(&cli, &Paths::new(&env)) {
         return code;
     }
     let settings = match load_settings(&cli, &env) {
@@ -37,7 +71,7 @@ pub fn run(cli: Cli) -> i32 {
     }
     if let Some(command) = &cli.check_command {
         let sandbox = sandbox_report(&settings, &env, Some(command));
-        return commands::check_command(command, cli.json, &settings, &env, &sandbox);
+        return commands::check_command(command, cli.json, &settings, &sandbox);
     }
     if cli.list_tools {
         return match runtime() {
@@ -76,19 +110,25 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
-/// The commands that answer without settings or a conversation.
-fn utility(cli: &Cli, env: &Env) -> Option<i32> {
+/// The commands that answer without settings or a conversation (a bad setting must not stop
+/// them: they need only the paths).
+fn utility(cli: &Cli, paths: &Paths) -> Option<i32> {
     if let Some(format) = &cli.parse_tool_calls {
         return Some(commands::parse_tool_calls(format));
     }
     if let Some(shell) = &cli.init {
-        return Some(commands::init(shell, cli.key.as_deref(), cli.context, env));
+        return Some(commands::init(
+            shell,
+            cli.key.as_deref(),
+            cli.context,
+            paths,
+        ));
     }
     if cli.history {
-        return Some(commands::history(env, cli.json));
+        return Some(commands::history(paths, cli.json));
     }
     if cli.stats {
-        return Some(commands::stats(env, cli.since.as_deref(), cli.json));
+        return Some(commands::stats(paths, cli.since.as_deref(), cli.json));
     }
     if let Some(shell) = &cli.completions {
         return Some(commands::completions(shell));
@@ -105,11 +145,11 @@ fn runtime() -> Result<tokio::runtime::Runtime, Report> {
 }
 
 fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
-    let file = match config_path(env) {
-        Some(path) => FileLayer::load(&path)?,
+    let file = match &Paths::new(env).config_file {
+        Some(path) => FileLayer::load(path)?,
         None => FileLayer::default(),
     };
-    let settings = resolve(cli, env, &file)?;
+    let settings = resolve(&flags(cli), env, &file)?;
     if !cli.quiet {
         for warning in &settings.unknown_env {
             ui::to_stderr(&format!("ai: warning: {warning}"));
@@ -174,9 +214,8 @@ fn show_config(settings: &Settings, env: &Env) -> i32 {
 /// What the sandbox enforces on this kernel for a session started here, and for `command`
 /// (`--show-config`, `--check-command`).
 fn sandbox_report(settings: &Settings, env: &Env, command: Option<&str>) -> Vec<String> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
-    let plan = crate::session::sandbox_plan(settings, env, &cwd, home.as_deref());
+    let cwd = (settings.paths.cwd.clone()).unwrap_or_else(|| std::path::PathBuf::from("."));
+    let plan = crate::session::sandbox_plan(settings, env, &cwd);
     let capabilities = plan.probe();
     let mut lines = capabilities.lines(&plan);
     let fetchers = command
@@ -227,33 +266,6 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
     Ok(prompt)
 }
 
-/// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
-pub(crate) fn new_store(
-    env: &Env,
-    label: &str,
-    mode: Mode,
-    settings: &Settings,
-) -> Option<ConversationStore> {
-    let keep = usize::try_from(settings.history_keep).unwrap_or(usize::MAX);
-    ConversationStore::create(env, label, mode, keep)
-        .map_err(|why| {
-            ui::to_stderr(&format!(
-                "ai: warning: the conversation is not saved: {why}"
-            ))
-        })
-        .ok()
-}
-
-/// Saves what is new; after a failure (a full disk), one warning and no more attempts.
-pub(crate) fn save_or_warn(store: &mut Option<ConversationStore>, messages: &[Message]) {
-    if let Some(Err(why)) = store.as_mut().map(|s| s.save(messages)) {
-        ui::to_stderr(&format!(
-            "ai: warning: the conversation is no longer saved: {why}"
-        ));
-        *store = None;
-    }
-}
-
 async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     let started = Instant::now();
     let command_mode = settings.output == OutputMode::Command;
@@ -267,16 +279,16 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     };
     let mut messages = vec![
         Message::System {
-            content: parts.instructions(env, command_mode),
+            content: parts.instructions(command_mode),
         },
         Message::User { content: prompt },
     ];
-    let mut audit = parts.audit_log(env);
-    let mut store = new_store(env, &parts.provider_label(), Mode::OneShot, settings);
+    let mut audit = parts.audit_log();
+    let mut store = new_store(&parts.provider_label(), Mode::OneShot, settings);
     // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
     save_or_warn(&mut store, &messages);
     let mut interrupt = Interrupt::listen();
-    let mut frontend = frontend_for(settings.output, settings.quiet, color(env));
+    let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
     let mut recorder = Recorder::default();
     let ended = {
         let mut sinks = Sinks {
@@ -337,30 +349,6 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
         RunStatus::Error => report.map_or(ExitCode::Runtime, |r| r.exit),
     }
     .code()
-}
-
-/// A turn that ended with no text at all is reported, never shown as a silent success.
-pub(crate) fn empty_or_ok(answer: &str) -> (RunStatus, Option<RunError>, Option<Report>) {
-    if !answer.trim().is_empty() {
-        return (RunStatus::Ok, None, None);
-    }
-    let message = "the model's answer was empty";
-    (
-        RunStatus::Empty,
-        Some(RunError {
-            kind: ErrorKind::Provider,
-            message: message.into(),
-        }),
-        Some(
-            Report::new(ExitCode::Runtime, message)
-                .with_hint("ask again, or try another model with -m MODEL"),
-        ),
-    )
-}
-
-/// Colour unless `NO_COLOR` is set (to anything).
-pub fn color(env: &Env) -> bool {
-    env.get("NO_COLOR").is_none()
 }
 
 /// `ai --command`: exactly one command line on stdout, or nothing and one line on stderr that

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::config::{Env, Secret};
+use crate::config::Secret;
 use crate::protocol::Event;
 
 /// When the log passes this size it is moved to `audit.jsonl.1` and a new one started.
@@ -25,26 +25,25 @@ pub struct AuditLog {
     calls_in_turn: u32,
 }
 
-/// `$XDG_STATE_HOME/swebash-ai`, else `~/.local/state/swebash-ai`.
-pub fn state_dir(env: &Env) -> Option<PathBuf> {
-    let base = match env.get("XDG_STATE_HOME") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env.get("HOME")?).join(".local/state"),
-    };
-    Some(base.join("swebash-ai"))
+/// The rotated part of the log at `path` (`audit.jsonl.1`).
+pub fn rotated(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(".1");
+    PathBuf::from(name)
 }
 
 impl AuditLog {
-    /// Opens (creating, rotating) the log in `dir`; the reason when it cannot be written, which
+    /// Opens (creating, rotating) the log at `path`; the reason when it cannot be written, which
     /// must not stop the run.
-    pub fn open(dir: &Path, secrets: &[Secret]) -> Result<Self, String> {
-        let path = dir.join("audit.jsonl");
+    pub fn open(path: &Path, secrets: &[Secret]) -> Result<Self, String> {
         let unwritable = |err: std::io::Error| format!("{}: {err}", path.display());
-        std::fs::create_dir_all(dir).map_err(unwritable)?;
-        if std::fs::metadata(&path).is_ok_and(|m| m.len() > ROTATE_BYTES) {
-            let _ = std::fs::rename(&path, dir.join("audit.jsonl.1"));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(unwritable)?;
         }
-        let file = crate::journal::open_append(&path).map_err(unwritable)?;
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > ROTATE_BYTES) {
+            let _ = std::fs::rename(path, rotated(path));
+        }
+        let file = crate::journal::open_append(path).map_err(unwritable)?;
         Ok(AuditLog {
             file,
             secrets: secrets
@@ -148,7 +147,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let big = dir.path().join("audit.jsonl");
         std::fs::write(&big, vec![b'x'; (ROTATE_BYTES + 1) as usize]).unwrap();
-        let mut log = AuditLog::open(dir.path(), &[Secret::new("sk-secret-123")]).unwrap();
+        let mut log = AuditLog::open(&big, &[Secret::new("sk-secret-123")]).unwrap();
         log.observe(&Event::ApprovalDecided {
             id: "c1".into(),
             decision: Decision::Approved,

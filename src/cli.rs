@@ -1,5 +1,6 @@
-//! The command line as clap sees it: plain data, no behaviour. `config::resolve` turns it into
-//! `Settings`; nothing else reads these types.
+//! The command line as clap sees it: plain data, no behaviour. `app` copies its setting flags
+//! into `config::Flags`, which `config::resolve` turns into `Settings`; nothing else reads these
+//! types.
 
 use clap::Parser;
 

@@ -5,9 +5,8 @@ use std::io::Read;
 
 use clap::CommandFactory;
 
-use crate::audit::state_dir;
 use crate::cli::Cli;
-use crate::config::{Env, Settings};
+use crate::config::{Env, Paths, Settings};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Verdict};
 use crate::provider::{HttpClient, provider_for, select_endpoint};
@@ -18,20 +17,15 @@ use crate::ui::{self, fail};
 /// `ai --check-command CMD`: the policy's decision and its reasons, each simple command's verdict,
 /// the allow rule that would approve it, and for a command that would run without asking, what
 /// the sandbox it runs in enforces (`sandbox` lines).
-pub fn check_command(
-    command: &str,
-    json: bool,
-    settings: &Settings,
-    env: &Env,
-    sandbox: &[String],
-) -> i32 {
+pub fn check_command(command: &str, json: bool, settings: &Settings, sandbox: &[String]) -> i32 {
     let rules = match crate::session::Parts::rules(settings) {
         Ok(rules) => rules,
         Err(report) => return fail(&report),
     };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    let home = env.get("HOME").map(std::path::PathBuf::from);
-    let temp = std::env::temp_dir();
+    let paths = &settings.paths;
+    let cwd = (paths.cwd.clone()).unwrap_or_else(|| std::path::PathBuf::from("."));
+    let home = paths.home.clone();
+    let temp = paths.temp.clone();
     let roots = Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref());
     let policy = Policy::new(roots, home, cwd, temp, rules.clone());
     let assessment = policy.command(command);
@@ -151,25 +145,25 @@ pub async fn list_models(settings: &Settings, env: &Env, json: bool) -> i32 {
 }
 
 /// `ai --init SHELL [--key KEY] [--context]`: the widget script to eval.
-pub fn init(shell: &str, key: Option<&str>, context: bool, env: &Env) -> i32 {
+pub fn init(shell: &str, key: Option<&str>, context: bool, paths: &Paths) -> i32 {
     let Some(shell) = Shell::parse(shell) else {
         return usage("--init", shell, "bash, zsh or fish");
     };
     let context_path = if context {
-        let Some(dir) = state_dir(env) else {
+        let Some(dir) = &paths.state_dir else {
             return fail(&Report::new(
                 ExitCode::Usage,
                 "--context needs HOME or XDG_STATE_HOME",
             ));
         };
-        if let Err(err) = std::fs::create_dir_all(&dir) {
+        if let Err(err) = std::fs::create_dir_all(dir) {
             return fail(&Report::from_error(
                 ExitCode::Runtime,
                 format!("cannot create {}", dir.display()),
                 &err,
             ));
         }
-        Some(context_file(&dir))
+        Some(context_file(dir))
     } else {
         None
     };
@@ -207,7 +201,7 @@ pub async fn list_tools(settings: &Settings, json: bool) -> i32 {
 }
 
 /// `ai --stats [--since PERIOD]`: the metrics of the audit log (the rotated part first).
-pub fn stats(env: &Env, since: Option<&str>, json: bool) -> i32 {
+pub fn stats(paths: &Paths, since: Option<&str>, json: bool) -> i32 {
     let since_unix_ms = match since.map(|text| (text, crate::stats::parse_period(text))) {
         None => 0,
         Some((_, Some(period))) => {
@@ -218,11 +212,11 @@ pub fn stats(env: &Env, since: Option<&str>, json: bool) -> i32 {
         }
         Some((text, None)) => return usage("--since", text, "a period such as 7d, 12h or 30m"),
     };
-    let texts: Vec<String> = crate::audit::state_dir(env)
-        .map(|dir| {
-            ["audit.jsonl.1", "audit.jsonl"]
+    let texts: Vec<String> = (paths.audit_log.as_ref())
+        .map(|log| {
+            [crate::audit::rotated(log), log.clone()]
                 .iter()
-                .filter_map(|name| std::fs::read(dir.join(name)).ok())
+                .filter_map(|path| std::fs::read(path).ok())
                 .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
                 .collect()
         })
@@ -239,8 +233,8 @@ pub fn stats(env: &Env, since: Option<&str>, json: bool) -> i32 {
 
 /// `ai --history`: recent saved conversations, newest first, empty runs hidden (a JSON array
 /// with --json). The id is what `ai -i --resume ID` takes.
-pub fn history(env: &Env, json: bool) -> i32 {
-    let conversations = crate::conversation::recent(env, 20);
+pub fn history(paths: &Paths, json: bool) -> i32 {
+    let conversations = crate::conversation::recent(paths, 20);
     let text = if json {
         serde_json::Value::from(
             conversations
@@ -257,11 +251,12 @@ pub fn history(env: &Env, json: bool) -> i32 {
     } else if conversations.is_empty() {
         "(no saved conversations)".to_string()
     } else {
-        let home = env.get("HOME").unwrap_or("\u{0}");
+        let home =
+            (paths.home.as_ref()).map_or_else(|| "\u{0}".to_string(), |h| h.display().to_string());
         conversations
             .iter()
             .map(|c| {
-                let dir = match c.cwd.strip_prefix(home) {
+                let dir = match c.cwd.strip_prefix(home.as_str()) {
                     Some(rest) if !c.cwd.is_empty() => format!("~{rest}"),
                     _ => c.cwd.clone(),
                 };

@@ -6,22 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::config::Env;
+use crate::config::Paths;
 use crate::journal;
 use crate::protocol::Message;
-
-/// `$XDG_DATA_HOME/swebash-ai`, else `~/.local/share/swebash-ai`.
-pub fn data_dir(env: &Env) -> Option<PathBuf> {
-    let base = match env.get("XDG_DATA_HOME") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env.get("HOME")?).join(".local/share"),
-    };
-    Some(base.join("swebash-ai"))
-}
-
-fn conversations_dir(env: &Env) -> Option<PathBuf> {
-    data_dir(env).map(|d| d.join("conversations"))
-}
 
 /// One conversation being written.
 pub struct ConversationStore {
@@ -75,13 +62,18 @@ impl ConversationStore {
     /// A new conversation file; the reason when it cannot be written (that must not stop a run).
     /// A new conversation file, the oldest beyond `keep` removed; the reason when it cannot be
     /// written (that must not stop a run).
-    pub fn create(env: &Env, model: &str, mode: Mode, keep: usize) -> Result<Self, String> {
-        let dir = conversations_dir(env).ok_or("neither XDG_DATA_HOME nor HOME is set")?;
+    pub fn create(paths: &Paths, model: &str, mode: Mode, keep: usize) -> Result<Self, String> {
+        let dir = paths
+            .conversations_dir
+            .as_ref()
+            .ok_or("neither XDG_DATA_HOME nor HOME is set")?;
         let unwritable = |err: std::io::Error| format!("cannot write {}: {err}", dir.display());
-        std::fs::create_dir_all(&dir).map_err(unwritable)?;
+        std::fs::create_dir_all(dir).map_err(unwritable)?;
         let started = now_ms();
         let path = dir.join(format!("{started}-{}.jsonl", std::process::id()));
-        let cwd = std::env::current_dir()
+        let cwd = paths
+            .cwd
+            .as_ref()
             .map(|d| d.display().to_string())
             .unwrap_or_default();
         let header = json!({"type": "meta", "started_unix_ms": started, "model": model,
@@ -89,15 +81,15 @@ impl ConversationStore {
         journal::open_append(&path)
             .and_then(|mut file| journal::append(&mut file, &[header.to_string()]))
             .map_err(unwritable)?;
-        prune(env, keep);
+        prune(paths, keep);
         Ok(ConversationStore { path, saved: 0 })
     }
 
     /// The conversation to resume: the one named by `id`, else the most recent REPL one that
     /// holds messages; with its summary and how many unreadable lines were skipped. System
     /// prompts are not kept: a resumed conversation gets a fresh one.
-    pub fn open(env: &Env, id: Option<&str>) -> Option<(Self, Vec<Message>, Summary, usize)> {
-        let path = list_files(env)?.into_iter().find(|path| {
+    pub fn open(paths: &Paths, id: Option<&str>) -> Option<(Self, Vec<Message>, Summary, usize)> {
+        let path = list_files(paths)?.into_iter().find(|path| {
             let summary = summarize(path);
             match id {
                 Some(id) => summary.id == id,
@@ -152,8 +144,8 @@ impl ConversationStore {
 }
 
 /// Conversation files, newest first.
-fn list_files(env: &Env) -> Option<Vec<PathBuf>> {
-    let dir = conversations_dir(env)?;
+fn list_files(paths: &Paths) -> Option<Vec<PathBuf>> {
+    let dir = paths.conversations_dir.as_ref()?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
@@ -196,15 +188,15 @@ fn read_messages(path: &Path) -> (Vec<Message>, usize) {
 }
 
 /// Removes the oldest conversations beyond `keep` (a failure only leaves more files behind).
-fn prune(env: &Env, keep: usize) {
-    for old in list_files(env).unwrap_or_default().into_iter().skip(keep) {
+fn prune(paths: &Paths, keep: usize) {
+    for old in list_files(paths).unwrap_or_default().into_iter().skip(keep) {
         let _ = std::fs::remove_file(old);
     }
 }
 
 /// The most recent conversations that hold a question, newest first.
-pub fn recent(env: &Env, limit: usize) -> Vec<Summary> {
-    list_files(env)
+pub fn recent(paths: &Paths, limit: usize) -> Vec<Summary> {
+    list_files(paths)
         .unwrap_or_default()
         .iter()
         .map(|path| summarize(path))
@@ -305,12 +297,13 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Env;
 
     #[test]
     fn a_conversation_round_trips_and_the_last_one_is_found() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
-        let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
+        let env = Paths::new(&Env::from_pairs([("XDG_DATA_HOME", data.as_str())]));
         let mut store = ConversationStore::create(&env, "openai/m", Mode::Repl, 10).unwrap();
         let messages = vec![
             Message::System {
@@ -342,7 +335,7 @@ mod tests {
     fn a_corrupt_conversation_file_is_read_around_its_bad_lines() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
-        let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
+        let env = Paths::new(&Env::from_pairs([("XDG_DATA_HOME", data.as_str())]));
         let mut store = ConversationStore::create(&env, "m", Mode::Repl, 10).unwrap();
         let question = Message::User {
             content: "q".into(),
@@ -370,8 +363,8 @@ mod tests {
     fn only_the_newest_conversations_are_kept() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
-        let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
-        let conversations = conversations_dir(&env).unwrap();
+        let env = Paths::new(&Env::from_pairs([("XDG_DATA_HOME", data.as_str())]));
+        let conversations = env.conversations_dir.clone().unwrap();
         std::fs::create_dir_all(&conversations).unwrap();
         for started in 1..=5 {
             std::fs::write(conversations.join(format!("{started}-1.jsonl")), "").unwrap();
@@ -386,7 +379,7 @@ mod tests {
     fn resume_takes_the_last_repl_conversation_not_a_one_shot_run() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
-        let env = Env::from_pairs([("XDG_DATA_HOME", data.as_str())]);
+        let env = Paths::new(&Env::from_pairs([("XDG_DATA_HOME", data.as_str())]));
         let question = |text: &str| Message::User {
             content: text.into(),
         };

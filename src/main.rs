@@ -11,11 +11,8 @@ fn main() {
     {
         std::process::exit(swebash_ai::policy::sandbox::launch(&args[2..]));
     }
-    swebash_ai::ui::install_panic_hook();
-    // Lets the test suite check the hook on the real binary (there is no known panic to trigger).
-    if std::env::var_os("SWEBASH_AI_TEST_PANIC").is_some() {
-        panic!("test panic requested by SWEBASH_AI_TEST_PANIC");
-    }
+    let env = swebash_ai::config::Env::from_process();
+    swebash_ai::app::install_panic_hook(&env);
     let cli = match swebash_ai::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -24,5 +21,5 @@ fn main() {
             std::process::exit(if err.use_stderr() { 2 } else { 0 });
         }
     };
-    std::process::exit(swebash_ai::app::run(cli));
+    std::process::exit(swebash_ai::app::run(cli, env));
 }

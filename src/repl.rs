@@ -14,12 +14,14 @@ use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
 
 use crate::agent::{Agent, Recorder};
-use crate::app::{empty_or_ok, new_store, save_or_warn};
-use crate::config::{Env, Settings};
-use crate::conversation::{ConversationStore, Mode, Summary, data_dir, recent, utc_minute};
+use crate::config::{Env, Paths, Settings};
+use crate::conversation::{ConversationStore, Mode, Summary, recent, utc_minute};
 use crate::error::{ExitCode, Report};
 use crate::protocol::{Event, Message, RunStatus};
-use crate::session::{Ended, Interrupt, Parts, Sinks, drive_turn, trim_to_budget};
+use crate::session::{
+    Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, new_store, save_or_warn,
+    trim_to_budget,
+};
 use crate::ui::{self, fail, frontend_for};
 
 /// Estimated tokens of context kept across turns.
@@ -111,35 +113,36 @@ pub async fn run(
         Err(report) => return fail(&report),
     };
     let mut mode = parts.mode(settings);
-    let system = parts.instructions(env, false);
-    let resumed =
-        match resume.map(|id| ConversationStore::open(env, Some(id).filter(|i| !i.is_empty()))) {
-            Some(None) if resume.is_some_and(|id| !id.is_empty()) => {
-                return fail(
-                    &Report::new(
-                        ExitCode::Usage,
-                        format!(
-                            "no saved conversation has the id {:?}",
-                            resume.unwrap_or_default()
-                        ),
-                    )
-                    .with_hint("ai --history lists them, newest first"),
-                );
+    let system = parts.instructions(false);
+    let resumed = match resume
+        .map(|id| ConversationStore::open(&settings.paths, Some(id).filter(|i| !i.is_empty())))
+    {
+        Some(None) if resume.is_some_and(|id| !id.is_empty()) => {
+            return fail(
+                &Report::new(
+                    ExitCode::Usage,
+                    format!(
+                        "no saved conversation has the id {:?}",
+                        resume.unwrap_or_default()
+                    ),
+                )
+                .with_hint("ai --history lists them, newest first"),
+            );
+        }
+        Some(found) => {
+            if found.is_none() && !settings.quiet {
+                ui::to_stderr("ai: no REPL conversation to resume; starting a new one");
             }
-            Some(found) => {
-                if found.is_none() && !settings.quiet {
-                    ui::to_stderr("ai: no REPL conversation to resume; starting a new one");
-                }
-                found
-            }
-            None => None,
-        };
+            found
+        }
+        None => None,
+    };
     let resumed_note = resumed
         .as_ref()
         .map(|(_, _, summary, _)| resume_note(summary));
-    let (mut store, mut messages) = start_conversation(env, &parts, &system, resumed, settings);
-    let mut audit = parts.audit_log(env);
-    let history = data_dir(env).map(|d| d.join("history"));
+    let (mut store, mut messages) = start_conversation(&parts, &system, resumed, settings);
+    let mut audit = parts.audit_log();
+    let history = settings.paths.history_file.clone();
     let mut editor = match new_editor(&parts, history.as_ref()) {
         Ok(editor) => editor,
         Err(message) => return fail(&crate::error::Report::new(ExitCode::Runtime, message)),
@@ -176,10 +179,10 @@ pub async fn run(
             let _ = editor.append_history(history);
         }
         if input.starts_with('/') {
-            match slash(&input, &mut parts, env, &messages) {
+            match slash(&input, &mut parts, &settings.paths, &messages) {
                 Slash::Exit => break,
                 Slash::Clear => {
-                    (store, messages) = start_conversation(env, &parts, &system, None, settings);
+                    (store, messages) = start_conversation(&parts, &system, None, settings);
                     ui::to_stderr("(a new conversation)");
                 }
                 Slash::Model => {
@@ -227,7 +230,7 @@ pub async fn run(
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
         save_or_warn(&mut store, &messages);
         let mut agent = parts.agent_with(settings, gate, mode);
-        let ended = turn(&mut agent, &mut messages, settings, env, audit.as_mut()).await;
+        let ended = turn(&mut agent, &mut messages, settings, audit.as_mut()).await;
         let Agent {
             gate: kept_gate,
             mode: kept_mode,
@@ -297,7 +300,6 @@ fn set_aside_history(path: &std::path::Path, err: &ReadlineError) {
 }
 
 fn start_conversation(
-    env: &Env,
     parts: &Parts,
     system: &str,
     resumed: Option<(ConversationStore, Vec<Message>, Summary, usize)>,
@@ -317,7 +319,7 @@ fn start_conversation(
         return (Some(store), messages);
     }
     (
-        new_store(env, &parts.provider_label(), Mode::Repl, settings),
+        new_store(&parts.provider_label(), Mode::Repl, settings),
         messages,
     )
 }
@@ -373,7 +375,7 @@ enum Slash {
     Exit,
 }
 
-fn slash(input: &str, parts: &mut Parts, env: &Env, messages: &[Message]) -> Slash {
+fn slash(input: &str, parts: &mut Parts, paths: &Paths, messages: &[Message]) -> Slash {
     let mut words = input.split_whitespace();
     let command = words.next().unwrap_or_default();
     let args: Vec<&str> = words.collect();
@@ -422,7 +424,7 @@ fn slash(input: &str, parts: &mut Parts, env: &Env, messages: &[Message]) -> Sla
             }
         },
         "/history" => {
-            let lines: Vec<String> = recent(env, 10)
+            let lines: Vec<String> = recent(paths, 10)
                 .into_iter()
                 .map(|s| {
                     format!(
@@ -482,11 +484,10 @@ async fn turn(
     agent: &mut Agent<'_>,
     messages: &mut Vec<Message>,
     settings: &Settings,
-    env: &Env,
     audit: Option<&mut crate::audit::AuditLog>,
 ) -> Ended {
     let mut interrupt = Interrupt::listen();
-    let mut frontend = frontend_for(settings.output, settings.quiet, crate::app::color(env));
+    let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
     let mut recorder = Recorder::default();
     let ended = {
         let mut sinks = Sinks {

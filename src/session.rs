@@ -8,39 +8,21 @@ use std::sync::Arc;
 use crate::agent::{
     Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, Stop, ToolMode, TurnEnd, instructions,
 };
-use crate::audit::{AuditLog, state_dir};
-use crate::config::{Env, Secret, Settings};
+use crate::audit::AuditLog;
+use crate::config::{Env, Paths, Secret, Settings};
+use crate::conversation::{ConversationStore, Mode};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules, sandbox};
-use crate::protocol::{Event, Message, ToolSpec};
+use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus, ToolSpec};
 use crate::provider::{HttpClient, Provider, SERVICES, provider_for, select_endpoint};
 use crate::shell::{command_instructions, context_file, last_command};
-use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebBackend, WebSettings};
+use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebSettings};
 use crate::ui::{Frontend, TerminalAsker};
 
 /// The sandbox plan of a session started in `cwd`: ai's own config, state, data and cache
 /// directories are kept out of reach of what it runs (the config hidden whole).
-pub fn sandbox_plan(
-    settings: &Settings,
-    env: &Env,
-    cwd: &std::path::Path,
-    home: Option<&std::path::Path>,
-) -> sandbox::Plan {
-    let config = crate::config::config_path(env).and_then(|p| p.parent().map(PathBuf::from));
-    let cache = settings
-        .cache_dir
-        .as_ref()
-        .and_then(|p| p.parent().map(PathBuf::from));
-    let own = [
-        config.clone(),
-        state_dir(env),
-        crate::conversation::data_dir(env),
-        cache,
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    sandbox::Plan::new(settings.sandbox, cwd, home, own, config)
+pub fn sandbox_plan(settings: &Settings, env: &Env, cwd: &std::path::Path) -> sandbox::Plan {
+    sandbox::Plan::new(settings.sandbox, cwd, &settings.paths, env)
 }
 
 /// What a session is made of.
@@ -55,6 +37,8 @@ pub struct Parts {
     secrets: Vec<Secret>,
     /// Where the sandbox of allowed commands draws its lines.
     pub sandbox: sandbox::Plan,
+    /// ai's directories and files (the audit log, the shell hooks' last command).
+    pub paths: Paths,
 }
 
 impl Parts {
@@ -84,15 +68,15 @@ impl Parts {
             crate::ui::to_stderr(&format!("ai: {note}"));
         }
         provider.prepare().await.map_err(|err| err.to_report())?;
-        let cwd = std::env::current_dir().map_err(|err| {
+        let paths = &settings.paths;
+        let cwd = paths.cwd.clone().ok_or_else(|| {
             Report::new(
                 ExitCode::Runtime,
-                format!("cannot read the working directory: {err}"),
+                "cannot read the working directory (was it removed?)",
             )
         })?;
-        let home: Option<PathBuf> =
-            directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
-        let temp = std::env::temp_dir();
+        let home: Option<PathBuf> = paths.home.clone();
+        let temp = paths.temp.clone();
         let policy = Policy::new(
             Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref()),
             home.clone(),
@@ -106,7 +90,7 @@ impl Parts {
             secret: crate::policy::sensitive,
             fs_max_size: settings.fs_max_size,
             exec: ExecSettings {
-                shell: command_shell(env),
+                shell: settings.shell.clone(),
                 timeout: settings.exec_timeout,
                 strip_env: key_variables(),
             },
@@ -118,9 +102,10 @@ impl Parts {
             .flatten()
             .cloned()
             .collect();
-        let sandbox = sandbox_plan(settings, env, &ctx.cwd, ctx.home.as_deref());
+        let sandbox = sandbox_plan(settings, env, &ctx.cwd);
         Ok(Parts {
             sandbox,
+            paths: paths.clone(),
             provider,
             registry,
             ctx,
@@ -197,9 +182,9 @@ impl Parts {
     /// The instructions that open the conversation: the task, and the last shell command if the
     /// hooks recorded one. The agent adds what it says of tools per request, from what is on offer
     /// then.
-    pub fn instructions(&self, env: &Env, command_mode: bool) -> String {
+    pub fn instructions(&self, command_mode: bool) -> String {
         let mut system = if command_mode {
-            let shell = command_shell(env);
+            let shell = &self.ctx.exec.shell;
             let shell = shell
                 .file_name()
                 .map_or("sh".into(), |n| n.to_string_lossy().into_owned());
@@ -208,7 +193,7 @@ impl Parts {
             instructions(&self.ctx.cwd)
         };
         if let Some((status, command)) =
-            state_dir(env).and_then(|dir| last_command(&context_file(&dir)))
+            (self.paths.state_dir.as_ref()).and_then(|dir| last_command(&context_file(dir)))
         {
             system.push_str(&format!(
                 "\n\nThe user's last shell command was `{command}`; it exited with status {status}."
@@ -218,9 +203,9 @@ impl Parts {
     }
 
     /// The audit log; one warning when it cannot be written (the run goes on without it).
-    pub fn audit_log(&self, env: &Env) -> Option<AuditLog> {
-        let dir = state_dir(env)?;
-        AuditLog::open(&dir, &self.secrets)
+    pub fn audit_log(&self) -> Option<AuditLog> {
+        let path = self.paths.audit_log.as_ref()?;
+        AuditLog::open(path, &self.secrets)
             .map_err(|why| {
                 crate::ui::to_stderr(&format!(
                     "ai: warning: tool calls are not audited: cannot write {why}"
@@ -240,7 +225,7 @@ impl Parts {
 /// mode (the shell widget) `execute_command` is not offered.
 pub async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub) {
     let web = WebSettings {
-        backend: WebBackend::parse(&settings.web_provider).unwrap_or(WebBackend::DuckDuckGo),
+        backend: settings.web_provider.into(),
         base_url: settings.web_url.clone(),
         api_key: settings.web_api_key.clone(),
         timeout: std::time::Duration::from_secs(15),
@@ -253,7 +238,7 @@ pub async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub
     let mut mcp = if settings.mcp_servers.is_empty() {
         McpHub::default()
     } else {
-        McpHub::start(&settings.mcp_servers, settings.cache_dir.as_deref()).await
+        McpHub::start(&settings.mcp_servers, settings.paths.mcp_cache.as_deref()).await
     };
     for failure in &mcp.failures {
         crate::ui::to_stderr(&format!("ai: {failure}"));
@@ -399,15 +384,43 @@ fn key_variables() -> Vec<String> {
     names
 }
 
-/// The user's shell when commands written for POSIX shells run in it, else `/bin/sh`.
-fn command_shell(env: &Env) -> PathBuf {
-    match env.get("SHELL") {
-        Some(shell)
-            if ["bash", "zsh", "sh", "dash", "ksh"]
-                .contains(&shell.rsplit('/').next().unwrap_or_default()) =>
-        {
-            PathBuf::from(shell)
-        }
-        _ => PathBuf::from("/bin/sh"),
+/// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
+pub fn new_store(label: &str, mode: Mode, settings: &Settings) -> Option<ConversationStore> {
+    let keep = usize::try_from(settings.history_keep).unwrap_or(usize::MAX);
+    ConversationStore::create(&settings.paths, label, mode, keep)
+        .map_err(|why| {
+            crate::ui::to_stderr(&format!(
+                "ai: warning: the conversation is not saved: {why}"
+            ))
+        })
+        .ok()
+}
+
+/// Saves what is new; after a failure (a full disk), one warning and no more attempts.
+pub fn save_or_warn(store: &mut Option<ConversationStore>, messages: &[Message]) {
+    if let Some(Err(why)) = store.as_mut().map(|s| s.save(messages)) {
+        crate::ui::to_stderr(&format!(
+            "ai: warning: the conversation is no longer saved: {why}"
+        ));
+        *store = None;
     }
+}
+
+/// A turn that ended with no text at all is reported, never shown as a silent success.
+pub fn empty_or_ok(answer: &str) -> (RunStatus, Option<RunError>, Option<Report>) {
+    if !answer.trim().is_empty() {
+        return (RunStatus::Ok, None, None);
+    }
+    let message = "the model's answer was empty";
+    (
+        RunStatus::Empty,
+        Some(RunError {
+            kind: ErrorKind::Provider,
+            message: message.into(),
+        }),
+        Some(
+            Report::new(ExitCode::Runtime, message)
+                .with_hint("ask again, or try another model with -m MODEL"),
+        ),
+    )
 }

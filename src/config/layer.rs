@@ -11,10 +11,13 @@ use crate::error::ConfigError;
 pub const ENV_PREFIX: &str = "SWEBASH_AI_";
 
 /// A snapshot of the process environment, taken once at start-up so that nothing below reads
-/// `std::env` (and tests can hand in their own).
-#[derive(Debug, Clone, Default)]
+/// `std::env` (and tests can hand in their own): the variables, the working directory and the
+/// home directory.
+#[derive(Clone, Default)]
 pub struct Env {
     vars: HashMap<String, String>,
+    cwd: Option<PathBuf>,
+    home: Option<PathBuf>,
 }
 
 impl Env {
@@ -23,29 +26,63 @@ impl Env {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
                 .collect(),
+            cwd: std::env::current_dir().ok(),
+            // `$HOME`, else the password database's entry.
+            home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
         }
     }
 
+    /// Variables only (for tests): the home is `HOME`, the working directory unknown.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let vars: HashMap<String, String> = pairs
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let home = vars
+            .get("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
         Env {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            vars,
+            cwd: None,
+            home,
         }
     }
 
-    /// A variable's value; an empty value counts as unset, as most CLIs treat it.
+    /// The same snapshot taken in `cwd` (for tests).
+    pub fn with_cwd(mut self, cwd: &Path) -> Self {
+        self.cwd = Some(cwd.to_path_buf());
+        self
+    }
+
     /// The names of every variable, to spot misspelt settings.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.vars.keys().map(String::as_str)
     }
 
+    /// A variable's value; an empty value counts as unset, as most CLIs treat it.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.vars
             .get(name)
             .map(String::as_str)
             .filter(|v| !v.is_empty())
+    }
+
+    /// The working directory when the snapshot was taken.
+    pub fn cwd(&self) -> Option<&Path> {
+        self.cwd.as_deref()
+    }
+
+    /// The user's home directory.
+    pub fn home(&self) -> Option<PathBuf> {
+        self.home.clone()
+    }
+}
+
+/// Names only: the values hold API keys.
+impl fmt::Debug for Env {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Env({} variables, cwd {:?})", self.vars.len(), self.cwd)
     }
 }
 
@@ -75,6 +112,9 @@ pub struct Shown {
     pub env_name: String,
     pub value: String,
     pub source: Source,
+    /// Where the value was set, as errors name it: the flag, the variable, or the key with the
+    /// file and line (`default` for a default).
+    pub origin: String,
 }
 
 /// A secret (an API key): its Debug and Display never show it.
@@ -103,6 +143,8 @@ impl fmt::Debug for Secret {
 pub struct FileLayer {
     pub path: Option<PathBuf>,
     values: BTreeMap<String, String>,
+    /// The line each key is on, for errors.
+    lines: BTreeMap<String, usize>,
     pub mcp_servers: Vec<McpServerConfig>,
     pub policy: PolicyConfig,
 }
@@ -226,6 +268,7 @@ impl FileLayer {
         }
         Ok(FileLayer {
             path: Some(path.to_path_buf()),
+            lines: key_lines(text),
             values,
             mcp_servers,
             policy,
@@ -235,6 +278,34 @@ impl FileLayer {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.values.keys().map(String::as_str)
     }
+
+    /// `` `key` in PATH, line N ``: where a value of the file is, for an error about it.
+    fn place(&self, key: &str) -> String {
+        let path = self
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        match self.lines.get(key) {
+            Some(line) => format!("`{key}` in {path}, line {line}"),
+            None => format!("`{key}` in {path}"),
+        }
+    }
+}
+
+/// The line of each top-level key (from the parser's spans; the text already parsed once).
+fn key_lines(text: &str) -> BTreeMap<String, usize> {
+    let Ok(table) = toml::de::DeTable::parse(text) else {
+        return BTreeMap::new();
+    };
+    table
+        .get_ref()
+        .keys()
+        .map(|key| {
+            let before = text.get(..key.span().start).unwrap_or(text);
+            (key.get_ref().to_string(), before.matches('\n').count() + 1)
+        })
+        .collect()
 }
 
 /// Takes each setting from the first layer that has it and records what it did for
@@ -273,13 +344,7 @@ impl<'a> Resolver<'a> {
             return Some((value.to_string(), Source::Env, env_name));
         }
         if let Some(value) = self.file.values.get(key) {
-            let path = self
-                .file
-                .path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default();
-            return Some((value.clone(), Source::File, format!("`{key}` in {path}")));
+            return Some((value.clone(), Source::File, self.file.place(key)));
         }
         None
     }
@@ -293,49 +358,48 @@ impl<'a> Resolver<'a> {
         parse: impl Fn(&str) -> Option<T>,
         show: impl Fn(&T) -> String,
     ) -> Result<T, ConfigError> {
-        let (value, source) = match self.raw(key) {
-            Some((text, source, blame)) => {
-                let value = parse(text.trim()).ok_or_else(|| ConfigError::Invalid {
-                    name: blame,
-                    value: text.clone(),
-                    expected: expected.to_string(),
-                })?;
-                (value, source)
-            }
-            None => (default, Source::Default),
+        let Some((text, source, origin)) = self.raw(key) else {
+            self.record(key, show(&default), None);
+            return Ok(default);
         };
-        self.shown.push(Shown {
-            env_name: env_name(key),
-            value: show(&value),
-            source,
-        });
+        let value = parse(text.trim()).ok_or_else(|| ConfigError::Invalid {
+            name: origin.clone(),
+            value: text.clone(),
+            expected: expected.to_string(),
+        })?;
+        self.record(key, show(&value), Some((source, origin)));
         Ok(value)
     }
 
     /// Resolves an optional text setting (no default).
-    pub fn text(&mut self, key: &str) -> Option<String> {
+    pub fn text(&mut self, key: &str) -> Result<Option<String>, ConfigError> {
         let found = self.raw(key);
-        self.shown.push(Shown {
-            env_name: env_name(key),
-            value: found.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
-            source: found.as_ref().map_or(Source::Default, |f| f.1),
-        });
-        found.map(|f| f.0)
+        let shown = found.as_ref().map(|f| f.0.clone()).unwrap_or_default();
+        self.record(key, shown, found.as_ref().map(|f| (f.1, f.2.clone())));
+        Ok(found.map(|f| f.0))
     }
 
     /// Resolves a secret: recorded as `<redacted>` when set.
-    pub fn secret(&mut self, key: &str) -> Option<Secret> {
+    pub fn secret(&mut self, key: &str) -> Result<Option<Secret>, ConfigError> {
         let found = self.raw(key);
+        let shown = if found.is_some() { "<redacted>" } else { "" };
+        self.record(
+            key,
+            shown.into(),
+            found.as_ref().map(|f| (f.1, f.2.clone())),
+        );
+        Ok(found.map(|f| Secret::new(f.0)))
+    }
+
+    /// Notes a resolved value for `--show-config` (`found`: its source and origin, if set).
+    fn record(&mut self, key: &str, value: String, found: Option<(Source, String)>) {
+        let (source, origin) = found.unwrap_or((Source::Default, "default".into()));
         self.shown.push(Shown {
             env_name: env_name(key),
-            value: if found.is_some() {
-                "<redacted>".into()
-            } else {
-                String::new()
-            },
-            source: found.as_ref().map_or(Source::Default, |f| f.1),
+            value,
+            source,
+            origin,
         });
-        found.map(|f| Secret::new(f.0))
     }
 }
 

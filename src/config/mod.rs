@@ -1,102 +1,54 @@
-//! Settings: every knob of DESIGN §4 resolved once, flags > environment > config file > defaults.
-//! Below this module nothing reads env vars or clap types again.
+//! Settings: every knob of DESIGN §4 resolved once, flags > environment > config file > defaults,
+//! with the paths `ai` uses. Below this module nothing reads env vars or clap types again.
 
+mod kinds;
 mod layer;
+mod paths;
 #[cfg(test)]
 mod props;
+mod table;
 mod unknown;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use kinds::{OutputMode, ProviderName, SandboxMode, ToolFormat, WebProvider};
 pub use layer::{
     ENV_PREFIX, Env, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, Source, env_name,
 };
+pub use paths::Paths;
+pub use table::{KEYS, parse_bool};
 
-use crate::cli::Cli;
 use crate::error::ConfigError;
 use crate::protocol::ToolChoice;
 use layer::Resolver;
+use table::Values;
 
-/// Where the answer and events go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputMode {
-    Plain,
-    Json,
-    Jsonl,
-    /// `--command`: one shell command line, nothing else.
-    Command,
-}
+/// Read outside the table: whether to look for a local server on its usual port.
+const PROBE_VAR: &str = "SWEBASH_AI_PROBE";
 
-/// How tool calls are exchanged with the model (DESIGN §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolFormat {
-    Auto,
-    Native,
-    Generic,
-    Hermes,
-    Qwen,
-    Llama3,
-    Mistral,
-    Json,
-}
-
-impl ToolFormat {
-    const NAMES: [(&'static str, ToolFormat); 8] = [
-        ("auto", ToolFormat::Auto),
-        ("native", ToolFormat::Native),
-        ("generic", ToolFormat::Generic),
-        ("hermes", ToolFormat::Hermes),
-        ("qwen", ToolFormat::Qwen),
-        ("llama3", ToolFormat::Llama3),
-        ("mistral", ToolFormat::Mistral),
-        ("json", ToolFormat::Json),
-    ];
-
-    pub fn parse(text: &str) -> Option<Self> {
-        let lower = text.to_ascii_lowercase();
-        Self::NAMES
-            .iter()
-            .find(|(name, _)| *name == lower)
-            .map(|(_, f)| *f)
-    }
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(_, f)| *f == self)
-            .map_or("auto", |(name, _)| name)
-    }
-}
-
-/// How much a sandboxed command may write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SandboxMode {
-    /// No sandbox.
-    Off,
-    /// Reads anywhere, writes nowhere but `/dev/null` and the terminal.
-    ReadOnly,
-    /// Reads anywhere, writes under the working directory and temp dirs.
-    Workspace,
-}
-
-impl SandboxMode {
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "off" => Some(SandboxMode::Off),
-            "read-only" => Some(SandboxMode::ReadOnly),
-            "workspace" => Some(SandboxMode::Workspace),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SandboxMode::Off => "off",
-            SandboxMode::ReadOnly => "read-only",
-            SandboxMode::Workspace => "workspace",
-        }
-    }
+/// The command line's raw values, as the user typed them: `app` fills this from clap, and
+/// `resolve` parses and checks it like every other layer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Flags {
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub base_url: Option<String>,
+    pub tool_format: Option<String>,
+    pub no_stream: bool,
+    /// `--tools LIST`.
+    pub tools: Option<String>,
+    pub no_tools: bool,
+    pub max_iterations: Option<String>,
+    /// `--yes`.
+    pub yes: bool,
+    pub allow: Vec<String>,
+    pub sandbox: Option<String>,
+    pub json: bool,
+    pub jsonl: bool,
+    /// `--command` (widget mode).
+    pub command: bool,
+    pub quiet: bool,
 }
 
 /// Settings of the embedded llama.cpp engine.
@@ -132,12 +84,31 @@ pub struct HttpSettings {
     pub retries: u32,
 }
 
+/// What the process does before settings are read, from the same snapshot: the panic hook's
+/// backtrace (`RUST_BACKTRACE`) and the test suite's deliberate panic (`SWEBASH_AI_TEST_PANIC`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Diagnostics {
+    pub backtrace: bool,
+    pub test_panic: bool,
+}
+
+impl Diagnostics {
+    pub fn new(env: &Env) -> Self {
+        Diagnostics {
+            backtrace: env.get("RUST_BACKTRACE").is_some_and(|v| v != "0"),
+            test_panic: env.get("SWEBASH_AI_TEST_PANIC").is_some(),
+        }
+    }
+}
+
 /// Every effective setting, typed.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub output: OutputMode,
     pub quiet: bool,
     pub stream: bool,
+    /// Colour on terminals, unless `NO_COLOR` is set (to anything).
+    pub color: bool,
     pub tools: ToolToggles,
     pub confirm: bool,
     pub max_iterations: u32,
@@ -145,7 +116,7 @@ pub struct Settings {
     pub fs_max_size: u64,
     pub fs_roots: Vec<String>,
     pub exec_timeout: Duration,
-    pub web_provider: String,
+    pub web_provider: WebProvider,
     pub web_url: Option<String>,
     pub web_api_key: Option<Secret>,
     pub sandbox: SandboxMode,
@@ -153,17 +124,23 @@ pub struct Settings {
     pub approve_all: bool,
     /// `--allow PATTERN`s.
     pub allow: Vec<String>,
-    pub provider: Option<String>,
+    pub provider: Option<ProviderName>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub api_key: Option<Secret>,
     pub api_key_cmd: Option<String>,
+    /// Whether to look for a local server on its usual port when nothing is configured
+    /// (`SWEBASH_AI_PROBE`, default on).
+    pub probe: bool,
     pub tool_format: ToolFormat,
     pub tool_choice: ToolChoice,
     pub constrain: bool,
     pub mcp: bool,
-    /// `$XDG_CACHE_HOME/swebash-ai/mcp` (or under `~/.cache`): the MCP tool lists.
-    pub cache_dir: Option<PathBuf>,
+    /// Every directory and file `ai` uses.
+    pub paths: Paths,
+    /// The shell the model's commands run in: the user's (`SHELL`) when it runs commands
+    /// written for POSIX shells, else `/bin/sh`.
+    pub shell: PathBuf,
     /// The embedded engine (`--provider local`): the GGUF file, where to fetch the default one,
     /// its SHA-256, the context size and the threads.
     pub local: LocalSettings,
@@ -182,308 +159,180 @@ pub struct Settings {
     pub history_keep: u32,
 }
 
-/// The config file's path: `$XDG_CONFIG_HOME/swebash-ai/config.toml`, else `~/.config/...`.
-/// (directories' macOS default, `~/Library/Application Support`, surprises terminal users.)
-pub fn config_path(env: &Env) -> Option<PathBuf> {
-    let base = match env.get("XDG_CONFIG_HOME") {
-        Some(dir) => PathBuf::from(dir),
-        None => directories::BaseDirs::new()?.home_dir().join(".config"),
-    };
-    Some(base.join("swebash-ai").join("config.toml"))
+impl Settings {
+    /// Where the setting `key` was set, as an error about its value should name it.
+    pub fn origin_of(&self, key: &str) -> String {
+        let name = env_name(key);
+        self.shown
+            .iter()
+            .find(|s| s.env_name == name)
+            .map_or(name, |s| s.origin.clone())
+    }
 }
 
-const KNOWN_FILE_KEYS: &[&str] = &[
-    "tools_fs",
-    "tools_exec",
-    "tools_web",
-    "tools_confirm",
-    "tools_max_iter",
-    "tools_max_calls",
-    "fs_max_size",
-    "fs_roots",
-    "exec_timeout",
-    "web_provider",
-    "web_url",
-    "web_api_key",
-    "sandbox",
-    "provider",
-    "model",
-    "base_url",
-    "api_key",
-    "api_key_cmd",
-    "tool_format",
-    "tool_choice",
-    "constrain",
-    "mcp",
-    "http_connect_timeout",
-    "http_idle_timeout",
-    "http_timeout",
-    "http_retries",
-    "model_path",
-    "model_sha256",
-    "model_url",
-    "local_ctx",
-    "local_threads",
-    "history_keep",
-];
-
 /// Merges flags > env > file > defaults into `Settings`.
-pub fn resolve(cli: &Cli, env: &Env, file: &FileLayer) -> Result<Settings, ConfigError> {
+pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, ConfigError> {
     let mut r = Resolver::new(env, file);
-    let tool_flags = tool_flag_values(cli)?;
-    for (key, value) in tool_flags {
-        r.flag(key, "--tools", value);
+    for (key, spelling, value) in flag_values(flags)? {
+        r.flag(key, spelling, value);
     }
-    r.flag(
-        "tools_max_iter",
-        "--max-iterations",
-        cli.max_iterations.clone(),
-    );
-    r.flag("provider", "--provider", cli.provider.clone());
-    r.flag("sandbox", "--sandbox", cli.sandbox.clone());
-    r.flag("tool_format", "--tool-format", cli.tool_format.clone());
-    r.flag("model", "--model", cli.model.clone());
-    r.flag("base_url", "--base-url", cli.base_url.clone());
-
-    let show_bool = |b: &bool| b.to_string();
-    let show_num = |n: &u32| n.to_string();
-    let bool_expected = "true or false";
-    let tools = ToolToggles {
-        fs: r.get("tools_fs", true, bool_expected, parse_bool, show_bool)?,
-        exec: r.get("tools_exec", true, bool_expected, parse_bool, show_bool)?,
-        web: r.get("tools_web", true, bool_expected, parse_bool, show_bool)?,
-    };
-    let confirm = r.get("tools_confirm", true, bool_expected, parse_bool, show_bool)?;
-    let max_iterations = r.get(
-        "tools_max_iter",
-        10,
-        "a whole number from 1 to 100",
-        |s| parse_in_range(s, 1, 100),
-        show_num,
-    )?;
-    let max_tool_calls = r.get(
-        "tools_max_calls",
-        10,
-        "a whole number from 1 to 1000",
-        |s| parse_in_range(s, 1, 1000),
-        show_num,
-    )?;
-    let fs_max_size = r.get(
-        "fs_max_size",
-        1_048_576u64,
-        "a number of bytes from 1 to 1073741824",
-        |s| s.parse::<u64>().ok().filter(|n| (1..=1 << 30).contains(n)),
-        |n| n.to_string(),
-    )?;
-    let fs_roots = r.get(
-        "fs_roots",
-        vec!["cwd".to_string(), "tmp".to_string()],
-        "a `:`-separated list of directories (`cwd` and `tmp` stand for the working and temp dirs)",
-        |s| {
-            let roots: Vec<String> = s
-                .split(':')
-                .filter(|p| !p.is_empty())
-                .map(String::from)
-                .collect();
-            (!roots.is_empty()).then_some(roots)
-        },
-        |v| v.join(":"),
-    )?;
-    let exec_timeout = r.get(
-        "exec_timeout",
-        30,
-        "a number of seconds from 1 to 300",
-        |s| parse_in_range(s, 1, 300),
-        show_num,
-    )?;
-    let web_provider = r.get(
-        "web_provider",
-        "duckduckgo".to_string(),
-        "duckduckgo, searxng or brave",
-        |s| {
-            let s = s.to_ascii_lowercase();
-            ["duckduckgo", "searxng", "brave"]
-                .contains(&s.as_str())
-                .then_some(s)
-        },
-        String::clone,
-    )?;
-    let web_url = r.text("web_url");
-    let web_api_key = r
-        .secret("web_api_key")
-        .or_else(|| env.get("BRAVE_API_KEY").map(Secret::new));
-    let sandbox = r.get(
-        "sandbox",
-        SandboxMode::Workspace,
-        "workspace, read-only or off",
-        SandboxMode::parse,
-        |m| m.name().to_string(),
-    )?;
-    let provider = r.text("provider");
-    let model = r.text("model");
-    let base_url = r.text("base_url");
-    let api_key = r.secret("api_key");
-    let api_key_cmd = r.text("api_key_cmd");
-    let tool_format = r.get(
-        "tool_format",
-        ToolFormat::Auto,
-        "auto, native, generic, hermes, qwen, llama3, mistral or json",
-        ToolFormat::parse,
-        |f| f.name().to_string(),
-    )?;
-    let tool_choice = r.get(
-        "tool_choice",
-        ToolChoice::Auto,
-        "auto, required, none or a tool name",
-        parse_tool_choice,
-        |c| match c {
-            ToolChoice::Auto => "auto".into(),
-            ToolChoice::Required => "required".into(),
-            ToolChoice::None => "none".into(),
-            ToolChoice::Named(name) => name.clone(),
-        },
-    )?;
-    let constrain = r.get("constrain", false, bool_expected, parse_bool, show_bool)?;
-    let model_path = r.text("model_path").map(PathBuf::from);
-    let model_url = r.text("model_url");
-    let model_sha256 = r.get(
-        "model_sha256",
-        None,
-        "64 hexadecimal digits",
-        |s| {
-            (s.len() == 64 && s.chars().all(|c| c.is_ascii_hexdigit()))
-                .then(|| Some(s.to_ascii_lowercase()))
-        },
-        |v| v.clone().unwrap_or_default(),
-    )?;
-    let local_ctx = r.get(
-        "local_ctx",
-        4096,
-        "a number of tokens from 256 to 131072",
-        |s| parse_in_range(s, 256, 131_072),
-        show_num,
-    )?;
-    let cores = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(4) as u32;
-    let local_threads = r.get(
-        "local_threads",
-        cores,
-        "a number of threads from 1 to 64",
-        |s| parse_in_range(s, 1, 64),
-        show_num,
-    )?;
-    let mcp = r.get("mcp", true, "on or off", parse_bool, |b| {
-        if *b { "on" } else { "off" }.to_string()
-    })?;
-    let seconds = |key: &str, default: u64, r: &mut Resolver| {
-        r.get(
-            key,
-            Duration::from_secs(default),
-            "a number of seconds from 0.1 to 3600",
-            parse_seconds,
-            |d| format!("{}", d.as_secs_f64()),
-        )
-    };
-    let http = HttpSettings {
-        connect_timeout: seconds("http_connect_timeout", 10, &mut r)?,
-        idle_timeout: seconds("http_idle_timeout", 60, &mut r)?,
-        request_timeout: seconds("http_timeout", 600, &mut r)?,
-        retries: r.get(
-            "http_retries",
-            3,
-            "a whole number from 0 to 10",
-            |s| parse_in_range(s, 0, 10),
-            show_num,
-        )?,
-    };
-
-    let history_keep = r.get(
-        "history_keep",
-        500,
-        "a whole number from 1 to 100000",
-        |s| parse_in_range(s, 1, 100_000),
-        show_num,
-    )?;
-    let output = if cli.command {
-        OutputMode::Command
-    } else if cli.json {
-        OutputMode::Json
-    } else if cli.jsonl {
-        OutputMode::Jsonl
-    } else {
-        OutputMode::Plain
-    };
-    let unknown_file_keys = file
-        .keys()
-        .filter(|k| !KNOWN_FILE_KEYS.contains(k) && *k != "mcp_servers" && *k != "policy")
-        .map(String::from)
-        .collect();
+    let v = Values::resolve(&mut r)?;
+    let paths = Paths::new(env);
     Ok(Settings {
-        output,
-        quiet: cli.quiet,
-        stream: !cli.no_stream,
-        tools,
-        confirm,
-        max_iterations,
-        max_tool_calls,
-        fs_max_size,
-        fs_roots,
-        exec_timeout: Duration::from_secs(u64::from(exec_timeout)),
-        web_provider,
-        web_url,
-        web_api_key,
-        sandbox,
-        approve_all: cli.yes,
-        allow: cli.allow.clone(),
-        provider,
-        model,
-        base_url,
-        api_key,
-        api_key_cmd,
-        tool_format,
-        tool_choice,
-        constrain,
-        mcp,
-        local: LocalSettings {
-            model_path,
-            model_url,
-            model_sha256,
-            ctx: local_ctx,
-            threads: local_threads,
-            models_dir: cache_base(env).map(|d| d.join("swebash-ai").join("models")),
+        output: output_mode(flags),
+        quiet: flags.quiet,
+        stream: !flags.no_stream,
+        color: env.get("NO_COLOR").is_none(),
+        tools: ToolToggles {
+            fs: v.tools_fs,
+            exec: v.tools_exec,
+            web: v.tools_web,
         },
-        cache_dir: cache_base(env).map(|d| d.join("swebash-ai").join("mcp")),
+        confirm: v.tools_confirm,
+        max_iterations: v.tools_max_iter,
+        max_tool_calls: v.tools_max_calls,
+        fs_max_size: v.fs_max_size,
+        exec_timeout: Duration::from_secs(u64::from(v.exec_timeout)),
+        web_provider: v.web_provider,
+        web_api_key: v
+            .web_api_key
+            .clone()
+            .or_else(|| env.get("BRAVE_API_KEY").map(Secret::new)),
+        sandbox: v.sandbox,
+        approve_all: flags.yes,
+        allow: flags.allow.clone(),
+        provider: v.provider,
+        api_key: v.api_key.clone(),
+        probe: probe(env)?,
+        tool_format: v.tool_format,
+        constrain: v.constrain,
+        mcp: v.mcp,
+        local: local_settings(&v, &paths),
         policy: file.policy.clone(),
-        mcp_servers: if mcp {
-            file.mcp_servers
-                .iter()
-                .filter(|s| s.enabled)
-                .cloned()
-                .collect()
+        mcp_servers: if v.mcp {
+            enabled_servers(file)
         } else {
             Vec::new()
         },
-        http,
+        http: HttpSettings {
+            connect_timeout: v.http_connect_timeout,
+            idle_timeout: v.http_idle_timeout,
+            request_timeout: v.http_timeout,
+            retries: v.http_retries,
+        },
         shown: r.shown,
-        unknown_file_keys,
+        unknown_file_keys: unknown_file_keys(file),
         unknown_env: unknown::unknown_env_vars(env),
-        history_keep,
+        history_keep: v.history_keep,
+        fs_roots: v.fs_roots,
+        web_url: v.web_url,
+        model: v.model,
+        base_url: v.base_url,
+        api_key_cmd: v.api_key_cmd,
+        tool_choice: v.tool_choice,
+        shell: command_shell(env),
+        paths,
     })
 }
 
-/// `$XDG_CACHE_HOME`, else `~/.cache`.
-fn cache_base(env: &Env) -> Option<PathBuf> {
-    env.get("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".cache")))
+/// The user's shell when commands written for POSIX shells run in it, else `/bin/sh`.
+fn command_shell(env: &Env) -> PathBuf {
+    match env.get("SHELL") {
+        Some(shell)
+            if ["bash", "zsh", "sh", "dash", "ksh"]
+                .contains(&shell.rsplit('/').next().unwrap_or_default()) =>
+        {
+            PathBuf::from(shell)
+        }
+        _ => PathBuf::from("/bin/sh"),
+    }
+}
+
+fn output_mode(flags: &Flags) -> OutputMode {
+    if flags.command {
+        OutputMode::Command
+    } else if flags.json {
+        OutputMode::Json
+    } else if flags.jsonl {
+        OutputMode::Jsonl
+    } else {
+        OutputMode::Plain
+    }
+}
+
+fn local_settings(v: &Values, paths: &Paths) -> LocalSettings {
+    LocalSettings {
+        model_path: v.model_path.as_ref().map(PathBuf::from),
+        model_url: v.model_url.clone(),
+        model_sha256: v.model_sha256.clone(),
+        ctx: v.local_ctx,
+        threads: v.local_threads,
+        models_dir: paths.models_dir.clone(),
+    }
+}
+
+fn enabled_servers(file: &FileLayer) -> Vec<McpServerConfig> {
+    file.mcp_servers
+        .iter()
+        .filter(|s| s.enabled)
+        .cloned()
+        .collect()
+}
+
+/// Keys of the file that are no setting (the `[policy]` and `[[mcp_servers]]` tables are).
+fn unknown_file_keys(file: &FileLayer) -> Vec<String> {
+    file.keys()
+        .filter(|k| !KEYS.contains(k) && *k != "mcp_servers" && *k != "policy")
+        .map(String::from)
+        .collect()
+}
+
+/// `SWEBASH_AI_PROBE`: on unless set to off.
+fn probe(env: &Env) -> Result<bool, ConfigError> {
+    match env.get(PROBE_VAR) {
+        None => Ok(true),
+        Some(text) => parse_bool(text).ok_or_else(|| ConfigError::Invalid {
+            name: PROBE_VAR.into(),
+            value: text.to_string(),
+            expected: "on or off".into(),
+        }),
+    }
+}
+
+/// A flag that sets a key of the table: the key, the flag's spelling (named in errors) and its
+/// value.
+type FlagValue = (&'static str, &'static str, Option<String>);
+
+/// Each flag's value; `--tools LIST` and `--no-tools` set the three toggles.
+fn flag_values(flags: &Flags) -> Result<Vec<FlagValue>, ConfigError> {
+    let mut values = vec![
+        (
+            "tools_max_iter",
+            "--max-iterations",
+            flags.max_iterations.clone(),
+        ),
+        ("provider", "--provider", flags.provider.clone()),
+        ("sandbox", "--sandbox", flags.sandbox.clone()),
+        ("tool_format", "--tool-format", flags.tool_format.clone()),
+        ("model", "--model", flags.model.clone()),
+        ("base_url", "--base-url", flags.base_url.clone()),
+    ];
+    let spelling = if flags.no_tools {
+        "--no-tools"
+    } else {
+        "--tools"
+    };
+    for (key, value) in tool_flag_values(flags)? {
+        values.push((key, spelling, value));
+    }
+    Ok(values)
 }
 
 /// `--tools LIST` and `--no-tools` as flag values for the three toggles.
-fn tool_flag_values(cli: &Cli) -> Result<[(&'static str, Option<String>); 3], ConfigError> {
-    let chosen: Option<Vec<&str>> = if cli.no_tools {
+fn tool_flag_values(flags: &Flags) -> Result<[(&'static str, Option<String>); 3], ConfigError> {
+    let chosen: Option<Vec<&str>> = if flags.no_tools {
         Some(Vec::new())
-    } else if let Some(list) = &cli.tools {
+    } else if let Some(list) = &flags.tools {
         let mut names = Vec::new();
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let key = match name {
@@ -516,51 +365,13 @@ fn tool_flag_values(cli: &Cli) -> Result<[(&'static str, Option<String>); 3], Co
     ])
 }
 
-pub fn parse_bool(text: &str) -> Option<bool> {
-    match text.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" | "on" => Some(true),
-        "false" | "0" | "no" | "off" => Some(false),
-        _ => None,
-    }
-}
-
-fn parse_in_range(text: &str, min: u32, max: u32) -> Option<u32> {
-    text.parse::<u32>().ok().filter(|n| (min..=max).contains(n))
-}
-
-fn parse_seconds(text: &str) -> Option<Duration> {
-    let secs: f64 = text.parse().ok()?;
-    (0.1..=3600.0)
-        .contains(&secs)
-        .then(|| Duration::from_secs_f64(secs))
-}
-
-fn parse_tool_choice(text: &str) -> Option<ToolChoice> {
-    Some(match text {
-        "auto" => ToolChoice::Auto,
-        "required" => ToolChoice::Required,
-        "none" => ToolChoice::None,
-        name if name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            && !name.is_empty() =>
-        {
-            ToolChoice::Named(name.to_string())
-        }
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
     use std::path::Path;
 
-    fn cli(args: &[&str]) -> Cli {
-        let mut argv = vec!["ai"];
-        argv.extend_from_slice(args);
-        Cli::try_parse_from(argv).unwrap_or_default()
+    fn flags() -> Flags {
+        Flags::default()
     }
 
     fn file(text: &str) -> FileLayer {
@@ -578,7 +389,15 @@ mod tests {
             ("SWEBASH_AI_MODEL", "env-model"),
         ]);
         let file = file("tools_max_iter = 5\nmodel = \"file-model\"\ntools_max_calls = 3\n");
-        let s = resolve(&cli(&["--max-iterations", "9", "q"]), &env, &file).ok();
+        let s = resolve(
+            &Flags {
+                max_iterations: Some("9".into()),
+                ..flags()
+            },
+            &env,
+            &file,
+        )
+        .ok();
         let s = s.as_ref();
         assert_eq!(s.map(|s| s.max_iterations), Some(9));
         assert_eq!(
@@ -605,7 +424,7 @@ mod tests {
     #[test]
     fn invalid_env_value_names_the_variable() {
         let env = Env::from_pairs([("SWEBASH_AI_TOOLS_MAX_ITER", "abc")]);
-        let err = resolve(&cli(&[]), &env, &FileLayer::default()).err();
+        let err = resolve(&flags(), &env, &FileLayer::default()).err();
         assert!(matches!(
             err,
             Some(ConfigError::Invalid { ref name, ref value, .. })
@@ -615,10 +434,10 @@ mod tests {
 
     #[test]
     fn invalid_file_value_names_the_key_and_file() {
-        let err = resolve(&cli(&[]), &Env::default(), &file("tools_fs = \"maybe\"")).err();
+        let err = resolve(&flags(), &Env::default(), &file("tools_fs = \"maybe\"")).err();
         let message = err.map(|e| e.to_string()).unwrap_or_default();
         assert!(
-            message.contains("`tools_fs` in /cfg/config.toml"),
+            message.contains("`tools_fs` in /cfg/config.toml, line 1"),
             "{message}"
         );
     }
@@ -626,7 +445,15 @@ mod tests {
     #[test]
     fn tools_flag_overrides_each_toggle_and_no_tools_disables_all() {
         let env = Env::from_pairs([("SWEBASH_AI_TOOLS_WEB", "true")]);
-        let s = resolve(&cli(&["--tools", "fs,exec"]), &env, &FileLayer::default()).ok();
+        let s = resolve(
+            &Flags {
+                tools: Some("fs,exec".into()),
+                ..flags()
+            },
+            &env,
+            &FileLayer::default(),
+        )
+        .ok();
         assert_eq!(
             s.map(|s| s.tools),
             Some(ToolToggles {
@@ -635,7 +462,15 @@ mod tests {
                 web: false
             })
         );
-        let s = resolve(&cli(&["--no-tools"]), &env, &FileLayer::default()).ok();
+        let s = resolve(
+            &Flags {
+                no_tools: true,
+                ..flags()
+            },
+            &env,
+            &FileLayer::default(),
+        )
+        .ok();
         assert_eq!(
             s.map(|s| s.tools),
             Some(ToolToggles {
@@ -644,13 +479,23 @@ mod tests {
                 web: false
             })
         );
-        assert!(resolve(&cli(&["--tools", "fs,rocket"]), &env, &FileLayer::default()).is_err());
+        assert!(
+            resolve(
+                &Flags {
+                    tools: Some("fs,rocket".into()),
+                    ..flags()
+                },
+                &env,
+                &FileLayer::default()
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn secrets_are_redacted_in_show_config() {
         let env = Env::from_pairs([("SWEBASH_AI_API_KEY", "sk-very-secret")]);
-        let s = resolve(&cli(&[]), &env, &FileLayer::default()).ok();
+        let s = resolve(&flags(), &env, &FileLayer::default()).ok();
         let line = s
             .as_ref()
             .and_then(|s| shown(s, "SWEBASH_AI_API_KEY"))
@@ -666,6 +511,7 @@ mod tests {
 
     #[test]
     fn tool_choice_accepts_keywords_and_tool_names() {
+        use table::parse_tool_choice;
         assert_eq!(parse_tool_choice("required"), Some(ToolChoice::Required));
         assert_eq!(
             parse_tool_choice("filesystem"),
@@ -679,6 +525,91 @@ mod tests {
         let err = FileLayer::parse("tools_fs = ", Path::new("/cfg/config.toml")).err();
         assert!(
             matches!(err, Some(ConfigError::File { ref path, .. }) if path == "/cfg/config.toml")
+        );
+    }
+
+    fn error_name(flags: &Flags, env: &Env, file: &FileLayer) -> String {
+        match resolve(flags, env, file) {
+            Err(ConfigError::Invalid { name, .. }) => name,
+            other => format!("not an invalid value: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_bad_provider_flag_names_the_flag_not_the_variable() {
+        let env = Env::from_pairs([("SWEBASH_AI_PROVIDER", "openai")]);
+        let bad = Flags {
+            provider: Some("bogus".into()),
+            ..flags()
+        };
+        assert_eq!(error_name(&bad, &env, &FileLayer::default()), "--provider");
+    }
+
+    #[test]
+    fn a_bad_provider_variable_names_the_variable() {
+        let env = Env::from_pairs([("SWEBASH_AI_PROVIDER", "bogus")]);
+        let file = file("provider = \"openai\"\n");
+        assert_eq!(error_name(&flags(), &env, &file), "SWEBASH_AI_PROVIDER");
+    }
+
+    #[test]
+    fn a_bad_provider_in_the_file_names_the_key_the_file_and_the_line() {
+        let file = file("model = \"m\"\n\nprovider = \"bogus\"\n");
+        assert_eq!(
+            error_name(&flags(), &Env::default(), &file),
+            "`provider` in /cfg/config.toml, line 3"
+        );
+    }
+
+    #[test]
+    fn a_bad_base_url_flag_names_the_flag() {
+        let bad = Flags {
+            base_url: Some("127.0.0.1:8080".into()),
+            ..flags()
+        };
+        assert_eq!(
+            error_name(&bad, &Env::default(), &FileLayer::default()),
+            "--base-url"
+        );
+    }
+
+    #[test]
+    fn every_key_of_the_table_is_known_to_the_file_the_environment_and_show_config() {
+        let text: String = KEYS.iter().map(|k| format!("{k} = \"x\"\n")).collect();
+        let layer = file(&text);
+        assert!(unknown_file_keys(&layer).is_empty());
+        let names: Vec<String> = KEYS.iter().map(|k| env_name(k)).collect();
+        let env = Env::from_pairs(names.iter().map(|n| (n.as_str(), "x")));
+        assert!(unknown::unknown_env_vars(&env).is_empty());
+        let settings = resolve(&flags(), &Env::default(), &FileLayer::default());
+        let shown: Vec<String> = settings
+            .map(|s| s.shown.into_iter().map(|s| s.env_name).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            shown, names,
+            "--show-config has one row per key, in table order"
+        );
+    }
+
+    #[test]
+    fn every_flag_sets_a_key_of_the_table() {
+        let all = Flags {
+            tools: Some("fs".into()),
+            ..flags()
+        };
+        for (key, _, _) in flag_values(&all).unwrap_or_default() {
+            assert!(KEYS.contains(&key), "{key}");
+        }
+    }
+
+    #[test]
+    fn paths_and_colour_come_from_the_snapshot() {
+        let env = Env::from_pairs([("HOME", "/home/u"), ("NO_COLOR", "1")]);
+        let s = resolve(&flags(), &env, &FileLayer::default()).ok();
+        assert_eq!(s.as_ref().map(|s| s.color), Some(false));
+        assert_eq!(
+            s.and_then(|s| s.local.models_dir),
+            Some(PathBuf::from("/home/u/.cache/swebash-ai/models"))
         );
     }
 }

@@ -3,14 +3,9 @@
 
 use std::path::Path;
 
-use clap::Parser;
 use proptest::prelude::*;
 
-use super::{Env, FileLayer, env_name, resolve};
-use crate::cli::Cli;
-
-/// Every key a config file may hold (and, upper-cased, every variable).
-const KEYS: &[&str] = super::KNOWN_FILE_KEYS;
+use super::{Env, FileLayer, Flags, KEYS, env_name, resolve};
 
 /// Values that reach the edges: huge and negative numbers, floats, odd text.
 fn value() -> impl Strategy<Value = String> {
@@ -87,8 +82,7 @@ proptest! {
             .map(|(key, value)| (env_name(key), value.clone()))
             .collect();
         let env = Env::from_pairs(names.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let cli = Cli::try_parse_from(["ai", "hi"]).unwrap();
-        let _ = resolve(&cli, &env, &file);
+        let _ = resolve(&Flags::default(), &env, &file);
     }
 
     #[test]

@@ -1,17 +1,16 @@
 //! Settings that look meant for `ai` but are not ones it reads: a misspelt variable would
 //! otherwise be ignored in silence, and the user would wonder why their setting does nothing.
 
-use super::{Env, KNOWN_FILE_KEYS};
+use super::{ENV_PREFIX as PREFIX, Env, KEYS, PROBE_VAR, env_name};
 
 /// Variables read outside the settings table (`SWEBASH_AI_TEST_*` belong to the test suite).
-const OTHER_VARS: &[&str] = &["SWEBASH_AI_PROBE"];
-const PREFIX: &str = "SWEBASH_AI_";
+const OTHER_VARS: &[&str] = &[PROBE_VAR];
 
 /// One warning per unknown `SWEBASH_AI_*` variable, with the closest known name when one is near.
 pub fn unknown_env_vars(env: &Env) -> Vec<String> {
-    let known: Vec<String> = KNOWN_FILE_KEYS
+    let known: Vec<String> = KEYS
         .iter()
-        .map(|key| format!("{PREFIX}{}", key.to_ascii_uppercase()))
+        .map(|key| env_name(key))
         .chain(OTHER_VARS.iter().map(|v| (*v).to_string()))
         .collect();
     let mut names: Vec<&str> = env

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::config::{Env, Secret, Settings};
+use crate::config::{Env, ProviderName, Secret, Settings};
 use crate::error::ConfigError;
 
 /// The wire protocol a service speaks.
@@ -142,40 +142,14 @@ pub struct Endpoint {
     pub model: Option<String>,
 }
 
-fn find_service(name: &str) -> Option<&'static Service> {
-    let name = name.to_ascii_lowercase();
-    let name = match name.as_str() {
-        "openai-compatible" | "openai_compatible" => "openai",
-        "claude" => "anthropic",
-        "google" | "google-ai-studio" => "gemini",
-        "llama.cpp" | "llama-cpp" => "llamacpp",
-        "lm-studio" => "lmstudio",
-        other => other,
-    };
-    SERVICES.iter().find(|s| s.name == name)
-}
-
 /// Chooses the endpoint: the named provider, else an explicit base URL (OpenAI-compatible), else
 /// the first service whose key is in the environment.
 pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, ConfigError> {
-    let service = match &settings.provider {
-        Some(name) if find_service(name).is_some_and(|s| s.protocol == Protocol::Local) => {
-            return local_endpoint();
-        }
-        Some(name) => find_service(name).ok_or_else(|| ConfigError::Invalid {
-            name: "SWEBASH_AI_PROVIDER".into(),
-            value: name.clone(),
-            expected: format!(
-                "one of {} (alias openai-compatible)",
-                SERVICES
-                    .iter()
-                    .map(|s| s.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        })?,
+    let service = match settings.provider {
+        Some(ProviderName::Local) => return local_endpoint(),
+        Some(name) => service_named(name.name()),
         None if settings.base_url.is_some() => service_named("openai"),
-        None => match detect(env)? {
+        None => match detect(env, settings.probe) {
             Some(service) => service,
             // Built with the embedded engine: nothing configured means the local model.
             None if cfg!(feature = "local") => return local_endpoint(),
@@ -184,29 +158,38 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
     };
     // The SDKs' own variables name a service's URL; a key may follow it there.
     let own_override = match service.protocol {
-        Protocol::Anthropic => env.get("ANTHROPIC_BASE_URL").map(String::from),
-        Protocol::Ollama => env.get("OLLAMA_HOST").map(ollama_url),
+        Protocol::Anthropic => env
+            .get("ANTHROPIC_BASE_URL")
+            .map(|url| (url.to_string(), "ANTHROPIC_BASE_URL")),
+        Protocol::Ollama => env
+            .get("OLLAMA_HOST")
+            .map(|host| (ollama_url(host), "OLLAMA_HOST")),
         _ => None,
     };
-    let base_url = settings
-        .base_url
-        .clone()
-        .or_else(|| own_override.clone())
-        .unwrap_or_else(|| service.base_url.to_string())
-        .trim_end_matches('/')
-        .to_string();
-    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+    // `SWEBASH_AI_BASE_URL` was checked where it was set; a service's own variable is checked here.
+    if let Some((url, var)) = own_override
+        .as_ref()
+        .filter(|_| settings.base_url.is_none())
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
         return Err(ConfigError::Invalid {
-            name: "SWEBASH_AI_BASE_URL".into(),
-            value: base_url,
+            name: (*var).into(),
+            value: url.clone(),
             expected: "an http:// or https:// URL".into(),
         });
     }
+    let base_url = settings
+        .base_url
+        .clone()
+        .or_else(|| own_override.as_ref().map(|(url, _)| url.clone()))
+        .unwrap_or_else(|| service.base_url.to_string())
+        .trim_end_matches('/')
+        .to_string();
     let own_url = base_url == service.base_url
-        || own_override.is_some_and(|url| url.trim_end_matches('/') == base_url);
+        || own_override.is_some_and(|(url, _)| url.trim_end_matches('/') == base_url);
     let api_key = match (&settings.api_key, &settings.api_key_cmd) {
         (Some(key), _) => Some(key.clone()),
-        (None, Some(cmd)) => Some(key_from_command(cmd)?),
+        (None, Some(cmd)) => Some(key_from_command(cmd, &settings.origin_of("api_key_cmd"))?),
         // A service's own key goes only to that service's own URL: never leak it elsewhere.
         (None, None) if own_url => key_of(service, env),
         (None, None) => None,
@@ -233,16 +216,8 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
     })
 }
 
-/// The embedded engine, when built with it.
+/// The embedded engine (settings name it only in a build with it).
 fn local_endpoint() -> Result<Endpoint, ConfigError> {
-    if !cfg!(feature = "local") {
-        return Err(ConfigError::Invalid {
-            name: "SWEBASH_AI_PROVIDER".into(),
-            value: "local".into(),
-            expected: "a provider this build has: `local` needs `cargo build --features local`"
-                .into(),
-        });
-    }
     Ok(Endpoint {
         service: "local",
         protocol: Protocol::Local,
@@ -272,15 +247,15 @@ fn key_of(service: &Service, env: &Env) -> Option<Secret> {
 /// With no provider named: the first service whose key is set, else a local server that
 /// answers on its usual port (probed briefly, only when no key is set, and not at all with
 /// `SWEBASH_AI_PROBE=off`; Ollama is looked for where `OLLAMA_HOST` says).
-fn detect(env: &Env) -> Result<Option<&'static Service>, ConfigError> {
+fn detect(env: &Env, probe: bool) -> Option<&'static Service> {
     if let Some(service) = SERVICES
         .iter()
         .find(|s| s.protocol != Protocol::Local && key_of(s, env).is_some())
     {
-        return Ok(Some(service));
+        return Some(service);
     }
-    if !probe_enabled(env)? {
-        return Ok(None);
+    if !probe {
+        return None;
     }
     let ollama = env
         .get("OLLAMA_HOST")
@@ -291,7 +266,7 @@ fn detect(env: &Env) -> Result<Option<&'static Service>, ConfigError> {
         ("lmstudio", "127.0.0.1:1234".to_string()),
     ];
     let timeout = std::time::Duration::from_millis(150);
-    Ok(local.iter().find_map(|(name, authority)| {
+    local.iter().find_map(|(name, authority)| {
         // Resolving a name (`localhost:11434`) blocks briefly; it runs before the runtime starts.
         let addr = std::net::ToSocketAddrs::to_socket_addrs(authority.as_str())
             .ok()?
@@ -299,24 +274,7 @@ fn detect(env: &Env) -> Result<Option<&'static Service>, ConfigError> {
         std::net::TcpStream::connect_timeout(&addr, timeout)
             .ok()
             .map(|_| service_named(name))
-    }))
-}
-
-/// `SWEBASH_AI_PROBE`: whether to look for a local server on its usual port (default on).
-fn probe_enabled(env: &Env) -> Result<bool, ConfigError> {
-    match env
-        .get("SWEBASH_AI_PROBE")
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        None | Some("on" | "true" | "1" | "yes") => Ok(true),
-        Some("off" | "false" | "0" | "no") => Ok(false),
-        Some(other) => Err(ConfigError::Invalid {
-            name: "SWEBASH_AI_PROBE".into(),
-            value: other.to_string(),
-            expected: "on or off".into(),
-        }),
-    }
+    })
 }
 
 /// `host:port` of an `OLLAMA_HOST` value (port 11434 when it names none).
@@ -349,9 +307,10 @@ fn ollama_url(host: &str) -> String {
 }
 
 /// Runs `SWEBASH_AI_API_KEY_CMD` and takes its first line as the key; its output is never shown.
-fn key_from_command(cmd: &str) -> Result<Secret, ConfigError> {
+/// `origin` names where the command was set, for the error when it fails.
+fn key_from_command(cmd: &str, origin: &str) -> Result<Secret, ConfigError> {
     let failed = |why: String| ConfigError::Invalid {
-        name: "SWEBASH_AI_API_KEY_CMD".into(),
+        name: origin.to_string(),
         value: cmd.to_string(),
         expected: format!("a command that prints the key ({why})"),
     };
@@ -383,7 +342,7 @@ mod tests {
         argv.extend_from_slice(args);
         let cli = Cli::try_parse_from(argv).unwrap_or_default();
         let env = Env::from_pairs(env.iter().copied());
-        let settings = resolve(&cli, &env, &FileLayer::default())?;
+        let settings = resolve(&crate::app::flags(&cli), &env, &FileLayer::default())?;
         select_endpoint(&settings, &env)
     }
 
@@ -492,9 +451,14 @@ mod tests {
         .ok();
         assert_eq!(e.map(|e| e.service), Some("openai"));
         let err = endpoint(&["--provider", "nope"], &[]).err();
-        assert!(
-            matches!(err, Some(ConfigError::Invalid { ref name, .. }) if name == "SWEBASH_AI_PROVIDER")
-        );
+        assert!(matches!(err, Some(ConfigError::Invalid { ref name, .. }) if name == "--provider"));
+    }
+
+    #[test]
+    fn every_provider_name_has_one_service_and_every_service_a_name() {
+        let names: Vec<&str> = ProviderName::NAMES.iter().map(|(n, _)| *n).collect();
+        let services: Vec<&str> = SERVICES.iter().map(|s| s.name).collect();
+        assert_eq!(names, services);
     }
 
     #[test]
@@ -517,6 +481,23 @@ mod tests {
         .err();
         assert!(
             matches!(err, Some(ConfigError::Invalid { ref name, .. }) if name == "SWEBASH_AI_API_KEY_CMD")
+        );
+    }
+
+    #[test]
+    fn a_failing_key_command_from_the_file_names_the_file_key() {
+        let file = FileLayer::parse(
+            "base_url = \"http://h/v1\"\napi_key_cmd = \"exit 3\"\n",
+            std::path::Path::new("/cfg/config.toml"),
+        );
+        let settings = file.and_then(|file| resolve(&Default::default(), &Env::default(), &file));
+        let err = settings
+            .and_then(|s| select_endpoint(&s, &Env::default()))
+            .err();
+        assert!(
+            matches!(err, Some(ConfigError::Invalid { ref name, .. })
+                if name == "`api_key_cmd` in /cfg/config.toml, line 2"),
+            "{err:?}"
         );
     }
 }

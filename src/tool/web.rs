@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::html::{self, Token};
 use super::{Effect, RunOptions, Tool, ToolContext, ToolOutcome, parse_arguments, schema_of};
-use crate::config::Secret;
+use crate::config::{Secret, WebProvider};
 use crate::net::{decode_component, encode_component};
 use crate::protocol::{Action, BoxFuture, CallErrorCode, ToolErrorType, ToolResult, ToolSpec};
 
@@ -25,16 +25,17 @@ pub enum WebBackend {
     Brave,
 }
 
-impl WebBackend {
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "duckduckgo" => Some(WebBackend::DuckDuckGo),
-            "searxng" => Some(WebBackend::Searxng),
-            "brave" => Some(WebBackend::Brave),
-            _ => None,
+impl From<WebProvider> for WebBackend {
+    fn from(provider: WebProvider) -> Self {
+        match provider {
+            WebProvider::DuckDuckGo => WebBackend::DuckDuckGo,
+            WebProvider::Searxng => WebBackend::Searxng,
+            WebProvider::Brave => WebBackend::Brave,
         }
     }
+}
 
+impl WebBackend {
     fn default_url(self) -> Option<&'static str> {
         match self {
             WebBackend::DuckDuckGo => Some("https://html.duckduckgo.com"),

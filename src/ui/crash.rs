@@ -8,12 +8,12 @@ use std::panic::PanicHookInfo;
 const INTERNAL_ERROR_EXIT: i32 = 1;
 
 /// Replaces Rust's panic message and backtrace with one line asking for a report. The backtrace
-/// is printed only when `RUST_BACKTRACE` asks for it.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
+/// is printed only when `backtrace` (`RUST_BACKTRACE`) asks for it.
+pub fn install_panic_hook(backtrace: bool) {
+    std::panic::set_hook(Box::new(move |info| {
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "{}", internal_error_line(info));
-        if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+        if backtrace {
             let _ = writeln!(stderr, "{}", std::backtrace::Backtrace::force_capture());
         }
         // Exiting here (rather than unwinding or aborting) flushes the answer printed so far and

@@ -14,6 +14,8 @@ pub enum Fetcher {
 }
 
 impl Fetcher {
+    pub const ALL: [Fetcher; 4] = [Fetcher::Cargo, Fetcher::Node, Fetcher::Python, Fetcher::Go];
+
     pub fn name(self) -> &'static str {
         match self {
             Fetcher::Cargo => "cargo",

@@ -18,6 +18,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 pub use crate::config::SandboxMode;
+use crate::config::{Env, Paths};
 pub use fetch::{Fetcher, fetchers, fetches};
 pub use launch::launch;
 pub use rules::project_root;
@@ -73,19 +74,16 @@ pub struct Plan {
     pub own: Vec<PathBuf>,
     /// ai's config directory (hidden: it holds the key command).
     pub config: Option<PathBuf>,
+    /// Each package manager's caches and lock files (where its variables put them).
+    fetch_caches: Vec<(Fetcher, Vec<PathBuf>, Vec<PathBuf>)>,
     probed: Arc<OnceLock<Capabilities>>,
 }
 
 impl Plan {
-    /// `own` are ai's own directories, `config` among them the one to hide.
-    pub fn new(
-        mode: SandboxMode,
-        cwd: &Path,
-        home: Option<&Path>,
-        own: Vec<PathBuf>,
-        config: Option<PathBuf>,
-    ) -> Plan {
-        let mut temp = vec![std::env::temp_dir()];
+    /// The plan of a session in `cwd`: ai's own directories (`paths`) are kept, its config
+    /// directory hidden; `env` says where package managers keep their caches.
+    pub fn new(mode: SandboxMode, cwd: &Path, paths: &Paths, env: &Env) -> Plan {
+        let mut temp = vec![paths.temp.clone()];
         for dir in ["/tmp", "/var/tmp"] {
             let dir = PathBuf::from(dir);
             if !temp.contains(&dir) && dir.is_dir() {
@@ -93,14 +91,22 @@ impl Plan {
             }
         }
         let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-        let home = home.map(canonical);
+        let home = paths.home.as_deref().map(canonical);
+        let lookup = |name: &str| env.get(name).map(String::from);
+        let fetch_caches = home.as_ref().map_or_else(Vec::new, |home| {
+            Fetcher::ALL
+                .iter()
+                .map(|f| (*f, f.caches(home, &lookup), f.lock_files(home, &lookup)))
+                .collect()
+        });
         Plan {
             mode,
             project: project_root(&canonical(cwd), home.as_deref()),
             temp: temp.iter().map(|p| canonical(p)).collect(),
             home,
-            own: own.iter().map(|p| canonical(p)).collect(),
-            config: config.map(|p| canonical(&p)),
+            own: paths.own_dirs().iter().map(|p| canonical(p)).collect(),
+            config: paths.config_dir.as_deref().map(canonical),
+            fetch_caches,
             probed: Arc::default(),
         }
     }
@@ -124,13 +130,13 @@ impl Plan {
         request.keep.extend(self.own.iter().cloned());
         request.home.clone_from(&self.home);
         request.hide = self.secrets();
-        if let Some(home) = &self.home {
-            let env = |name: &str| std::env::var(name).ok();
+        if self.home.is_some() {
             request.net = fetches(command);
             for fetcher in fetchers(command) {
-                if self.mode == SandboxMode::Workspace {
-                    request.caches.extend(fetcher.caches(home, &env));
-                    request.cache_files.extend(fetcher.lock_files(home, &env));
+                let found = self.fetch_caches.iter().find(|(f, _, _)| *f == fetcher);
+                if let (SandboxMode::Workspace, Some((_, caches, locks))) = (self.mode, found) {
+                    request.caches.extend(caches.iter().cloned());
+                    request.cache_files.extend(locks.iter().cloned());
                 }
             }
         }
@@ -316,13 +322,15 @@ mod tests {
         let project = home.join("app");
         std::fs::create_dir_all(project.join(".git")).unwrap();
         let config = home.join(".config/swebash-ai");
-        let plan = Plan::new(
-            SandboxMode::Workspace,
-            &project,
-            Some(&home),
-            vec![config.clone()],
-            Some(config.clone()),
-        );
+        std::fs::create_dir_all(&config).unwrap();
+        let paths = Paths {
+            home: Some(home.clone()),
+            config_dir: Some(config.clone()),
+            temp: std::env::temp_dir(),
+            ..Paths::default()
+        };
+        let plan = Plan::new(SandboxMode::Workspace, &project, &paths, &Env::default());
+        assert_eq!(plan.own, [config.canonicalize().unwrap()]);
         let request = plan.request("ls").unwrap();
         assert!(request.write.contains(&project.canonicalize().unwrap()));
         assert_eq!(request.home, Some(home.canonicalize().unwrap()));
@@ -331,7 +339,7 @@ mod tests {
         let cargo = plan.request("cargo build").unwrap();
         assert!(cargo.net);
         assert!(cargo.caches.iter().any(|p| p.ends_with(".cargo/registry")));
-        let from_home = Plan::new(SandboxMode::Workspace, &home, Some(&home), vec![], None);
+        let from_home = Plan::new(SandboxMode::Workspace, &home, &paths, &Env::default());
         assert!(from_home.project.is_err());
     }
 }
