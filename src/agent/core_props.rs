@@ -11,6 +11,7 @@ use super::approval::{DecidedBy, GateAnswer};
 use super::core::Core;
 use super::machine::{Command, Containment, Input, Judgement, Setup};
 use super::mode::{Reply, ToolMode};
+use super::test_kit::replied;
 use super::turn::Limits;
 use super::{Stop, TurnEnd};
 use crate::config::ToolFormat;
@@ -141,15 +142,7 @@ fn reply(dice: &mut Dice) -> Input {
         },
         _ => {
             let count = 1 + dice.roll(3);
-            let calls = (0..count).map(|_| dice.call()).collect();
-            Input::Replied {
-                text: String::new(),
-                reply: Reply {
-                    calls,
-                    problems: Vec::new(),
-                },
-                usage: None,
-            }
+            replied((0..count).map(|_| dice.call()).collect())
         }
     }
 }

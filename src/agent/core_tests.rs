@@ -3,198 +3,17 @@
 
 use serde_json::json;
 
-use super::approval::{DecidedBy, GateAnswer};
-use super::core::Core;
-use super::machine::{Command, Containment, Input, Judgement, Setup};
-use super::mode::{Reply, ToolMode};
-use super::turn::Limits;
-use super::{Stop, TurnEnd};
+use super::Stop;
+use super::approval::DecidedBy;
+use super::machine::{Command, Containment, Input, Judgement};
+use super::test_kit::*;
 use crate::config::ToolFormat;
-use crate::policy::{Assessment, Unit, Verdict};
+use crate::policy::Verdict;
 use crate::protocol::{
-    Action, CallErrorCode, Decision, Event, Message, RunStatus, ToolCall, ToolChoice,
-    ToolErrorType, ToolResult, ToolSpec,
+    CallErrorCode, Decision, Event, Message, RunStatus, ToolChoice, ToolErrorType, ToolResult,
 };
 use crate::provider::ProviderError;
 use crate::tool::ToolOutcome;
-
-fn specs(names: &[&str]) -> Vec<ToolSpec> {
-    names
-        .iter()
-        .map(|name| ToolSpec {
-            name: (*name).into(),
-            description: format!("the {name} tool"),
-            parameters: json!({"type": "object", "properties": {}}),
-        })
-        .collect()
-}
-
-const TOOLS: &[&str] = &["filesystem", "execute_command", "web_search"];
-
-fn setup(max_iterations: u32, max_tool_calls: u32) -> Setup {
-    Setup {
-        specs: specs(TOOLS),
-        model: "test-model".into(),
-        cwd: "/work/project".into(),
-        limits: Limits {
-            max_iterations,
-            max_tool_calls,
-        },
-        tool_choice: ToolChoice::Auto,
-        name_tools: true,
-    }
-}
-
-fn mode(format: ToolFormat) -> ToolMode {
-    ToolMode::from_settings(format, "test-model", &specs(TOOLS), false)
-}
-
-/// A turn under test: what it emitted and appended so far.
-struct Turn<'m> {
-    core: Core<'m>,
-    events: Vec<Event>,
-    messages: Vec<Message>,
-}
-
-impl<'m> Turn<'m> {
-    fn new(mode: &'m mut ToolMode, setup: Setup) -> Self {
-        Turn {
-            core: Core::new(mode, setup),
-            events: Vec::new(),
-            messages: Vec::new(),
-        }
-    }
-
-    fn feed(&mut self, input: Input) -> Command {
-        let output = self.core.handle(input);
-        self.events.extend(output.events);
-        self.messages.extend(output.append);
-        output.next
-    }
-
-    fn records(&self) -> Vec<(String, Decision)> {
-        self.events
-            .iter()
-            .filter_map(|e| match e {
-                Event::ToolCallCompleted { record } => Some((record.id.clone(), record.decision)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn count(&self, wanted: fn(&Event) -> bool) -> usize {
-        self.events.iter().filter(|e| wanted(e)).count()
-    }
-}
-
-fn call(id: &str, name: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: json!({"path": id}),
-    }
-}
-
-fn command(id: &str, line: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: "execute_command".into(),
-        arguments: json!({"command": line}),
-    }
-}
-
-fn replied(calls: Vec<ToolCall>) -> Input {
-    Input::Replied {
-        text: String::new(),
-        reply: Reply {
-            calls,
-            problems: Vec::new(),
-        },
-        usage: None,
-    }
-}
-
-fn answered(text: &str) -> Input {
-    Input::Replied {
-        text: text.into(),
-        reply: Reply::default(),
-        usage: None,
-    }
-}
-
-fn assessment(verdict: Verdict, line: &str) -> Assessment {
-    Assessment {
-        verdict,
-        reasons: vec![format!("{line}: {verdict:?}")],
-        commands: vec![Unit {
-            command: line.into(),
-            verdict,
-            reasons: Vec::new(),
-        }],
-        untrusted: None,
-    }
-}
-
-fn read_judged(path: &str) -> Input {
-    Input::Judged(Judgement::Judged {
-        action: Action::Read {
-            requested: path.into(),
-            resolved: path.into(),
-        },
-        assessment: assessment(Verdict::Allow, path),
-        containment: Containment::Off,
-    })
-}
-
-fn exec_judged(line: &str, verdict: Verdict, containment: Containment) -> Input {
-    Input::Judged(Judgement::Judged {
-        action: Action::Exec {
-            command: line.into(),
-        },
-        assessment: assessment(verdict, line),
-        containment,
-    })
-}
-
-fn ran_ok(data: &str) -> Input {
-    Input::Ran(ToolOutcome::ok(json!(data)))
-}
-
-fn approved() -> Input {
-    Input::Decided(GateAnswer::Approved {
-        by: DecidedBy::User,
-        edited: None,
-    })
-}
-
-fn denied(by: DecidedBy) -> Input {
-    Input::Decided(GateAnswer::Denied { by })
-}
-
-fn end_of(command: Command) -> Option<TurnEnd> {
-    match command {
-        Command::Finish(end) => Some(end),
-        _ => None,
-    }
-}
-
-fn is_request(command: &Command) -> bool {
-    matches!(command, Command::Request { .. })
-}
-
-fn runs(command: &Command) -> Option<(String, bool)> {
-    match command {
-        Command::Run { call, contained } => Some((call.id.clone(), *contained)),
-        _ => None,
-    }
-}
-
-fn asks(command: &Command) -> Option<String> {
-    match command {
-        Command::Ask(request) => Some(request.reasons.join("; ")),
-        _ => None,
-    }
-}
 
 #[test]
 fn an_answer_without_calls_ends_the_turn() {
@@ -230,7 +49,7 @@ fn the_forced_tool_choice_applies_to_the_first_request_only() {
         }
     ));
     turn.feed(replied(vec![call("a", "filesystem")]));
-    turn.feed(read_judged("a"));
+    turn.feed(read_judged("a", Verdict::Allow));
     let second = turn.feed(ran_ok("A"));
     assert!(matches!(
         second,
@@ -283,7 +102,7 @@ fn limits_end_the_turn_and_every_call_gets_a_result() {
                 }
                 Command::Judge(call) => {
                     judged += 1;
-                    turn.feed(read_judged(&call.id))
+                    turn.feed(read_judged(&call.id, Verdict::Allow))
                 }
                 Command::Run { .. } => turn.feed(ran_ok("x")),
                 Command::Finish(end) => break end,
@@ -319,7 +138,7 @@ fn a_read_repeated_with_nothing_changed_is_answered_from_before() {
         turn.feed(replied(vec![call("a", "filesystem")])),
         Command::Judge(_)
     ));
-    turn.feed(read_judged("a"));
+    turn.feed(read_judged("a", Verdict::Allow));
     turn.feed(ran_ok("A"));
     // The same read again: no judge, no run, the earlier result with a note.
     let mut again = call("a", "filesystem");
@@ -496,20 +315,6 @@ fn a_blocked_command_never_runs() {
     assert_eq!(turn.records(), vec![("1".into(), Decision::Blocked)]);
 }
 
-fn web_search(id: &str) -> (ToolCall, Input) {
-    let call = ToolCall {
-        id: id.into(),
-        name: "web_search".into(),
-        arguments: json!({"query": "fix"}),
-    };
-    let judged = Input::Judged(Judgement::Judged {
-        action: Action::Network { what: "fix".into() },
-        assessment: assessment(Verdict::Allow, "fix"),
-        containment: Containment::Off,
-    });
-    (call, judged)
-}
-
 #[test]
 fn after_untrusted_content_every_command_asks_and_an_approval_keeps_the_sandbox() {
     let mut mode = mode(ToolFormat::Native);
@@ -525,16 +330,6 @@ fn after_untrusted_content_every_command_asks_and_an_approval_keeps_the_sandbox(
     let reason = asks(&ask).unwrap_or_default();
     assert!(reason.contains("untrusted content"), "{reason}");
     assert_eq!(runs(&turn.feed(approved())), Some(("c".into(), true)));
-}
-
-fn blocked_by_sandbox() -> Input {
-    Input::Ran(ToolOutcome::failed(
-        CallErrorCode::Blocked,
-        ToolResult::fail(
-            ToolErrorType::SecurityError,
-            "blocked by the sandbox: write to /etc",
-        ),
-    ))
 }
 
 #[test]
@@ -575,13 +370,6 @@ fn without_a_terminal_a_sandbox_block_ends_the_run_naming_the_allow_flag() {
         .unwrap_or_default();
     assert!(message.contains("--allow 'make install'"), "{message}");
     assert_eq!(turn.records(), vec![("1".into(), Decision::Blocked)]);
-}
-
-fn edited(line: &str) -> Input {
-    Input::Decided(GateAnswer::Approved {
-        by: DecidedBy::User,
-        edited: Some(line.into()),
-    })
 }
 
 #[test]

@@ -24,6 +24,8 @@ mod core_tests;
 #[cfg(test)]
 mod review_tests;
 #[cfg(test)]
+mod test_kit;
+#[cfg(test)]
 mod turn_tests;
 
 use std::time::Instant;

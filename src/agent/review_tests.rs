@@ -7,155 +7,15 @@ use serde_json::json;
 
 use super::Stop;
 use super::approval::{DecidedBy, Gate, GateAnswer};
-use super::core::Core;
-use super::machine::{Command, Containment, Input, Judgement, Setup};
-use super::mode::{Reply, ToolMode};
+use super::machine::{Command, Containment, Input, Judgement};
 use super::prompt::{instructions, tools_sentence};
-use super::turn::Limits;
+use super::test_kit::*;
 use crate::config::ToolFormat;
-use crate::policy::{Assessment, Rules, Unit, Verdict};
+use crate::policy::{Rules, Verdict};
 use crate::protocol::{
-    Action, Answer, ApprovalRequest, Asker, CallErrorCode, Decision, Event, Message, NoTerminal,
-    RunStatus, ToolCall, ToolChoice, ToolErrorType, ToolResult, ToolSpec,
+    Action, Answer, ApprovalRequest, Asker, Decision, Event, Message, NoTerminal, RunStatus,
+    ToolCall,
 };
-use crate::tool::ToolOutcome;
-
-const TOOLS: &[&str] = &["filesystem", "execute_command", "web_search"];
-
-fn specs() -> Vec<ToolSpec> {
-    TOOLS
-        .iter()
-        .map(|name| ToolSpec {
-            name: (*name).into(),
-            description: format!("the {name} tool"),
-            parameters: json!({"type": "object", "properties": {}}),
-        })
-        .collect()
-}
-
-fn setup() -> Setup {
-    Setup {
-        specs: specs(),
-        model: "test-model".into(),
-        cwd: "/work/project".into(),
-        limits: Limits {
-            max_iterations: 10,
-            max_tool_calls: 10,
-        },
-        tool_choice: ToolChoice::Auto,
-        name_tools: true,
-    }
-}
-
-fn native() -> ToolMode {
-    ToolMode::from_settings(ToolFormat::Native, "test-model", &specs(), false)
-}
-
-struct Turn<'m> {
-    core: Core<'m>,
-    events: Vec<Event>,
-    messages: Vec<Message>,
-}
-
-impl<'m> Turn<'m> {
-    fn new(mode: &'m mut ToolMode) -> Self {
-        Turn {
-            core: Core::new(mode, setup()),
-            events: Vec::new(),
-            messages: Vec::new(),
-        }
-    }
-
-    fn feed(&mut self, input: Input) -> Command {
-        let output = self.core.handle(input);
-        self.events.extend(output.events);
-        self.messages.extend(output.append);
-        output.next
-    }
-
-    fn count(&self, wanted: fn(&Event) -> bool) -> usize {
-        self.events.iter().filter(|e| wanted(e)).count()
-    }
-}
-
-fn command(id: &str, line: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: "execute_command".into(),
-        arguments: json!({"command": line}),
-    }
-}
-
-fn read(id: &str, path: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: "filesystem".into(),
-        arguments: json!({"operation": "read", "path": path}),
-    }
-}
-
-fn replied(calls: Vec<ToolCall>) -> Input {
-    Input::Replied {
-        text: String::new(),
-        reply: Reply {
-            calls,
-            problems: Vec::new(),
-        },
-        usage: None,
-    }
-}
-
-fn assessment(verdict: Verdict, line: &str) -> Assessment {
-    Assessment {
-        verdict,
-        reasons: vec![format!("{line}: {verdict:?}")],
-        commands: vec![Unit {
-            command: line.into(),
-            verdict,
-            reasons: Vec::new(),
-        }],
-        untrusted: None,
-    }
-}
-
-fn exec_judged(line: &str, verdict: Verdict, containment: Containment) -> Input {
-    Input::Judged(Judgement::Judged {
-        action: Action::Exec {
-            command: line.into(),
-        },
-        assessment: assessment(verdict, line),
-        containment,
-    })
-}
-
-fn read_judged(path: &str, verdict: Verdict) -> Input {
-    Input::Judged(Judgement::Judged {
-        action: Action::Read {
-            requested: path.into(),
-            resolved: path.into(),
-        },
-        assessment: assessment(verdict, path),
-        containment: Containment::Off,
-    })
-}
-
-fn ran_ok(data: &str) -> Input {
-    Input::Ran(ToolOutcome::ok(json!(data)))
-}
-
-fn approved_by(by: DecidedBy) -> Input {
-    Input::Decided(GateAnswer::Approved { by, edited: None })
-}
-
-fn blocked_by_sandbox() -> Input {
-    Input::Ran(ToolOutcome::failed(
-        CallErrorCode::Blocked,
-        ToolResult::fail(
-            ToolErrorType::SecurityError,
-            "blocked by the sandbox: write to /home/user/.bashrc",
-        ),
-    ))
-}
 
 /// Taints the turn with a web search whose result is untrusted, then asks for `line`.
 fn tainted_then(turn: &mut Turn<'_>, line: &str) -> Command {
@@ -221,8 +81,8 @@ fn runs_until_done(
 /// `Containment::Ready`: the approved command runs with no sandbox at all.
 #[test]
 fn taint_approval_on_a_kernel_without_network_rules_still_runs_in_the_filesystem_sandbox() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     tainted_then(&mut turn, "cargo build");
     let no_network = Containment::Partial(
         "this kernel cannot keep sandboxed commands off the network (Landlock ABI < 4)".into(),
@@ -244,8 +104,8 @@ fn taint_approval_on_a_kernel_without_network_rules_still_runs_in_the_filesystem
 /// tainted command escapes the sandbox with nobody asked.
 #[test]
 fn taint_with_yes_never_reruns_a_sandbox_blocked_command_outside() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     tainted_then(&mut turn, "make install");
     let ask = turn.feed(exec_judged(
         "make install",
@@ -279,8 +139,8 @@ fn taint_always_answer_does_not_silently_approve_running_outside_the_sandbox() {
         Rules::default(),
         Box::new(Person(vec![Answer::Always], Vec::new())),
     );
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     tainted_then(&mut turn, "make install");
     let mut next = turn.feed(exec_judged(
         "make install",
@@ -318,8 +178,8 @@ fn taint_always_answer_does_not_silently_approve_running_outside_the_sandbox() {
 /// asked in the first place (the taint): its reasons are only the sandbox's refusal.
 #[test]
 fn a_rerun_question_under_taint_still_names_the_untrusted_content() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     tainted_then(&mut turn, "make install");
     turn.feed(exec_judged(
         "make install",
@@ -347,8 +207,8 @@ fn a_rerun_question_under_taint_still_names_the_untrusted_content() {
 /// dropped future, but the core now knows both and ends every other path with the event).
 #[test]
 fn a_stopped_turn_still_emits_turn_completed() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     turn.feed(Input::Start);
     turn.feed(replied(vec![command("1", "sleep 60")]));
     turn.feed(exec_judged("sleep 60", Verdict::Allow, Containment::Ready));
@@ -368,8 +228,8 @@ fn a_stopped_turn_still_emits_turn_completed() {
 /// consumers, although the model is told the call's result ("interrupted by the user").
 #[test]
 fn a_call_cut_short_by_a_stop_is_completed_in_the_event_stream() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     turn.feed(Input::Start);
     turn.feed(replied(vec![command("1", "sleep 60")]));
     turn.feed(exec_judged("sleep 60", Verdict::Allow, Containment::Ready));
@@ -397,8 +257,8 @@ fn the_tools_sentence_follows_the_instructions_as_before() {
     let cwd = std::path::Path::new("/work/project");
     let last = "\n\nThe user's last shell command was `make`; it exited with status 2.";
     let base = format!("{}{last}", instructions(cwd));
-    let mut mode = native();
-    let turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let turn = Turn::new(&mut mode, setup(10, 10));
     let sent = turn.core.system_prompt(&base);
     let before = format!("{} {}{last}", instructions(cwd), tools_sentence(TOOLS));
     assert_eq!(sent, before);
@@ -412,8 +272,8 @@ fn the_tools_sentence_follows_the_instructions_as_before() {
 /// call is answered "not run", never judged, no further request, exit 3 naming `--allow`.
 #[test]
 fn checked_a_rerun_nobody_could_approve_ends_the_turn_mid_reply() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     turn.feed(Input::Start);
     turn.feed(replied(vec![command("1", "make install"), read("2", "a")]));
     turn.feed(exec_judged(
@@ -452,8 +312,8 @@ fn checked_a_rerun_nobody_could_approve_ends_the_turn_mid_reply() {
 /// policy-allowed read is replayed until a command runs.
 #[test]
 fn checked_only_policy_allowed_reads_are_replayed() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     turn.feed(Input::Start);
     turn.feed(replied(vec![read("1", "/etc/hosts")]));
     turn.feed(read_judged("/etc/hosts", Verdict::Ask));
@@ -491,8 +351,8 @@ fn checked_only_policy_allowed_reads_are_replayed() {
 /// Rule 1: an edit during the rerun-outside question is judged again; a denied edit never runs.
 #[test]
 fn checked_an_edit_in_the_rerun_question_cannot_unblock() {
-    let mut mode = native();
-    let mut turn = Turn::new(&mut mode);
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
     turn.feed(Input::Start);
     turn.feed(replied(vec![command("1", "make install")]));
     turn.feed(exec_judged(
