@@ -263,9 +263,7 @@ fn a_refusal_nobody_could_answer_ends_the_turn_and_later_calls_do_not_run() {
 fn a_person_saying_no_is_told_to_the_model_and_the_turn_goes_on() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "git push")]));
-    turn.feed(exec_judged("git push", Verdict::Ask, Containment::Off));
+    first_command(&mut turn, "git push", Verdict::Ask, Containment::Off);
     assert!(is_request(&turn.feed(denied(DecidedBy::User))));
     assert_eq!(turn.records(), vec![("1".into(), Decision::Denied)]);
 }
@@ -304,13 +302,12 @@ fn verdicts_and_containment_decide_how_a_command_runs() {
 fn a_blocked_command_never_runs() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "cat ~/.ssh/id_rsa")]));
-    let next = turn.feed(exec_judged(
+    let next = first_command(
+        &mut turn,
         "cat ~/.ssh/id_rsa",
         Verdict::Deny,
         Containment::Off,
-    ));
+    );
     assert!(is_request(&next));
     assert_eq!(turn.records(), vec![("1".into(), Decision::Blocked)]);
 }
@@ -336,13 +333,12 @@ fn after_untrusted_content_every_command_asks_and_an_approval_keeps_the_sandbox(
 fn a_command_the_sandbox_blocked_may_rerun_outside_once_approved() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "make install")]));
-    turn.feed(exec_judged(
+    first_command(
+        &mut turn,
         "make install",
         Verdict::Allow,
         Containment::Ready,
-    ));
+    );
     let ask = turn.feed(blocked_by_sandbox());
     let reason = asks(&ask).unwrap_or_default();
     assert!(reason.contains("outside the sandbox"), "{reason}");
@@ -355,13 +351,12 @@ fn a_command_the_sandbox_blocked_may_rerun_outside_once_approved() {
 fn without_a_terminal_a_sandbox_block_ends_the_run_naming_the_allow_flag() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "make install")]));
-    turn.feed(exec_judged(
+    first_command(
+        &mut turn,
         "make install",
         Verdict::Allow,
         Containment::Ready,
-    ));
+    );
     turn.feed(blocked_by_sandbox());
     let end = end_of(turn.feed(denied(DecidedBy::NoTerminal)));
     let message = end
@@ -376,9 +371,7 @@ fn without_a_terminal_a_sandbox_block_ends_the_run_naming_the_allow_flag() {
 fn an_edited_command_is_judged_again_and_recorded_as_it_ran() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "rm -rf /tmp/x")]));
-    turn.feed(exec_judged("rm -rf /tmp/x", Verdict::Ask, Containment::Off));
+    first_command(&mut turn, "rm -rf /tmp/x", Verdict::Ask, Containment::Off);
     let rejudge = turn.feed(edited("rm -r /tmp/x/cache"));
     assert!(matches!(rejudge, Command::Rejudge(ref c) if c == "rm -r /tmp/x/cache"));
     let run = turn.feed(Input::Rejudged(assessment(
@@ -402,9 +395,7 @@ fn an_edited_command_is_judged_again_and_recorded_as_it_ran() {
 fn an_edit_cannot_unblock() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "rm x")]));
-    turn.feed(exec_judged("rm x", Verdict::Ask, Containment::Off));
+    first_command(&mut turn, "rm x", Verdict::Ask, Containment::Off);
     turn.feed(edited("cat ~/.aws/credentials"));
     let next = turn.feed(Input::Rejudged(assessment(
         Verdict::Deny,

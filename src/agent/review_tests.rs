@@ -209,9 +209,7 @@ fn a_rerun_question_under_taint_still_names_the_untrusted_content() {
 fn a_stopped_turn_still_emits_turn_completed() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "sleep 60")]));
-    turn.feed(exec_judged("sleep 60", Verdict::Allow, Containment::Ready));
+    first_command(&mut turn, "sleep 60", Verdict::Allow, Containment::Ready);
     let end = turn.feed(Input::Stopped {
         why: Stop::Interrupted,
         partial: String::new(),
@@ -230,9 +228,7 @@ fn a_stopped_turn_still_emits_turn_completed() {
 fn a_call_cut_short_by_a_stop_is_completed_in_the_event_stream() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "sleep 60")]));
-    turn.feed(exec_judged("sleep 60", Verdict::Allow, Containment::Ready));
+    first_command(&mut turn, "sleep 60", Verdict::Allow, Containment::Ready);
     turn.feed(Input::Stopped {
         why: Stop::Interrupted,
         partial: String::new(),
@@ -353,13 +349,12 @@ fn checked_only_policy_allowed_reads_are_replayed() {
 fn checked_an_edit_in_the_rerun_question_cannot_unblock() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
-    turn.feed(Input::Start);
-    turn.feed(replied(vec![command("1", "make install")]));
-    turn.feed(exec_judged(
+    first_command(
+        &mut turn,
         "make install",
         Verdict::Allow,
         Containment::Ready,
-    ));
+    );
     turn.feed(blocked_by_sandbox());
     let next = turn.feed(Input::Decided(GateAnswer::Approved {
         by: DecidedBy::User,

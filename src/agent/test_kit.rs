@@ -237,3 +237,15 @@ pub(super) fn edited(line: &str) -> Input {
         edited: Some(line.into()),
     })
 }
+
+/// Starts the turn with a reply of one command, call "1", and the driver's judgement of it.
+pub(super) fn first_command(
+    turn: &mut Turn<'_>,
+    line: &str,
+    verdict: Verdict,
+    containment: Containment,
+) -> Command {
+    turn.feed(Input::Start);
+    turn.feed(replied(vec![command("1", line)]));
+    turn.feed(exec_judged(line, verdict, containment))
+}
