@@ -67,10 +67,10 @@ pub fn run(cli: Cli, env: Env) -> i32 {
         Err(report) => return fail(&report),
     };
     if cli.show_config {
-        return show_config(&settings, &env);
+        return show_config(&settings);
     }
     if let Some(command) = &cli.check_command {
-        let sandbox = sandbox_report(&settings, &env, Some(command));
+        let sandbox = sandbox_report(&settings, Some(command));
         return commands::check_command(command, cli.json, &settings, &sandbox);
     }
     if cli.list_tools {
@@ -81,7 +81,7 @@ pub fn run(cli: Cli, env: Env) -> i32 {
     }
     if cli.list_models {
         return match runtime() {
-            Ok(runtime) => runtime.block_on(commands::list_models(&settings, &env, cli.json)),
+            Ok(runtime) => runtime.block_on(commands::list_models(&settings, cli.json)),
             Err(report) => fail(&report),
         };
     }
@@ -90,12 +90,7 @@ pub fn run(cli: Cli, env: Env) -> i32 {
             Ok(runtime) => {
                 // `ai -i "prompt"`: the words are the first turn, not dropped.
                 let first = Some(cli.prompt.join(" ").trim().to_string()).filter(|p| !p.is_empty());
-                runtime.block_on(crate::repl::run(
-                    &settings,
-                    &env,
-                    cli.resume.as_deref(),
-                    first,
-                ))
+                runtime.block_on(crate::repl::run(&settings, cli.resume.as_deref(), first))
             }
             Err(report) => fail(&report),
         };
@@ -105,7 +100,7 @@ pub fn run(cli: Cli, env: Env) -> i32 {
         Err(report) => return fail(&report),
     };
     match runtime() {
-        Ok(runtime) => runtime.block_on(one_shot(&settings, &env, prompt)),
+        Ok(runtime) => runtime.block_on(one_shot(&settings, prompt)),
         Err(report) => fail(&report),
     }
 }
@@ -168,13 +163,13 @@ fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
     Ok(settings)
 }
 
-fn show_config(settings: &Settings, env: &Env) -> i32 {
+fn show_config(settings: &Settings) -> i32 {
     let mut lines: Vec<String> = settings
         .shown
         .iter()
         .map(|s| format!("{:<32} {:<40} ({})", s.env_name, s.value, s.source))
         .collect();
-    match select_endpoint(settings, env) {
+    match select_endpoint(settings) {
         Ok(endpoint) => {
             lines.push(format!("{:<32} {}", "effective provider", endpoint.service));
             lines.push(format!(
@@ -201,7 +196,7 @@ fn show_config(settings: &Settings, env: &Env) -> i32 {
         }
         Err(err) => lines.push(format!("{:<32} (none: {err})", "effective provider")),
     }
-    for line in sandbox_report(settings, env, None) {
+    for line in sandbox_report(settings, None) {
         lines.push(format!("{:<32} {line}", "sandbox"));
     }
     if ui::to_stdout(&lines.join("\n")) {
@@ -213,9 +208,9 @@ fn show_config(settings: &Settings, env: &Env) -> i32 {
 
 /// What the sandbox enforces on this kernel for a session started here, and for `command`
 /// (`--show-config`, `--check-command`).
-fn sandbox_report(settings: &Settings, env: &Env, command: Option<&str>) -> Vec<String> {
+fn sandbox_report(settings: &Settings, command: Option<&str>) -> Vec<String> {
     let cwd = (settings.paths.cwd.clone()).unwrap_or_else(|| std::path::PathBuf::from("."));
-    let plan = crate::session::sandbox_plan(settings, env, &cwd);
+    let plan = crate::session::sandbox_plan(settings, &cwd);
     let capabilities = plan.probe();
     let mut lines = capabilities.lines(&plan);
     let fetchers = command
@@ -266,10 +261,10 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
     Ok(prompt)
 }
 
-async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
+async fn one_shot(settings: &Settings, prompt: String) -> i32 {
     let started = Instant::now();
     let command_mode = settings.output == OutputMode::Command;
-    let parts = match Parts::prepare(settings, env, command_mode).await {
+    let parts = match Parts::prepare(settings, command_mode).await {
         Ok(parts) => parts,
         Err(report) => return fail(&report),
     };
@@ -331,7 +326,7 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
     // The format in force at the end (a server that refused native tools switches it).
     result.tool_format = agent.mode.name().into();
     if command_mode && status == RunStatus::Ok {
-        return print_command(&result.answer, env);
+        return print_command(&result.answer, settings);
     }
     frontend.handle(&Event::RunCompleted { result });
     if frontend.broken() {
@@ -353,8 +348,8 @@ async fn one_shot(settings: &Settings, env: &Env, prompt: String) -> i32 {
 
 /// `ai --command`: exactly one command line on stdout, or nothing and one line on stderr that
 /// the widget shows under the prompt.
-fn print_command(answer: &str, env: &Env) -> i32 {
-    match extract_command(answer, env.get("PATH")) {
+fn print_command(answer: &str, settings: &Settings) -> i32 {
+    match extract_command(answer, settings.foreign.path.as_deref()) {
         Ok(command) => {
             if ui::to_stdout(&command) {
                 ExitCode::Ok.code()

@@ -6,7 +6,7 @@ use std::io::Read;
 use clap::CommandFactory;
 
 use crate::cli::Cli;
-use crate::config::{Env, Paths, Settings};
+use crate::config::{Paths, Settings};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Verdict};
 use crate::provider::{HttpClient, provider_for, select_endpoint};
@@ -118,8 +118,8 @@ pub fn parse_tool_calls(format: &str) -> i32 {
 }
 
 /// `ai --list-models`: what the configured endpoint serves, one per line (a JSON array with --json).
-pub async fn list_models(settings: &Settings, env: &Env, json: bool) -> i32 {
-    let endpoint = match select_endpoint(settings, env) {
+pub async fn list_models(settings: &Settings, json: bool) -> i32 {
+    let endpoint = match select_endpoint(settings) {
         Ok(endpoint) => endpoint,
         Err(err) => return fail(&Report::from(err)),
     };

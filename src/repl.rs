@@ -14,7 +14,7 @@ use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
 
 use crate::agent::{Agent, Recorder};
-use crate::config::{Env, Paths, Settings};
+use crate::config::{Paths, Settings};
 use crate::conversation::{ConversationStore, Mode, Summary, recent, utc_minute};
 use crate::error::{ExitCode, Report};
 use crate::protocol::{Event, Message, RunStatus};
@@ -97,14 +97,9 @@ impl Validator for ReplHelper {}
 impl Helper for ReplHelper {}
 
 /// Runs the REPL until Ctrl-D or `/exit`.
-pub async fn run(
-    settings: &Settings,
-    env: &Env,
-    resume: Option<&str>,
-    first: Option<String>,
-) -> i32 {
+pub async fn run(settings: &Settings, resume: Option<&str>, first: Option<String>) -> i32 {
     let mut first = first;
-    let mut parts = match Parts::prepare(settings, env, false).await {
+    let mut parts = match Parts::prepare(settings, false).await {
         Ok(parts) => parts,
         Err(report) => return fail(&report),
     };

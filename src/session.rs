@@ -9,7 +9,7 @@ use crate::agent::{
     Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, Stop, ToolMode, TurnEnd, instructions,
 };
 use crate::audit::AuditLog;
-use crate::config::{Env, Paths, Secret, Settings};
+use crate::config::{Paths, Secret, Settings};
 use crate::conversation::{ConversationStore, Mode};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules, sandbox};
@@ -21,8 +21,8 @@ use crate::ui::{Frontend, TerminalAsker};
 
 /// The sandbox plan of a session started in `cwd`: ai's own config, state, data and cache
 /// directories are kept out of reach of what it runs (the config hidden whole).
-pub fn sandbox_plan(settings: &Settings, env: &Env, cwd: &std::path::Path) -> sandbox::Plan {
-    sandbox::Plan::new(settings.sandbox, cwd, &settings.paths, env)
+pub fn sandbox_plan(settings: &Settings, cwd: &std::path::Path) -> sandbox::Plan {
+    sandbox::Plan::new(settings.sandbox, cwd, &settings.paths, &settings.foreign)
 }
 
 /// What a session is made of.
@@ -44,22 +44,17 @@ pub struct Parts {
 impl Parts {
     /// Chooses the endpoint, settles the model, and sets up tools and policy. In command mode
     /// (the shell widget) only read-only tools are offered.
-    pub async fn prepare(
-        settings: &Settings,
-        env: &Env,
-        command_mode: bool,
-    ) -> Result<Parts, Report> {
+    pub async fn prepare(settings: &Settings, command_mode: bool) -> Result<Parts, Report> {
         // Port probes and the key command block: off the runtime's only thread.
-        let (owned_settings, owned_env) = (settings.clone(), env.clone());
-        let endpoint =
-            tokio::task::spawn_blocking(move || select_endpoint(&owned_settings, &owned_env))
-                .await
-                .map_err(|err| {
-                    Report::new(
-                        ExitCode::Runtime,
-                        format!("choosing the endpoint stopped: {err}"),
-                    )
-                })??;
+        let owned_settings = settings.clone();
+        let endpoint = tokio::task::spawn_blocking(move || select_endpoint(&owned_settings))
+            .await
+            .map_err(|err| {
+                Report::new(
+                    ExitCode::Runtime,
+                    format!("choosing the endpoint stopped: {err}"),
+                )
+            })??;
         let http =
             HttpClient::new(settings.http, &endpoint.base_url).map_err(|err| err.to_report())?;
         let provider_key = endpoint.api_key.clone();
@@ -102,7 +97,7 @@ impl Parts {
             .flatten()
             .cloned()
             .collect();
-        let sandbox = sandbox_plan(settings, env, &ctx.cwd);
+        let sandbox = sandbox_plan(settings, &ctx.cwd);
         Ok(Parts {
             sandbox,
             paths: paths.clone(),

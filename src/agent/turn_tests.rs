@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::{Agent, Gate, Limits, NobodyAsker, Sandbox, Stop, ToolMode, TurnEnd};
-use crate::config::{Env, Paths, PolicyConfig, SandboxMode, ToolFormat};
+use crate::config::{Env, ForeignVars, Paths, PolicyConfig, SandboxMode, ToolFormat};
 use crate::policy::{Policy, Roots, Rules, sandbox};
 use crate::protocol::{
     BoxFuture, Decision, Event, Message, RunStatus, ToolCall, ToolChoice, ToolSpec,
@@ -139,7 +139,12 @@ impl Bench {
     fn agent<'a>(&'a self, provider: &'a Scripted, format: ToolFormat) -> Agent<'a> {
         let rules = Rules::new(&[], &PolicyConfig::default()).expect("rules");
         let env = Env::from_pairs([("HOME", "/nonexistent-home")]);
-        let plan = sandbox::Plan::new(SandboxMode::Off, &self.cwd, &Paths::new(&env), &env);
+        let plan = sandbox::Plan::new(
+            SandboxMode::Off,
+            &self.cwd,
+            &Paths::new(&env),
+            &ForeignVars::default(),
+        );
         Agent {
             provider,
             registry: &self.registry,

@@ -1,6 +1,7 @@
 //! Settings: every knob of DESIGN §4 resolved once, flags > environment > config file > defaults,
 //! with the paths `ai` uses. Below this module nothing reads env vars or clap types again.
 
+mod foreign;
 mod kinds;
 mod layer;
 mod paths;
@@ -12,6 +13,7 @@ mod unknown;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use foreign::{ANTHROPIC_BASE_URL, CACHE_VARS, ForeignVars, KEY_VARS, OLLAMA_HOST};
 pub use kinds::{OutputMode, ProviderName, SandboxMode, ToolFormat, WebProvider};
 pub use layer::{
     ENV_PREFIX, Env, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, Source, env_name,
@@ -157,6 +159,8 @@ pub struct Settings {
     pub unknown_env: Vec<String>,
     /// How many saved conversations are kept (`SWEBASH_AI_HISTORY_KEEP`).
     pub history_keep: u32,
+    /// Other programs' variables: services' keys, SDK base URLs, package managers' caches, PATH.
+    pub foreign: ForeignVars,
 }
 
 impl Settings {
@@ -231,6 +235,7 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
         api_key_cmd: v.api_key_cmd,
         tool_choice: v.tool_choice,
         shell: command_shell(env),
+        foreign: ForeignVars::new(env),
         paths,
     })
 }

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::config::{Env, ProviderName, Secret, Settings};
+use crate::config::{ANTHROPIC_BASE_URL, ForeignVars, OLLAMA_HOST, ProviderName, Secret, Settings};
 use crate::error::ConfigError;
 
 /// The wire protocol a service speaks.
@@ -143,13 +143,14 @@ pub struct Endpoint {
 }
 
 /// Chooses the endpoint: the named provider, else an explicit base URL (OpenAI-compatible), else
-/// the first service whose key is in the environment.
-pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, ConfigError> {
+/// the first service whose key is in the environment (as `settings.foreign` holds it).
+pub fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigError> {
+    let vars = &settings.foreign;
     let service = match settings.provider {
         Some(ProviderName::Local) => return local_endpoint(),
         Some(name) => service_named(name.name()),
         None if settings.base_url.is_some() => service_named("openai"),
-        None => match detect(env, settings.probe) {
+        None => match detect(vars, settings.probe) {
             Some(service) => service,
             // Built with the embedded engine: nothing configured means the local model.
             None if cfg!(feature = "local") => return local_endpoint(),
@@ -158,12 +159,14 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
     };
     // The SDKs' own variables name a service's URL; a key may follow it there.
     let own_override = match service.protocol {
-        Protocol::Anthropic => env
-            .get("ANTHROPIC_BASE_URL")
-            .map(|url| (url.to_string(), "ANTHROPIC_BASE_URL")),
-        Protocol::Ollama => env
-            .get("OLLAMA_HOST")
-            .map(|host| (ollama_url(host), "OLLAMA_HOST")),
+        Protocol::Anthropic => vars
+            .anthropic_base_url
+            .as_ref()
+            .map(|url| (url.clone(), ANTHROPIC_BASE_URL)),
+        Protocol::Ollama => vars
+            .ollama_host
+            .as_deref()
+            .map(|host| (ollama_url(host), OLLAMA_HOST)),
         _ => None,
     };
     // `SWEBASH_AI_BASE_URL` was checked where it was set; a service's own variable is checked here.
@@ -191,7 +194,7 @@ pub fn select_endpoint(settings: &Settings, env: &Env) -> Result<Endpoint, Confi
         (Some(key), _) => Some(key.clone()),
         (None, Some(cmd)) => Some(key_from_command(cmd, &settings.origin_of("api_key_cmd"))?),
         // A service's own key goes only to that service's own URL: never leak it elsewhere.
-        (None, None) if own_url => key_of(service, env),
+        (None, None) if own_url => key_of(service, vars),
         (None, None) => None,
     };
     if let (None, Some(var), true) = (&api_key, service.key_var, own_url) {
@@ -235,30 +238,34 @@ fn service_named(name: &str) -> &'static Service {
 }
 
 /// A service's key from the environment (Gemini's also under `GOOGLE_API_KEY`).
-fn key_of(service: &Service, env: &Env) -> Option<Secret> {
-    let key = service.key_var.and_then(|var| env.get(var));
+fn key_of(service: &Service, vars: &ForeignVars) -> Option<Secret> {
+    let key = service.key_var.and_then(|var| vars.key(var));
     let key = match service.protocol {
-        Protocol::Gemini => key.or_else(|| env.get("GOOGLE_API_KEY")),
+        Protocol::Gemini => key.or_else(|| vars.key(GEMINI_FALLBACK_VAR)),
         _ => key,
     };
-    key.map(Secret::new)
+    key.cloned()
 }
+
+/// Where Gemini's key is looked for when `GEMINI_API_KEY` is unset.
+const GEMINI_FALLBACK_VAR: &str = "GOOGLE_API_KEY";
 
 /// With no provider named: the first service whose key is set, else a local server that
 /// answers on its usual port (probed briefly, only when no key is set, and not at all with
 /// `SWEBASH_AI_PROBE=off`; Ollama is looked for where `OLLAMA_HOST` says).
-fn detect(env: &Env, probe: bool) -> Option<&'static Service> {
+fn detect(vars: &ForeignVars, probe: bool) -> Option<&'static Service> {
     if let Some(service) = SERVICES
         .iter()
-        .find(|s| s.protocol != Protocol::Local && key_of(s, env).is_some())
+        .find(|s| s.protocol != Protocol::Local && key_of(s, vars).is_some())
     {
         return Some(service);
     }
     if !probe {
         return None;
     }
-    let ollama = env
-        .get("OLLAMA_HOST")
+    let ollama = vars
+        .ollama_host
+        .as_deref()
         .map_or_else(|| "127.0.0.1:11434".to_string(), ollama_authority);
     let local = [
         ("ollama", ollama),
@@ -334,7 +341,7 @@ fn key_from_command(cmd: &str, origin: &str) -> Result<Secret, ConfigError> {
 mod tests {
     use super::*;
     use crate::cli::Cli;
-    use crate::config::{FileLayer, resolve};
+    use crate::config::{Env, FileLayer, KEY_VARS, resolve};
     use clap::Parser;
 
     fn endpoint(args: &[&str], env: &[(&str, &str)]) -> Result<Endpoint, ConfigError> {
@@ -343,7 +350,7 @@ mod tests {
         let cli = Cli::try_parse_from(argv).unwrap_or_default();
         let env = Env::from_pairs(env.iter().copied());
         let settings = resolve(&crate::app::flags(&cli), &env, &FileLayer::default())?;
-        select_endpoint(&settings, &env)
+        select_endpoint(&settings)
     }
 
     #[test]
@@ -462,6 +469,82 @@ mod tests {
     }
 
     #[test]
+    fn every_key_variable_the_services_name_is_one_config_snapshots() {
+        let named = SERVICES
+            .iter()
+            .filter_map(|s| s.key_var)
+            .chain([GEMINI_FALLBACK_VAR]);
+        for var in named {
+            assert!(
+                KEY_VARS.contains(&var),
+                "{var} is missing from config's KEY_VARS"
+            );
+        }
+    }
+
+    fn key_of_endpoint(args: &[&str], env: &[(&str, &str)]) -> Option<String> {
+        let e = endpoint(args, env).ok()?;
+        e.api_key.map(|k| k.expose().to_string())
+    }
+
+    #[test]
+    fn each_service_takes_its_key_from_its_variable() {
+        for service in SERVICES {
+            let Some(var) = service.key_var else { continue };
+            let key = key_of_endpoint(&["--provider", service.name], &[(var, "k-1")]);
+            assert_eq!(key.as_deref(), Some("k-1"), "{var}");
+        }
+        let google = key_of_endpoint(&["--provider", "gemini"], &[("GOOGLE_API_KEY", "g-1")]);
+        assert_eq!(google.as_deref(), Some("g-1"));
+    }
+
+    #[test]
+    fn detection_takes_the_first_service_of_the_table_with_a_key() {
+        let env = [
+            ("SWEBASH_AI_PROBE", "off"),
+            ("OPENAI_API_KEY", "sk"),
+            ("GOOGLE_API_KEY", "g"),
+            ("ANTHROPIC_API_KEY", "ak"),
+        ];
+        assert_eq!(
+            endpoint(&[], &env).ok().map(|e| e.service),
+            Some("anthropic")
+        );
+        let google = endpoint(&[], &[("SWEBASH_AI_PROBE", "off"), ("GOOGLE_API_KEY", "g")]);
+        assert_eq!(google.ok().map(|e| e.service), Some("gemini"));
+    }
+
+    #[test]
+    fn the_sdks_base_url_variables_move_their_service() {
+        let e = endpoint(
+            &["--provider", "anthropic"],
+            &[
+                ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/"),
+                ("ANTHROPIC_API_KEY", "ak"),
+            ],
+        )
+        .ok();
+        assert_eq!(
+            e.as_ref().map(|e| e.base_url.as_str()),
+            Some("http://127.0.0.1:9")
+        );
+        assert!(e.is_some_and(|e| e.api_key.is_some()));
+        let err = endpoint(
+            &["--provider", "anthropic"],
+            &[("ANTHROPIC_BASE_URL", "api.example")],
+        )
+        .err();
+        assert!(
+            matches!(err, Some(ConfigError::Invalid { ref name, .. }) if name == "ANTHROPIC_BASE_URL")
+        );
+        let e = endpoint(&["--provider", "ollama"], &[("OLLAMA_HOST", "0.0.0.0:7")]).ok();
+        assert_eq!(
+            e.map(|e| e.base_url),
+            Some("http://127.0.0.1:7".to_string())
+        );
+    }
+
+    #[test]
     fn key_command_output_becomes_the_key() {
         let e = endpoint(
             &["--base-url", "http://h/v1"],
@@ -491,9 +574,7 @@ mod tests {
             std::path::Path::new("/cfg/config.toml"),
         );
         let settings = file.and_then(|file| resolve(&Default::default(), &Env::default(), &file));
-        let err = settings
-            .and_then(|s| select_endpoint(&s, &Env::default()))
-            .err();
+        let err = settings.and_then(|s| select_endpoint(&s)).err();
         assert!(
             matches!(err, Some(ConfigError::Invalid { ref name, .. })
                 if name == "`api_key_cmd` in /cfg/config.toml, line 2"),

@@ -25,9 +25,10 @@ impl Fetcher {
         }
     }
 
-    /// The caches this manager writes its downloads to (created before the command runs).
-    pub fn caches(self, home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
-        let from_env = |name: &str, default: PathBuf| env(name).map_or(default, PathBuf::from);
+    /// The caches this manager writes its downloads to (created before the command runs);
+    /// `dir` gives the directory a variable of the manager's names (one of config's `CACHE_VARS`).
+    pub fn caches(self, home: &Path, dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+        let from_env = |name: &str, default: PathBuf| dir(name).unwrap_or(default);
         match self {
             Fetcher::Cargo => {
                 let cargo = from_env("CARGO_HOME", home.join(".cargo"));
@@ -47,10 +48,10 @@ impl Fetcher {
     }
 
     /// Single files directly in a manager's home that it locks while fetching.
-    pub fn lock_files(self, home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    pub fn lock_files(self, home: &Path, dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
         match self {
             Fetcher::Cargo => {
-                let cargo = env("CARGO_HOME").map_or(home.join(".cargo"), PathBuf::from);
+                let cargo = dir("CARGO_HOME").unwrap_or_else(|| home.join(".cargo"));
                 [".package-cache", ".package-cache-mutate", ".global-cache"]
                     .iter()
                     .map(|name| cargo.join(name))
@@ -142,6 +143,54 @@ mod tests {
         for (command, expected) in table {
             assert_eq!(fetchers(command), *expected, "{command}");
         }
+    }
+
+    #[test]
+    fn every_variable_a_manager_names_is_one_config_snapshots() {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let dir = |name: &str| {
+            asked.borrow_mut().push(name.to_string());
+            None
+        };
+        for fetcher in Fetcher::ALL {
+            fetcher.caches(Path::new("/home/u"), &dir);
+            fetcher.lock_files(Path::new("/home/u"), &dir);
+        }
+        let asked = asked.into_inner();
+        assert!(asked.iter().any(|name| name == "GOMODCACHE"), "{asked:?}");
+        for name in &asked {
+            assert!(
+                crate::config::CACHE_VARS.contains(&name.as_str()),
+                "{name} is missing from config's CACHE_VARS"
+            );
+        }
+    }
+
+    #[test]
+    fn a_cache_variable_moves_that_cache() {
+        let env = crate::config::Env::from_pairs([("CARGO_HOME", "/opt/cargo")]);
+        let vars = crate::config::ForeignVars::new(&env);
+        let dir = |name: &str| vars.cache_dir(name).map(Path::to_path_buf);
+        let home = Path::new("/home/u");
+        assert_eq!(
+            Fetcher::Cargo.caches(home, &dir),
+            [
+                PathBuf::from("/opt/cargo/registry"),
+                PathBuf::from("/opt/cargo/git")
+            ]
+        );
+        assert!(
+            Fetcher::Cargo
+                .lock_files(home, &dir)
+                .iter()
+                .all(|p| p.starts_with("/opt/cargo"))
+        );
+        assert!(
+            Fetcher::Go
+                .caches(home, &dir)
+                .iter()
+                .all(|p| p.starts_with(home))
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 pub use crate::config::SandboxMode;
-use crate::config::{Env, Paths};
+use crate::config::{ForeignVars, Paths};
 pub use fetch::{Fetcher, fetchers, fetches};
 pub use launch::launch;
 pub use rules::project_root;
@@ -81,8 +81,8 @@ pub struct Plan {
 
 impl Plan {
     /// The plan of a session in `cwd`: ai's own directories (`paths`) are kept, its config
-    /// directory hidden; `env` says where package managers keep their caches.
-    pub fn new(mode: SandboxMode, cwd: &Path, paths: &Paths, env: &Env) -> Plan {
+    /// directory hidden; `vars` say where package managers keep their caches.
+    pub fn new(mode: SandboxMode, cwd: &Path, paths: &Paths, vars: &ForeignVars) -> Plan {
         let mut temp = vec![paths.temp.clone()];
         for dir in ["/tmp", "/var/tmp"] {
             let dir = PathBuf::from(dir);
@@ -92,7 +92,7 @@ impl Plan {
         }
         let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
         let home = paths.home.as_deref().map(canonical);
-        let lookup = |name: &str| env.get(name).map(String::from);
+        let lookup = |name: &str| vars.cache_dir(name).map(Path::to_path_buf);
         let fetch_caches = home.as_ref().map_or_else(Vec::new, |home| {
             Fetcher::ALL
                 .iter()
@@ -329,7 +329,12 @@ mod tests {
             temp: std::env::temp_dir(),
             ..Paths::default()
         };
-        let plan = Plan::new(SandboxMode::Workspace, &project, &paths, &Env::default());
+        let plan = Plan::new(
+            SandboxMode::Workspace,
+            &project,
+            &paths,
+            &ForeignVars::default(),
+        );
         assert_eq!(plan.own, [config.canonicalize().unwrap()]);
         let request = plan.request("ls").unwrap();
         assert!(request.write.contains(&project.canonicalize().unwrap()));
@@ -339,7 +344,12 @@ mod tests {
         let cargo = plan.request("cargo build").unwrap();
         assert!(cargo.net);
         assert!(cargo.caches.iter().any(|p| p.ends_with(".cargo/registry")));
-        let from_home = Plan::new(SandboxMode::Workspace, &home, &paths, &Env::default());
+        let from_home = Plan::new(
+            SandboxMode::Workspace,
+            &home,
+            &paths,
+            &ForeignVars::default(),
+        );
         assert!(from_home.project.is_err());
     }
 }
