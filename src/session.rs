@@ -14,7 +14,7 @@ use crate::conversation::{ConversationStore, Mode};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules, sandbox};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus, ToolSpec};
-use crate::provider::{HttpClient, Provider, SERVICES, provider_for, select_endpoint};
+use crate::provider::{HttpClient, Provider, provider_for, select_endpoint};
 use crate::shell::{command_instructions, context_file, last_command};
 use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebSettings};
 use crate::ui::{Frontend, TerminalAsker};
@@ -361,22 +361,13 @@ pub async fn drive_turn(
 
 /// Variables holding API keys: removed from the environment of commands the model runs.
 fn key_variables() -> Vec<String> {
-    let mut names: Vec<String> = SERVICES
+    // Every service key config knows (a test keeps it a superset of the services' own), and
+    // ai's own and the web search's keys.
+    crate::config::KEY_VARS
         .iter()
-        .filter_map(|s| s.key_var.map(String::from))
-        .collect();
-    names.extend(
-        [
-            "SWEBASH_AI_API_KEY",
-            "SWEBASH_AI_WEB_API_KEY",
-            "ANTHROPIC_API_KEY",
-            "GEMINI_API_KEY",
-            "GOOGLE_API_KEY",
-            "BRAVE_API_KEY",
-        ]
-        .map(String::from),
-    );
-    names
+        .chain(&["SWEBASH_AI_API_KEY", "SWEBASH_AI_WEB_API_KEY", "BRAVE_API_KEY"])
+        .map(|name| (*name).to_string())
+        .collect()
 }
 
 /// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
