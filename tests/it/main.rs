@@ -10,6 +10,7 @@ mod cli;
 mod faults;
 mod history;
 mod layering;
+mod loop_attacks;
 mod mcp;
 mod newcomer;
 mod oneshot;
