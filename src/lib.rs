@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod conversation;
+pub mod environ;
 pub mod error;
 pub mod excerpt;
 pub mod journal;

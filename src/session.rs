@@ -361,13 +361,7 @@ pub async fn drive_turn(
 
 /// Variables holding API keys: removed from the environment of commands the model runs.
 fn key_variables() -> Vec<String> {
-    // Every service key config knows (a test keeps it a superset of the services' own), and
-    // ai's own and the web search's keys.
-    crate::config::KEY_VARS
-        .iter()
-        .chain(&["SWEBASH_AI_API_KEY", "SWEBASH_AI_WEB_API_KEY", "BRAVE_API_KEY"])
-        .map(|name| (*name).to_string())
-        .collect()
+    crate::config::secret_vars().map(String::from).collect()
 }
 
 /// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).

@@ -34,6 +34,8 @@ pub(super) struct Current {
     /// Safe by policy, asked only because of taint: once approved it still runs in the sandbox
     /// (approval must not widen what the sandbox contains).
     pub(super) contain_approved: bool,
+    /// It ran, at least in part (a sandbox block stops a command that has already run).
+    pub(super) ran: bool,
     /// The question put to a person.
     pub(super) asked: Option<ApprovalRequest>,
     /// The command a person edited, until the policy has judged it.
@@ -54,6 +56,7 @@ impl Current {
             judged: None,
             containment: Containment::Off,
             contain_approved: false,
+            ran: false,
             asked: None,
             edit: None,
             edited: None,

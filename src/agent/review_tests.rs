@@ -372,3 +372,27 @@ fn checked_an_edit_in_the_rerun_question_cannot_unblock() {
     });
     assert_eq!(last, Some(Decision::Blocked));
 }
+
+/// A command the sandbox stopped half way has run: what it read goes back to the model, so the
+/// turn is tainted even when nobody lets it run again.
+#[test]
+fn a_sandbox_block_nobody_lifts_still_taints_the_turn() {
+    let mut mode = mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
+    let mut outside = assessment(Verdict::Allow, "cat ../notes; make");
+    outside.untrusted = Some("a file outside the project".into());
+    turn.feed(Input::Start);
+    turn.feed(replied(vec![command("1", "cat ../notes; make")]));
+    turn.feed(Input::Judged(Judgement::Judged {
+        action: Action::Exec {
+            command: "cat ../notes; make".into(),
+        },
+        assessment: outside,
+        containment: Containment::Ready,
+    }));
+    turn.feed(blocked_by_sandbox());
+    turn.feed(Input::Decided(GateAnswer::Denied {
+        by: DecidedBy::User,
+    }));
+    assert_eq!(turn.count(|e| matches!(e, Event::TurnTainted { .. })), 1);
+}

@@ -239,6 +239,7 @@ impl Core<'_> {
         let Some(current) = self.current() else {
             return self.abort("a result without a call");
         };
+        current.ran = true;
         let Stage::Running {
             contained,
             approved,
@@ -320,7 +321,9 @@ impl Core<'_> {
     fn complete(&mut self, current: Current, decision: Decision, outcome: ToolOutcome) {
         let mut effect = Effect::Nothing;
         if let Some((action, assessment)) = &current.judged {
-            if decision != Decision::Blocked && decision != Decision::Denied {
+            // Whatever ran took its input in, even a command the sandbox stopped half way and
+            // nobody let run again: its output goes back to the model.
+            if current.ran {
                 self.taint(action, assessment, &current.call.name);
             }
             effect = effect_of(action, decision);

@@ -22,6 +22,20 @@ pub const KEY_VARS: &[&str] = &[
     "VLLM_API_KEY",
 ];
 
+/// ai's own variables that hold a key or fetch one (and the web search's key).
+pub const OWN_KEY_VARS: &[&str] = &[
+    "SWEBASH_AI_API_KEY",
+    "SWEBASH_AI_API_KEY_CMD",
+    "SWEBASH_AI_WEB_API_KEY",
+    "BRAVE_API_KEY",
+];
+
+/// Every variable that holds a key or the command that prints one: kept from the commands ai
+/// runs, and wiped from ai's own environment once read.
+pub fn secret_vars() -> impl Iterator<Item = &'static str> {
+    KEY_VARS.iter().chain(OWN_KEY_VARS).copied()
+}
+
 /// The Anthropic SDK's base URL variable.
 pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
 

@@ -13,7 +13,9 @@ mod unknown;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use foreign::{ANTHROPIC_BASE_URL, CACHE_VARS, ForeignVars, KEY_VARS, OLLAMA_HOST};
+pub use foreign::{
+    ANTHROPIC_BASE_URL, CACHE_VARS, ForeignVars, KEY_VARS, OLLAMA_HOST, OWN_KEY_VARS, secret_vars,
+};
 pub use kinds::{OutputMode, ProviderName, SandboxMode, ToolFormat, WebProvider};
 pub use layer::{
     ENV_PREFIX, Env, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, Source, env_name,

@@ -15,8 +15,12 @@ const ROWS: &[(&[&str], &[&str])] = &[
     // protocol, error → nothing of ours.
     (&["protocol", "error"], &[]),
     // Leaves that know nothing of ours either: HTTP plumbing, whole-line appends, text excerpts,
-    // sums over the audit log, the shell scripts and their parsing.
-    (&["net", "journal", "excerpt", "stats", "shell"], &[]),
+    // sums over the audit log, the shell scripts and their parsing, wiping keys from the
+    // process's environment.
+    (
+        &["net", "journal", "excerpt", "stats", "shell", "environ"],
+        &[],
+    ),
     // config → protocol, error.
     (&["config"], &["protocol", "error"]),
     // toolformat → protocol.
