@@ -24,10 +24,20 @@ use crate::ui::{self, fail, frontend_for};
 const STDIN_HEAD: usize = 48 * 1024;
 const STDIN_TAIL: usize = 152 * 1024;
 
+/// What must happen first, while `ai` is one thread: the environment read into its snapshot, the
+/// keys in it wiped where the commands ai runs could read them, and the panic hook installed.
+pub fn start() -> Env {
+    let env = Env::from_process();
+    let secrets: Vec<&str> = crate::config::secret_vars().collect();
+    crate::environ::protect(&secrets);
+    install_panic_hook(&env);
+    env
+}
+
 /// Installs the panic hook (with a backtrace if `RUST_BACKTRACE` asks) before anything else
 /// runs; `SWEBASH_AI_TEST_PANIC` then panics, so the test suite can check the hook on the real
 /// binary (there is no known panic to trigger).
-pub fn install_panic_hook(env: &Env) {
+fn install_panic_hook(env: &Env) {
     let diagnostics = Diagnostics::new(env);
     ui::install_panic_hook(diagnostics.backtrace);
     if diagnostics.test_panic {

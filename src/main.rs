@@ -11,11 +11,7 @@ fn main() {
     {
         std::process::exit(swebash_ai::policy::sandbox::launch(&args[2..]));
     }
-    let env = swebash_ai::config::Env::from_process();
-    // The keys are in the snapshot now: wipe them where the commands ai runs could read them.
-    let secrets: Vec<&str> = swebash_ai::config::secret_vars().collect();
-    swebash_ai::environ::protect(&secrets);
-    swebash_ai::app::install_panic_hook(&env);
+    let env = swebash_ai::app::start();
     let cli = match swebash_ai::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

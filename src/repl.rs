@@ -402,7 +402,6 @@ fn slash(input: &str, parts: &mut Parts, paths: &Paths, messages: &[Message]) ->
         "/tools" => match (args.first(), args.get(1)) {
             (Some(&verb @ ("enable" | "disable")), Some(name)) => {
                 if parts.registry.set_enabled(name, verb == "enable") {
-                    parts.specs = parts.registry.specs();
                     ui::to_stderr(&format!("({name} {verb}d)"));
                 } else {
                     ui::to_stderr(&format!("no tool named {name}"));

@@ -13,7 +13,7 @@ use crate::config::{Paths, Secret, Settings};
 use crate::conversation::{ConversationStore, Mode};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules, sandbox};
-use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus, ToolSpec};
+use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::{HttpClient, Provider, provider_for, select_endpoint};
 use crate::shell::{command_instructions, context_file, last_command};
 use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebSettings};
@@ -31,7 +31,6 @@ pub struct Parts {
     pub registry: Registry,
     pub ctx: ToolContext,
     pub policy: Policy,
-    pub specs: Vec<ToolSpec>,
     /// The MCP servers started for this session (stopped by `shutdown`).
     pub mcp: McpHub,
     secrets: Vec<Secret>,
@@ -91,7 +90,6 @@ impl Parts {
             },
         };
         let (registry, mcp) = tools(settings, command_mode).await;
-        let specs = registry.specs();
         let secrets = [&settings.api_key, &provider_key, &settings.web_api_key]
             .into_iter()
             .flatten()
@@ -105,7 +103,6 @@ impl Parts {
             registry,
             ctx,
             policy,
-            specs,
             mcp,
             secrets,
         })
@@ -135,12 +132,12 @@ impl Parts {
     /// How tools are called with the current model.
     pub fn mode(&self, settings: &Settings) -> ToolMode {
         if self.provider.prompt_only() {
-            return ToolMode::for_engine(settings.tool_format, &self.specs);
+            return ToolMode::for_engine(settings.tool_format, &self.registry.specs());
         }
         ToolMode::from_settings(
             settings.tool_format,
             self.provider.model(),
-            &self.specs,
+            &self.registry.specs(),
             settings.constrain,
         )
     }
