@@ -354,12 +354,15 @@ mod tests {
     }
 
     #[test]
-    fn nothing_configured_is_no_provider() {
+    fn nothing_configured_is_no_provider_or_the_embedded_engine() {
         // Probing is off: whether this machine runs a server on a usual port must not matter.
-        assert_eq!(
-            endpoint(&[], &[("SWEBASH_AI_PROBE", "off")]).err(),
-            Some(ConfigError::NoProvider)
-        );
+        let chosen = endpoint(&[], &[("SWEBASH_AI_PROBE", "off")]);
+        if cfg!(feature = "local") {
+            // Built with the embedded engine, nothing configured means the local model.
+            assert_eq!(chosen.map(|e| e.service).ok(), Some("local"));
+        } else {
+            assert_eq!(chosen.err(), Some(ConfigError::NoProvider));
+        }
     }
 
     #[test]
