@@ -223,12 +223,10 @@ fn sandbox_report(settings: &Settings, command: Option<&str>) -> Vec<String> {
     let plan = crate::session::sandbox_plan(settings, &cwd);
     let capabilities = plan.probe();
     let mut lines = capabilities.lines(&plan);
-    let fetchers = command
-        .map(crate::policy::sandbox::fetchers)
-        .unwrap_or_default();
+    let fetchers = command.map(crate::sandbox::fetchers).unwrap_or_default();
     if capabilities.filesystem && !fetchers.is_empty() {
         let names: Vec<&str> = fetchers.iter().map(|f| f.name()).collect();
-        let network = if command.is_some_and(crate::policy::sandbox::fetches) {
+        let network = if command.is_some_and(crate::sandbox::fetches) {
             "network open and "
         } else {
             ""

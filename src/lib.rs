@@ -8,6 +8,8 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod conversation;
+#[cfg(feature = "local")]
+pub mod engine;
 pub mod environ;
 pub mod error;
 pub mod excerpt;
@@ -17,6 +19,7 @@ pub mod policy;
 pub mod protocol;
 pub mod provider;
 pub mod repl;
+pub mod sandbox;
 pub mod session;
 pub mod shell;
 pub mod stats;

@@ -7,9 +7,9 @@ fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args
         .get(1)
-        .is_some_and(|a| a == swebash_ai::policy::sandbox::LAUNCHER_ARG)
+        .is_some_and(|a| a == swebash_ai::sandbox::LAUNCHER_ARG)
     {
-        std::process::exit(swebash_ai::policy::sandbox::launch(&args[2..]));
+        std::process::exit(swebash_ai::sandbox::launch(&args[2..]));
     }
     let env = swebash_ai::app::start();
     let cli = match swebash_ai::cli::Cli::try_parse() {

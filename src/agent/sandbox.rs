@@ -3,8 +3,8 @@
 
 use std::ffi::OsString;
 
-use crate::policy::sandbox::{Capabilities, Plan, SandboxMode};
 use crate::protocol::Event;
+use crate::sandbox::{Capabilities, Plan, SandboxMode};
 
 use super::machine::Containment;
 

@@ -10,11 +10,12 @@ use serde_json::json;
 
 use super::{Agent, Gate, Limits, NobodyAsker, Sandbox, Stop, ToolMode, TurnEnd};
 use crate::config::{Env, ForeignVars, Paths, PolicyConfig, SandboxMode, ToolFormat};
-use crate::policy::{Policy, Roots, Rules, sandbox};
+use crate::policy::{Policy, Roots, Rules};
 use crate::protocol::{
     BoxFuture, Decision, Event, Message, RunStatus, ToolCall, ToolChoice, ToolSpec,
 };
 use crate::provider::{ChatRequest, Completion, Provider, ProviderError, ProviderEvent, Sink};
+use crate::sandbox;
 use crate::tool::{ExecSettings, ExecTool, FilesystemTool, Registry, ToolContext};
 
 /// A provider that answers from a script and keeps every request it was sent.

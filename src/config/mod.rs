@@ -5,6 +5,7 @@ mod foreign;
 mod kinds;
 mod layer;
 mod paths;
+mod project;
 #[cfg(test)]
 mod props;
 mod table;
@@ -21,6 +22,7 @@ pub use layer::{
     ENV_PREFIX, Env, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, Source, env_name,
 };
 pub use paths::Paths;
+pub use project::{linked_git_dir, project_root};
 pub use table::{KEYS, parse_bool};
 
 use crate::error::ConfigError;

@@ -23,7 +23,6 @@ mod safe_net;
 mod safe_sys;
 mod safe_text;
 mod safe_tools;
-pub mod sandbox;
 mod shell;
 
 use std::path::PathBuf;
@@ -157,7 +156,7 @@ impl Policy {
         temp: PathBuf,
         rules: Rules,
     ) -> Self {
-        let project = sandbox::project_root(&cwd, home.as_deref())
+        let project = crate::config::project_root(&cwd, home.as_deref())
             .ok()
             .map(|p| std::fs::canonicalize(&p).unwrap_or(p));
         let temp = std::fs::canonicalize(&temp).unwrap_or(temp);

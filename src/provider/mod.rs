@@ -3,8 +3,6 @@
 
 mod anthropic;
 mod assemble;
-#[cfg(feature = "local")]
-mod download;
 mod error;
 mod gemini;
 mod http;

@@ -6,63 +6,83 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Modules any module may use; the top row (`commands / app → top`) uses this.
-const ANY: &[&str] = &["*"];
+/// What the modules of a row may use.
+#[derive(Clone, Copy)]
+enum Uses {
+    /// These modules only.
+    Only(&'static [&'static str]),
+    /// Every module of the rows above ("everything above", "session and below").
+    Above,
+    /// Anything (the top).
+    Any,
+}
 
-/// STYLE.md's table, row by row: the modules of a row, and the modules they may use. Our modules
-/// that STYLE does not name join the row of what they are.
-const ROWS: &[(&[&str], &[&str])] = &[
-    // protocol, error → nothing of ours.
-    (&["protocol", "error"], &[]),
-    // Leaves that know nothing of ours either: HTTP plumbing, whole-line appends, text excerpts,
-    // sums over the audit log, the shell scripts and their parsing, wiping keys from the
-    // process's environment.
+/// STYLE.md's table, row by row, top to bottom as STYLE draws it: the modules of a row, and
+/// the modules they may use.
+const ROWS: &[(&[&str], Uses)] = &[
+    // protocol, error, net, environ, journal, excerpt → nothing of ours (leaves).
     (
-        &["net", "journal", "excerpt", "stats", "shell", "environ"],
-        &[],
+        &["protocol", "error", "net", "environ", "journal", "excerpt"],
+        Uses::Only(&[]),
     ),
+    // Not in STYLE's table: `cli` holds clap's types, data only, so it is a leaf too.
+    (&["cli"], Uses::Only(&[])),
     // config → protocol, error.
-    (&["config"], &["protocol", "error"]),
+    (&["config"], Uses::Only(&["protocol", "error"])),
     // toolformat → protocol.
-    (&["toolformat"], &["protocol"]),
-    // policy → protocol, config.
-    (&["policy"], &["protocol", "config"]),
-    // provider → protocol, toolformat, config, error (and the HTTP plumbing).
+    (&["toolformat"], Uses::Only(&["protocol"])),
+    // policy → protocol, config: the decision.
+    (&["policy"], Uses::Only(&["protocol", "config"])),
+    // sandbox → protocol, config: the OS mechanism.
+    (&["sandbox"], Uses::Only(&["protocol", "config"])),
+    // engine → protocol, config, toolformat; and the HTTP plumbing its model download needs
+    // (`net` is a leaf, which provider and tool use too).
+    (
+        &["engine"],
+        Uses::Only(&["protocol", "config", "toolformat", "net"]),
+    ),
+    // provider → protocol, toolformat, config, error, net, engine.
     (
         &["provider"],
-        &["protocol", "toolformat", "config", "error", "net"],
+        Uses::Only(&["protocol", "toolformat", "config", "error", "net", "engine"]),
     ),
-    // tool → protocol, config, error (and the HTTP plumbing).
-    (&["tool"], &["protocol", "config", "error", "net"]),
-    // Beside the tools, the records of what happened: the audit log and saved conversations.
+    // tool → protocol, config, error, net.
     (
-        &["audit", "conversation"],
-        &["protocol", "config", "journal"],
+        &["tool"],
+        Uses::Only(&["protocol", "config", "error", "net"]),
+    ),
+    // audit, conversation, stats → protocol, config, journal.
+    (
+        &["audit", "conversation", "stats"],
+        Uses::Only(&["protocol", "config", "journal"]),
     ),
     // agent → everything above.
+    (&["agent"], Uses::Above),
+    // ui, shell → protocol, config, error.
     (
-        &["agent"],
-        &[
-            "protocol",
-            "error",
-            "config",
-            "toolformat",
-            "policy",
-            "provider",
-            "tool",
-        ],
+        &["ui", "shell"],
+        Uses::Only(&["protocol", "config", "error"]),
     ),
-    // ui → protocol, config; and error, whose reports it is the one renderer of (STYLE, Errors).
-    (&["ui"], &["protocol", "config", "error"]),
-    // commands / app → top. The REPL is a command (`ai -i`): like the one-shot run it builds a
-    // session and drives turns; `session` is that building; `cli` fills the flags in.
-    (&["app", "commands", "repl", "session", "cli"], ANY),
+    // session → everything above.
+    (&["session"], Uses::Above),
+    // repl, commands → session and below.
+    (&["repl", "commands"], Uses::Above),
+    // app → top.
+    (&["app"], Uses::Any),
 ];
 
-fn allowed(module: &str) -> Option<&'static [&'static str]> {
-    ROWS.iter()
-        .find(|(modules, _)| modules.contains(&module))
-        .map(|(_, uses)| *uses)
+/// Whether `module` may use `used`; `None` when `module` is in no row.
+fn may_use(module: &str, used: &str) -> Option<bool> {
+    let row = ROWS
+        .iter()
+        .position(|(modules, _)| modules.contains(&module))?;
+    Some(match ROWS[row].1 {
+        Uses::Only(allowed) => allowed.contains(&used),
+        Uses::Above => ROWS[..row]
+            .iter()
+            .any(|(modules, _)| modules.contains(&used)),
+        Uses::Any => true,
+    })
 }
 
 /// A file's code without its unit tests: they may build their fixtures from any layer. An inline
@@ -100,12 +120,12 @@ fn uses_of(text: &str) -> BTreeSet<String> {
 
 /// What `module`'s `text` uses that its row does not allow.
 fn violations(module: &str, text: &str) -> Vec<String> {
-    let Some(allowed) = allowed(module) else {
+    if may_use(module, module).is_none() {
         return vec![format!("`{module}` is in no row of the table")];
-    };
+    }
     uses_of(text)
         .into_iter()
-        .filter(|used| used != module && allowed != ANY && !allowed.contains(&used.as_str()))
+        .filter(|used| used != module && may_use(module, used) != Some(true))
         .map(|used| format!("{module} uses crate::{used}"))
         .collect()
 }
@@ -290,42 +310,91 @@ fn no_modules_use_each_other_in_a_cycle() {
     assert_eq!(cycle(&top), None, "modules use each other");
 }
 
-#[test]
-fn no_files_of_one_module_use_each_other_in_a_cycle() {
-    for dir in std::fs::read_dir(src()).expect("read src").flatten() {
-        let dir = dir.path();
-        if !dir.is_dir() {
+/// The names a module's code refers to through `marker` (`super::`, `crate::a::b::`).
+fn names_after(code: &str, marker: &str) -> BTreeSet<String> {
+    code.match_indices(marker)
+        .map(|(at, _)| {
+            code[at + marker.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+/// How the files and subfolders of one folder use each other: a node per file (but `mod.rs`) and
+/// per subfolder, an edge for each `super::x` of a file beside `x` and each `crate::path::x`.
+fn folder_graph(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let path = dir
+        .strip_prefix(src())
+        .map(|p| p.to_string_lossy().replace('/', "::"))
+        .unwrap_or_default();
+    let absolute = format!("crate::{path}::");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).expect("read module").flatten() {
+        let entry = entry.path();
+        let Some(node) = entry.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
             continue;
-        }
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-        let Some(name) = name else { continue };
-        let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for entry in std::fs::read_dir(&dir).expect("read module").flatten() {
-            let path = entry.path();
-            let Some(file) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-                continue;
-            };
-            if path.extension().is_none_or(|e| e != "rs") || file == "mod" {
-                continue;
-            }
-            let code = code_of(&read(&path));
-            let prefix = format!("crate::{name}::");
-            let mut uses = BTreeSet::new();
-            for marker in ["super::", prefix.as_str()] {
-                for (at, _) in code.match_indices(marker) {
-                    let used: String = code[at + marker.len()..]
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    if used != file {
-                        uses.insert(used);
-                    }
+        };
+        let mut uses = BTreeSet::new();
+        if entry.is_dir() {
+            let mut files = Vec::new();
+            rust_files(&entry, &mut files);
+            for file in files {
+                let code = code_of(&read(&file));
+                uses.extend(names_after(&code, &absolute));
+                // The subfolder's own mod.rs reaches its siblings through `super::`.
+                if file == entry.join("mod.rs") {
+                    uses.extend(names_after(&code, "super::"));
                 }
             }
-            graph.insert(file, uses);
+        } else if entry.extension().is_some_and(|e| e == "rs") && node != "mod" {
+            let code = code_of(&read(&entry));
+            uses.extend(names_after(&code, "super::"));
+            uses.extend(names_after(&code, &absolute));
+        } else {
+            continue;
         }
-        assert_eq!(cycle(&graph), None, "files of `{name}` use each other");
+        uses.remove(&node);
+        graph.insert(node, uses);
     }
+    graph
+}
+
+#[test]
+fn no_files_of_one_module_use_each_other_in_a_cycle() {
+    let mut dirs = vec![src()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src").flatten() {
+            if entry.path().is_dir() {
+                dirs.push(entry.path());
+            }
+        }
+        if dir == src() {
+            continue; // the top: no_modules_use_each_other_in_a_cycle
+        }
+        let graph = folder_graph(&dir);
+        assert_eq!(
+            cycle(&graph),
+            None,
+            "files of `{}` use each other",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn a_file_cycle_in_a_subfolder_is_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let nested = dir.path().join("a/b");
+    std::fs::create_dir_all(&nested).expect("mkdir");
+    std::fs::write(nested.join("x.rs"), "use super::y::Thing;\n").expect("write");
+    std::fs::write(nested.join("y.rs"), "fn f() { super::x::g() }\n").expect("write");
+    std::fs::write(nested.join("mod.rs"), "mod x;\nmod y;\n").expect("write");
+    let graph = folder_graph(&nested);
+    assert!(cycle(&graph).is_some(), "{graph:?}");
+    std::fs::write(nested.join("y.rs"), "fn f() {}\n").expect("write");
+    assert_eq!(cycle(&folder_graph(&nested)), None);
 }
 
 /// The span of each `fn` in rustfmt'd code: from its line to the line closing it at its indent.
@@ -356,26 +425,167 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
     found
 }
 
-#[test]
-fn the_loop_and_the_settings_stay_in_small_files_with_small_functions() {
-    let mut too_big = Vec::new();
-    for dir in ["agent", "config"] {
-        let mut files = Vec::new();
-        rust_files(&src().join(dir), &mut files);
-        for file in files {
-            let text = read(&file);
-            let lines = text.lines().count();
-            if lines > 800 {
-                too_big.push(format!("{}: {lines} lines", file.display()));
-            }
-            for (function, length) in function_lengths(&text) {
-                if length > 80 {
-                    too_big.push(format!("{}: {function} is {length} lines", file.display()));
-                }
-            }
+/// Files and functions allowed over the limits, each with why: a new exception is a choice
+/// made here, on purpose, and each is a debt with its reason.
+const OVERSIZE: &[(&str, &str)] = &[
+    // Table tests: one row a line, read as a table; splitting them would scatter the table.
+    (
+        "policy/tests.rs: fn everyday_reading",
+        "a table of everyday commands",
+    ),
+    (
+        "policy/tests_review.rs: fn a_reviewers_bypasses_ask",
+        "a table of attacks",
+    ),
+    (
+        "policy/tests_review.rs: fn a_second_reviewers_bypasses_ask",
+        "a table of attacks",
+    ),
+    // The policy's per-program checks: policy v3 (issue 26) folds them into one record per
+    // program, which replaces these functions rather than splitting them.
+    (
+        "policy/safe_net.rs: pub fn infra(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/safe_dev.rs: pub fn node_package(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/danger.rs: pub fn explain(",
+        "policy v3: denies by meaning",
+    ),
+    (
+        "policy/danger.rs: pub fn category(",
+        "policy v3: denies by meaning",
+    ),
+    (
+        "policy/danger.rs: fn package_or_system(",
+        "policy v3: denies by meaning",
+    ),
+    (
+        "policy/safe.rs: fn table_check(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/safe_git.rs: pub fn git(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/safe_text.rs: fn sed_scripts(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/safe_sys.rs: pub fn system(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/safe_interp.rs: pub fn interpreter(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/runner.rs: pub(super) fn node_runner",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/safe_tools.rs: pub fn formatter(",
+        "policy v3: one record per program",
+    ),
+    (
+        "policy/classify.rs: fn wrapper<",
+        "policy v3: two readings of the line",
+    ),
+    // The engine's token loop: the embedded default (issue 24) rewrites it for constant
+    // per-token cost and a KV cache kept across requests.
+    (
+        "engine/generate.rs: pub fn generate(",
+        "the embedded default rewrites the loop",
+    ),
+    // Streaming parsers and converters whose one match is the whole of the format.
+    (
+        "toolformat/scan.rs: pub fn advance(",
+        "one state machine over the stream",
+    ),
+    (
+        "provider/anthropic.rs: fn take(",
+        "one match over Anthropic's stream events",
+    ),
+    (
+        "provider/gemini.rs: fn convert(",
+        "one match over JSON Schema keywords",
+    ),
+    (
+        "ui/markdown.rs: fn highlight(",
+        "one match over token kinds",
+    ),
+    // Still to split along a real seam.
+    (
+        "app.rs: async fn one_shot(",
+        "to split: Session::turn (issue 28, item 5)",
+    ),
+    (
+        "repl.rs: pub async fn run(",
+        "to split: Session::turn (issue 28, item 5)",
+    ),
+    (
+        "tool/exec.rs: async fn run_command(",
+        "to split: spawn, stream, wait",
+    ),
+    (
+        "tool/fs.rs: pub(super) fn read(",
+        "to split: open, check, read",
+    ),
+    (
+        "tool/web.rs: async fn search(",
+        "to split: one function per backend",
+    ),
+];
+
+/// What in `text` (the file `name`) is over the limits: more than 800 lines, or a function over 80.
+fn oversize(name: &str, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let lines = text.lines().count();
+    if lines > 800 {
+        found.push(format!("{name}: {lines} lines"));
+    }
+    for (function, length) in function_lengths(text) {
+        if length > 80 {
+            found.push(format!("{name}: {function} is {length} lines"));
         }
     }
-    assert!(too_big.is_empty(), "split these:\n{}", too_big.join("\n"));
+    found
+}
+
+#[test]
+fn every_file_and_function_stays_small() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let name = file
+            .strip_prefix(src())
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        found.extend(oversize(&name, &read(&file)));
+    }
+    let excepted = |item: &String| OVERSIZE.iter().any(|(what, _)| item.starts_with(what));
+    let too_big: Vec<&String> = found.iter().filter(|item| !excepted(item)).collect();
+    assert!(too_big.is_empty(), "split these:\n{too_big:#?}");
+    // An exception that no longer matches anything is stale: take it out.
+    let stale: Vec<&str> = OVERSIZE
+        .iter()
+        .map(|(what, _)| *what)
+        .filter(|what| !found.iter().any(|item| item.starts_with(what)))
+        .collect();
+    assert!(stale.is_empty(), "exceptions no longer needed: {stale:?}");
+}
+
+#[test]
+fn an_oversize_file_or_function_is_caught() {
+    let long_function = format!("fn long() {{\n{}}}\n", "    step();\n".repeat(80));
+    assert_eq!(oversize("a.rs", &long_function).len(), 1);
+    assert_eq!(oversize("a.rs", &"// line\n".repeat(801)).len(), 1);
+    assert!(oversize("a.rs", "fn short() {\n    step();\n}\n").is_empty());
 }
 
 #[test]

@@ -73,12 +73,7 @@ fn generic_calls(commands: &[&str]) -> String {
 }
 
 fn landlock() -> bool {
-    let probe = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args(["__sandbox", "--probe"])
-        .output()
-        .expect("probe");
-    let probe: Value = serde_json::from_slice(&probe.stdout).unwrap_or_default();
-    probe["filesystem"] == json!(true)
+    crate::launcher::capabilities().is_some()
 }
 
 // ---- rule 4: a refusal with no terminal ends everything ----------------------------------------

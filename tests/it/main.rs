@@ -9,6 +9,7 @@ mod attacks;
 mod cli;
 mod faults;
 mod history;
+mod launcher;
 mod layering;
 mod loop_attacks;
 mod mcp;

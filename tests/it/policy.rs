@@ -13,10 +13,7 @@ fn exec(command: &str) -> Value {
 }
 
 fn sandbox_enforced() -> bool {
-    std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args(["__sandbox", "--probe"])
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("\"filesystem\":true"))
+    crate::launcher::capabilities().is_some()
 }
 
 #[test]

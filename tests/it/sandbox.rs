@@ -7,17 +7,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{Ai, Run};
+use crate::launcher::{capabilities, launcher, launcher_of, probe_with};
 use crate::server::{FakeServer, text_reply, tool_reply};
-
-/// What the launcher enforces on this kernel (its probe), or `None` without Landlock.
-fn capabilities() -> Option<Value> {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args(["__sandbox", "--probe"])
-        .output()
-        .ok()?;
-    let probe: Value = serde_json::from_slice(&output.stdout).ok()?;
-    (probe["filesystem"] == json!(true)).then_some(probe)
-}
 
 /// Whether this kernel closes the network to sandboxed commands (Landlock ABI 4+).
 fn network_rules() -> bool {
@@ -293,25 +284,12 @@ fn a_huge_file_is_stopped_with_a_clear_result() {
 #[test]
 fn a_fork_storm_stops_at_the_process_limit_and_leaves_nothing() {
     // The launcher directly, with a limit low enough to reach cheaply (ai passes 4096).
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args(["__sandbox", "--max-processes", "300", "--probe"])
-        .output()
-        .unwrap();
-    let probe: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    let probe = probe_with(json!({"max_processes": 300}));
     if !probe["max_processes"].is_u64() {
         return; // neither a namespace pid_max nor RLIMIT_NPROC here
     }
     let storm = "i=0; while [ $i -lt 1000 ]; do sleep 970030 & i=$((i+1)); done; echo spawned";
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args([
-            "__sandbox",
-            "--max-processes",
-            "300",
-            "--",
-            "sh",
-            "-c",
-            storm,
-        ])
+    let output = launcher(json!({"max_processes": 300}), &["sh", "-c", storm])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -618,11 +596,9 @@ fn without_a_pid_namespace_the_subreaper_kills_what_a_call_leaves() {
     if capabilities().is_none() {
         return;
     }
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args(["__sandbox", "--no-pid-namespace", "--", "sh", "-c"])
-        .arg(
-            "setsid sleep 970061 >/dev/null 2>&1 & (sleep 970062 >/dev/null 2>&1 &) ; echo started",
-        )
+    let script =
+        "setsid sleep 970061 >/dev/null 2>&1 & (sleep 970062 >/dev/null 2>&1 &) ; echo started";
+    let status = launcher(json!({"no_pid_namespace": true}), &["sh", "-c", script])
         .output()
         .unwrap();
     assert!(status.status.success(), "{status:?}");
@@ -699,16 +675,16 @@ fn an_unprivileged_user_gets_the_namespaces_through_a_user_namespace() {
     let mut permissions = std::fs::metadata(dir.path()).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o777);
     std::fs::set_permissions(dir.path(), permissions).unwrap();
-    let as_nobody = |args: &[&str]| {
+    let as_nobody = |fields: Value, program: &[&str]| {
+        let launcher = launcher_of(&exe, fields, program);
         std::process::Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(&exe)
-            .arg("__sandbox")
-            .args(args)
+            .arg(launcher.get_program())
+            .args(launcher.get_args())
             .current_dir(dir.path())
             .output()
     };
-    let Ok(probe) = as_nobody(&["--probe"]) else {
+    let Ok(probe) = as_nobody(json!({"probe": true}), &[]) else {
         return; // no setpriv here
     };
     let probe: Value = serde_json::from_slice(&probe.stdout).unwrap_or_default();
@@ -717,14 +693,14 @@ fn an_unprivileged_user_gets_the_namespaces_through_a_user_namespace() {
     }
     assert_eq!(probe["read_only_mounts"], json!(true), "{probe}");
     let write = dir.path().display().to_string();
-    let run = as_nobody(&[
-        "--write",
-        &write,
-        "--",
-        "sh",
-        "-c",
-        "setsid sleep 970081 >/dev/null 2>&1 & touch made && echo ok",
-    ])
+    let run = as_nobody(
+        json!({"write": [write]}),
+        &[
+            "sh",
+            "-c",
+            "setsid sleep 970081 >/dev/null 2>&1 & touch made && echo ok",
+        ],
+    )
     .unwrap();
     assert_eq!(String::from_utf8_lossy(&run.stdout), "ok\n", "{run:?}");
     assert!(dir.path().join("made").exists());
@@ -768,18 +744,7 @@ fn on_a_modern_kernel_as_root_the_sandbox_enforces_everything() {
     ] {
         assert_eq!(probe[what], json!(true), "{what}: {probe}");
     }
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ai"))
-        .args([
-            "__sandbox",
-            "--max-processes",
-            "500",
-            "--max-file-size",
-            "1000",
-            "--probe",
-        ])
-        .output()
-        .unwrap();
-    let limited: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    let limited = probe_with(json!({"max_processes": 500, "max_file_size": 1000}));
     assert_eq!(limited["max_processes"], json!(500), "{limited}");
     assert_eq!(limited["max_file_size"], json!(1000), "{limited}");
 }

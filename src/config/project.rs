@@ -1,38 +1,8 @@
-//! Which paths the sandbox grants. Landlock only grants (a rule covers everything beneath its
-//! path), so "all of X except Y" is built by granting the siblings along the way down to Y.
+//! Where the project is: the enclosing git root of the working directory (never home, `/` or a
+//! system directory) and, for a worktree or submodule, the git directory its `.git` file names.
+//! Both the policy and the sandbox need the same answer, so it is worked out here, once.
 
 use std::path::{Path, PathBuf};
-
-/// What to grant so that all of `root` is covered except `excluded` (and what lies beneath
-/// them): `root` itself when nothing excluded lies inside it, else its entries, one level deeper
-/// on the way to each excluded path. Symlinks are skipped: Landlock judges the file they lead to,
-/// which a rule of its own covers or not. `opened` gets the directories that were split (they
-/// can be listed, not granted whole).
-pub fn beneath_except(
-    root: &Path,
-    excluded: &[PathBuf],
-    granted: &mut Vec<PathBuf>,
-    opened: &mut Vec<PathBuf>,
-) {
-    if excluded.iter().any(|e| root.starts_with(e)) {
-        return;
-    }
-    if !excluded.iter().any(|e| e.starts_with(root)) {
-        granted.push(root.to_path_buf());
-        return;
-    }
-    opened.push(root.to_path_buf());
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
-        if !is_link {
-            beneath_except(&path, excluded, granted, opened);
-        }
-    }
-}
 
 /// The project a command may write to: the enclosing git root, else `cwd`; `Err` says why there
 /// is none (the home directory, `/`, a system directory, or a directory above home).
@@ -82,41 +52,6 @@ fn is_system_dir(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_root_without_exclusions_is_granted_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut granted, mut opened) = (Vec::new(), Vec::new());
-        beneath_except(
-            dir.path(),
-            &[PathBuf::from("/elsewhere")],
-            &mut granted,
-            &mut opened,
-        );
-        assert_eq!(granted, vec![dir.path().to_path_buf()]);
-        assert!(opened.is_empty());
-    }
-
-    #[test]
-    fn an_excluded_path_is_left_out_and_its_siblings_granted() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for sub in ["a", ".config/gh", ".config/other", ".ssh"] {
-            std::fs::create_dir_all(root.join(sub)).unwrap();
-        }
-        std::fs::write(root.join(".bashrc"), "").unwrap();
-        std::os::unix::fs::symlink(root.join(".ssh"), root.join("link")).unwrap();
-        let excluded = [root.join(".ssh"), root.join(".config/gh")];
-        let (mut granted, mut opened) = (Vec::new(), Vec::new());
-        beneath_except(root, &excluded, &mut granted, &mut opened);
-        granted.sort();
-        let expected: Vec<PathBuf> = [".bashrc", ".config/other", "a"]
-            .iter()
-            .map(|p| root.join(p))
-            .collect();
-        assert_eq!(granted, expected);
-        assert_eq!(opened, vec![root.to_path_buf(), root.join(".config")]);
-    }
 
     #[test]
     fn a_worktree_brings_its_repositorys_git_dir() {

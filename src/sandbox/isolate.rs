@@ -4,7 +4,7 @@
 
 use rustix::process::{Resource, Rlimit, Signal};
 
-use super::launch::Request;
+use super::request::Request;
 
 /// Moves this process's future children into a new PID namespace: the first becomes its init,
 /// and when it exits the kernel kills every process left in it. False when not allowed.

@@ -8,6 +8,7 @@ mod fetch;
 mod isolate;
 mod launch;
 mod mounts;
+mod request;
 mod rules;
 mod seccomp;
 
@@ -18,10 +19,9 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 pub use crate::config::SandboxMode;
-use crate::config::{ForeignVars, Paths};
+use crate::config::{ForeignVars, Paths, linked_git_dir, project_root};
 pub use fetch::{Fetcher, fetchers, fetches};
 pub use launch::launch;
-pub use rules::project_root;
 
 /// The hidden first argument that turns `ai` into the launcher.
 pub const LAUNCHER_ARG: &str = "__sandbox";
@@ -112,18 +112,18 @@ impl Plan {
     }
 
     /// What the launcher is told for `command`; `None` when the sandbox is off.
-    pub fn request(&self, command: &str) -> Option<launch::Request> {
+    pub fn request(&self, command: &str) -> Option<request::Request> {
         if self.mode == SandboxMode::Off {
             return None;
         }
-        let mut request = launch::Request {
+        let mut request = request::Request {
             max_file_size: Some(MAX_FILE_SIZE),
             max_processes: Some(MAX_PROCESSES),
-            ..launch::Request::default()
+            ..request::Request::default()
         };
         if self.mode == SandboxMode::Workspace {
             request.write.extend(self.project.iter().cloned());
-            let linked = self.project.as_deref().ok().and_then(rules::linked_git_dir);
+            let linked = self.project.as_deref().ok().and_then(linked_git_dir);
             request.write.extend(linked);
             request.write.extend(self.temp.iter().cloned());
         }
@@ -148,7 +148,8 @@ impl Plan {
         let request = self.request(command)?;
         let exe = std::env::current_exe().ok()?;
         let mut argv = vec![exe.into_os_string(), LAUNCHER_ARG.into()];
-        argv.extend(request.to_args());
+        // A path JSON cannot carry (not UTF-8) leaves the command uncontained: it asks.
+        argv.extend(request.to_args().ok()?);
         argv.push("--".into());
         Some(argv)
     }
@@ -185,13 +186,16 @@ impl Plan {
 
     /// Whether the sandbox can be used on this kernel, and what it enforces there.
     pub fn probe(&self) -> Capabilities {
-        let Some(prefix) = self.prefix("") else {
+        let Some(mut request) = self.request("") else {
             return Capabilities::default();
         };
-        let mut argv = prefix;
-        argv.insert(argv.len() - 1, "--probe".into());
-        let output = std::process::Command::new(&argv[0])
-            .args(&argv[1..])
+        request.probe = true;
+        let (Ok(exe), Ok(args)) = (std::env::current_exe(), request.to_args()) else {
+            return Capabilities::default();
+        };
+        let output = std::process::Command::new(exe)
+            .arg(LAUNCHER_ARG)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .output();

@@ -8,142 +8,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use super::request::Request;
 use super::rules::beneath_except;
-
-/// What the launcher is told, as options on its command line.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Request {
-    /// Writable trees (the project and temp); never what `keep` or `hide` hold.
-    pub write: Vec<PathBuf>,
-    /// Readable, never writable (ai's own config, state and cache).
-    pub keep: Vec<PathBuf>,
-    /// The home directory: never writable through a writable root that holds it (temp holding
-    /// a test's home); a project inside it stays writable.
-    pub home: Option<PathBuf>,
-    /// Neither readable nor writable (secrets).
-    pub hide: Vec<PathBuf>,
-    /// Package manager caches: created if missing, then writable.
-    pub caches: Vec<PathBuf>,
-    /// Package manager lock files: created if missing, then writable.
-    pub cache_files: Vec<PathBuf>,
-    /// TCP allowed (a package manager fetches).
-    pub net: bool,
-    /// RLIMIT_FSIZE in bytes.
-    pub max_file_size: Option<u64>,
-    /// Most processes alive at once in the call.
-    pub max_processes: Option<u64>,
-    /// Print what is enforced as JSON instead of running a program.
-    pub probe: bool,
-    /// Set by stage one for stage two.
-    pub stage2: bool,
-    /// Stage one got a PID namespace (told to stage two for the probe).
-    pub pid_namespace: bool,
-    /// Stage one made a private mount namespace for stage two (so stage two may mount /proc).
-    pub mount_namespace: bool,
-    /// Stage one made every mount but the writable paths read-only.
-    pub read_only_mounts: bool,
-    /// Do without a PID namespace (the subreaper fallback, to test it where namespaces work).
-    pub no_pid_namespace: bool,
-    pub program: Vec<OsString>,
-}
-
-impl Request {
-    /// The launcher's options for this request (without the program).
-    pub fn to_args(&self) -> Vec<OsString> {
-        let mut args: Vec<OsString> = Vec::new();
-        let lists = [
-            ("--write", &self.write),
-            ("--keep", &self.keep),
-            ("--hide", &self.hide),
-            ("--cache", &self.caches),
-            ("--cache-file", &self.cache_files),
-            ("--home", &self.home.iter().cloned().collect()),
-        ];
-        for (flag, paths) in lists {
-            for path in paths {
-                args.push(flag.into());
-                args.push(path.clone().into_os_string());
-            }
-        }
-        let numbers = [
-            ("--max-file-size", self.max_file_size),
-            ("--max-processes", self.max_processes),
-        ];
-        for (flag, value) in numbers {
-            if let Some(value) = value {
-                args.push(flag.into());
-                args.push(value.to_string().into());
-            }
-        }
-        let switches = [
-            ("--net", self.net),
-            ("--probe", self.probe),
-            ("--stage2", self.stage2),
-            ("--pid-namespace", self.pid_namespace),
-            ("--no-pid-namespace", self.no_pid_namespace),
-            ("--mount-namespace", self.mount_namespace),
-            ("--read-only-mounts", self.read_only_mounts),
-        ];
-        for (flag, on) in switches {
-            if on {
-                args.push(flag.into());
-            }
-        }
-        args
-    }
-
-    pub fn parse(args: &[OsString]) -> Result<Request, String> {
-        let mut request = Request::default();
-        let mut iter = args.iter();
-        while let Some(arg) = iter.next() {
-            let flag = arg.to_string_lossy();
-            if flag == "--" {
-                request.program = iter.cloned().collect();
-                break;
-            }
-            let list = match flag.as_ref() {
-                "--write" => Some(&mut request.write),
-                "--keep" => Some(&mut request.keep),
-                "--hide" => Some(&mut request.hide),
-                "--cache" => Some(&mut request.caches),
-                "--cache-file" => Some(&mut request.cache_files),
-                "--home" => {
-                    let value = iter.next().ok_or("--home needs a path")?;
-                    request.home = Some(PathBuf::from(value));
-                    continue;
-                }
-                _ => None,
-            };
-            if let Some(list) = list {
-                let value = iter.next().ok_or(format!("{flag} needs a path"))?;
-                list.push(PathBuf::from(value));
-                continue;
-            }
-            match flag.as_ref() {
-                "--max-file-size" | "--max-processes" => {
-                    let value = iter
-                        .next()
-                        .and_then(|v| v.to_str()?.parse::<u64>().ok())
-                        .ok_or(format!("{flag} needs a number"))?;
-                    if flag == "--max-file-size" {
-                        request.max_file_size = Some(value);
-                    } else {
-                        request.max_processes = Some(value);
-                    }
-                }
-                "--net" => request.net = true,
-                "--probe" => request.probe = true,
-                "--stage2" => request.stage2 = true,
-                "--pid-namespace" => request.pid_namespace = true,
-                "--no-pid-namespace" => request.no_pid_namespace = true,
-                "--mount-namespace" => request.mount_namespace = true,
-                "--read-only-mounts" => request.read_only_mounts = true,
-                other => return Err(format!("unknown launcher option {other}")),
-            }
-        }
-        Ok(request)
-    }
-}
 
 /// The launcher's entry point; returns the exit code (stage two only returns when it cannot exec).
 pub fn launch(args: &[OsString]) -> i32 {
@@ -204,7 +70,10 @@ fn stage_one(mut request: Request) -> i32 {
     };
     request.stage2 = true;
     let mut args = vec![OsString::from(super::LAUNCHER_ARG)];
-    args.extend(request.to_args());
+    match request.to_args() {
+        Ok(own) => args.extend(own),
+        Err(message) => return fail(&message),
+    }
     args.push("--".into());
     args.extend(request.program.iter().cloned());
     let mut command = std::process::Command::new(exe);
@@ -400,37 +269,4 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
         network: filesystem && !request.net && kernel >= ABI::V4,
         scoped: filesystem && kernel >= ABI::V6,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_request_survives_its_command_line() {
-        let request = Request {
-            write: vec!["/w".into()],
-            keep: vec!["/k".into(), "/k2".into()],
-            home: Some("/home/u".into()),
-            hide: vec!["/h".into()],
-            caches: vec!["/c".into()],
-            cache_files: vec!["/c/lock".into()],
-            net: true,
-            max_file_size: Some(10),
-            max_processes: Some(20),
-            probe: false,
-            stage2: true,
-            pid_namespace: true,
-            no_pid_namespace: true,
-            mount_namespace: true,
-            read_only_mounts: true,
-            program: vec!["sh".into(), "-c".into(), "echo --net".into()],
-        };
-        let mut args = request.to_args();
-        args.push("--".into());
-        args.extend(request.program.iter().cloned());
-        assert_eq!(Request::parse(&args), Ok(request));
-        assert!(Request::parse(&["--bogus".into()]).is_err());
-        assert!(Request::parse(&["--write".into()]).is_err());
-    }
 }

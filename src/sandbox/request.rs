@@ -1,0 +1,118 @@
+//! The launcher's request: what `ai` tells its sandboxed self. It travels as one JSON argument
+//! (serde: a misspelt or missing field is an error, never a silent default), followed by `--`
+//! and the program with its arguments.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// What the launcher is told: one JSON argument, then `--` and the program.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// Writable trees (the project and temp); never what `keep` or `hide` hold.
+    pub write: Vec<PathBuf>,
+    /// Readable, never writable (ai's own config, state and cache).
+    pub keep: Vec<PathBuf>,
+    /// The home directory: never writable through a writable root that holds it (temp holding
+    /// a test's home); a project inside it stays writable.
+    pub home: Option<PathBuf>,
+    /// Neither readable nor writable (secrets).
+    pub hide: Vec<PathBuf>,
+    /// Package manager caches: created if missing, then writable.
+    pub caches: Vec<PathBuf>,
+    /// Package manager lock files: created if missing, then writable.
+    pub cache_files: Vec<PathBuf>,
+    /// TCP allowed (a package manager fetches).
+    pub net: bool,
+    /// RLIMIT_FSIZE in bytes.
+    pub max_file_size: Option<u64>,
+    /// Most processes alive at once in the call.
+    pub max_processes: Option<u64>,
+    /// Print what is enforced as JSON instead of running a program.
+    pub probe: bool,
+    /// Set by stage one for stage two.
+    pub stage2: bool,
+    /// Stage one got a PID namespace (told to stage two for the probe).
+    pub pid_namespace: bool,
+    /// Stage one made a private mount namespace for stage two (so stage two may mount /proc).
+    pub mount_namespace: bool,
+    /// Stage one made every mount but the writable paths read-only.
+    pub read_only_mounts: bool,
+    /// Do without a PID namespace (the subreaper fallback, to test it where namespaces work).
+    pub no_pid_namespace: bool,
+    /// The program and its arguments: after `--`, as they are (they need not be UTF-8).
+    #[serde(skip)]
+    pub program: Vec<OsString>,
+}
+
+impl Request {
+    /// The launcher's arguments for this request, without the program.
+    pub fn to_args(&self) -> Result<Vec<OsString>, String> {
+        let json = serde_json::to_string(self)
+            .map_err(|err| format!("cannot pass a path to the sandbox: {err}"))?;
+        Ok(vec![json.into()])
+    }
+
+    /// Reads what `to_args` wrote, then `--` and the program.
+    pub fn parse(args: &[OsString]) -> Result<Request, String> {
+        let (json, rest) = args.split_first().ok_or("the launcher needs its request")?;
+        let json = json.to_str().ok_or("the launcher's request is not UTF-8")?;
+        let mut request: Request = serde_json::from_str(json)
+            .map_err(|err| format!("the launcher's request is malformed: {err}"))?;
+        match rest.split_first() {
+            Some((dashes, program)) if dashes == "--" => request.program = program.to_vec(),
+            None => {}
+            Some(_) => {
+                return Err("the launcher's request is followed by something else than --".into());
+            }
+        }
+        Ok(request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_survives_its_command_line() {
+        let request = Request {
+            write: vec!["/w".into()],
+            keep: vec!["/k".into(), "/k2".into()],
+            home: Some("/home/u".into()),
+            hide: vec!["/h".into()],
+            caches: vec!["/c".into()],
+            cache_files: vec!["/c/lock".into()],
+            net: true,
+            max_file_size: Some(10),
+            max_processes: Some(20),
+            probe: false,
+            stage2: true,
+            pid_namespace: true,
+            no_pid_namespace: true,
+            mount_namespace: true,
+            read_only_mounts: true,
+            program: vec!["sh".into(), "-c".into(), "echo --net".into()],
+        };
+        let mut args = request.to_args().unwrap();
+        args.push("--".into());
+        args.extend(request.program.iter().cloned());
+        assert_eq!(Request::parse(&args), Ok(request));
+    }
+
+    #[test]
+    fn a_misspelt_or_missing_field_is_refused() {
+        let full = serde_json::to_value(Request::default()).unwrap();
+        let mut misspelt = full.clone();
+        misspelt["nett"] = true.into();
+        let mut missing = full;
+        missing.as_object_mut().unwrap().remove("net");
+        for bad in [misspelt, missing] {
+            assert!(Request::parse(&[bad.to_string().into()]).is_err(), "{bad}");
+        }
+        assert!(Request::parse(&["--write".into()]).is_err());
+        assert!(Request::parse(&[]).is_err());
+    }
+}
