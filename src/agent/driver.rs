@@ -273,7 +273,11 @@ impl Driver<'_> {
             sandbox: running.prefix,
             output: &mut output,
         };
-        match until(stop, tool.run(&call.arguments, self.ctx, options)).await {
+        let ran = until(stop, tool.run(&call.arguments, self.ctx, options)).await;
+        if running.contained {
+            self.sandbox.after_call();
+        }
+        match ran {
             Ok(outcome) => Input::Ran(outcome),
             Err(why) => Input::Stopped {
                 why,

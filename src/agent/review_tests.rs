@@ -85,7 +85,7 @@ fn taint_approval_on_a_kernel_without_network_rules_still_runs_in_the_filesystem
     let mut turn = Turn::new(&mut mode, setup(10, 10));
     tainted_then(&mut turn, "cargo build");
     let no_network = Containment::Partial(
-        "this kernel cannot keep sandboxed commands off the network (Landlock ABI < 4)".into(),
+        "this kernel cannot keep sandboxed commands off the network (neither seccomp nor Landlock ABI 4)".into(),
     );
     let ask = turn.feed(exec_judged("cargo build", Verdict::Allow, no_network));
     assert!(matches!(ask, Command::Ask(_)), "{ask:?}");

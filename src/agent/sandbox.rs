@@ -37,6 +37,11 @@ impl Sandbox {
         self.plan.prefix(command)
     }
 
+    /// After a contained call: what its launcher left behind is removed.
+    pub fn after_call(&self) {
+        self.plan.sweep();
+    }
+
     /// Why an allowed command must ask instead: the kernel cannot contain it (no Landlock), or
     /// cannot keep it off the network. `--sandbox off` is the user's own choice to run unasked.
     pub fn must_ask(&self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
@@ -52,7 +57,7 @@ impl Sandbox {
             );
         }
         (!capabilities.network).then(|| {
-            "this kernel cannot keep sandboxed commands off the network (Landlock ABI < 4)".into()
+            "this kernel cannot keep sandboxed commands off the network (neither seccomp nor Landlock ABI 4)".into()
         })
     }
 
@@ -102,7 +107,7 @@ fn limits_of(plan: &Plan, capabilities: &Capabilities) -> Vec<String> {
     }
     if !capabilities.network {
         notes.push(
-            "sandbox: this kernel cannot close the network to commands (Landlock ABI < 4); \
+            "sandbox: this kernel cannot close the network to commands (neither seccomp nor Landlock ABI 4); \
              commands ask instead"
                 .into(),
         );

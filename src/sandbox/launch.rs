@@ -112,7 +112,7 @@ fn private_temp(request: &Request) -> Vec<PathBuf> {
                 .chain(&request.home)
                 .any(|p| p.starts_with(root) && p != *root)
         })
-        .map(|root| root.join(format!(".ai-sandbox-{pid}")))
+        .map(|root| root.join(super::private_temp_name(pid)))
         .filter(|dir| std::fs::create_dir(dir).is_ok())
         .collect()
 }
@@ -139,23 +139,30 @@ fn stage_two(request: &Request) -> i32 {
         Err(message) => return fail(&message),
     };
     // After Landlock, which set no_new_privs (seccomp needs it without privilege).
-    let unix_sockets_closed = super::seccomp::refuse_unix_sockets();
+    let sockets_filtered = super::seccomp::restrict_sockets(request.net);
+    // Last: mounting /proc and writing pid_max above needed them.
+    let unprivileged = super::privileges::drop_all();
     if request.probe {
-        let report = serde_json::json!({
-            "landlock_abi": enforced.abi,
-            "filesystem": enforced.filesystem,
-            "network": enforced.network,
-            "scoped": enforced.scoped,
-            "session": session,
-            "pid_namespace": request.pid_namespace,
-            "read_only_mounts": request.read_only_mounts,
-            "own_proc": own_proc,
-            "unix_sockets_closed": unix_sockets_closed,
-            "max_processes": limits.processes,
-            "max_file_size": limits.file_size,
-        });
+        let report = super::Capabilities {
+            landlock_abi: enforced.abi,
+            filesystem: enforced.filesystem,
+            network: !request.net && (enforced.network || sockets_filtered),
+            landlock_network: enforced.network,
+            scoped: enforced.scoped,
+            session,
+            pid_namespace: request.pid_namespace,
+            read_only_mounts: request.read_only_mounts,
+            unix_sockets_closed: sockets_filtered,
+            own_proc,
+            unprivileged,
+            max_processes: limits.processes,
+            max_file_size: limits.file_size,
+        };
+        let Ok(json) = serde_json::to_string(&report) else {
+            return fail("cannot report what the sandbox enforces");
+        };
         use std::io::Write;
-        let _ = writeln!(std::io::stdout(), "{report}");
+        let _ = writeln!(std::io::stdout(), "{json}");
         return 0;
     }
     let Some((program, args)) = request.program.split_first() else {
@@ -243,7 +250,7 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .map_err(|e| e.to_string())?;
-    if !request.net {
+    if !request.net && !request.no_landlock_network {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
             .map_err(|e| e.to_string())?;
@@ -266,7 +273,7 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     Ok(Enforced {
         abi: u8::try_from(number).unwrap_or(0),
         filesystem,
-        network: filesystem && !request.net && kernel >= ABI::V4,
+        network: filesystem && !request.net && kernel >= ABI::V4 && !request.no_landlock_network,
         scoped: filesystem && kernel >= ABI::V6,
     })
 }

@@ -8,6 +8,7 @@ mod fetch;
 mod isolate;
 mod launch;
 mod mounts;
+mod privileges;
 mod request;
 mod rules;
 mod seccomp;
@@ -143,8 +144,20 @@ impl Plan {
         Some(request)
     }
 
+    /// Removes what launchers that have exited left behind: their private temp directories
+    /// (`.ai-sandbox-PID`), which a launcher cannot remove itself because it made their parent
+    /// read-only for the call. Called before and after each sandboxed call, so none piles up
+    /// (each later call would bind-mount them all).
+    pub fn sweep(&self) {
+        let roots = self.temp.iter().chain(self.project.as_ref().ok());
+        for root in roots {
+            sweep_private_temps(root);
+        }
+    }
+
     /// The argv prefix that runs a program for `command` under the sandbox.
     pub fn prefix(&self, command: &str) -> Option<Vec<OsString>> {
+        self.sweep();
         let request = self.request(command)?;
         let exe = std::env::current_exe().ok()?;
         let mut argv = vec![exe.into_os_string(), LAUNCHER_ARG.into()];
@@ -207,15 +220,49 @@ impl Plan {
     }
 }
 
-/// What the sandbox enforces on this kernel (the launcher's `--probe`).
+/// The name of a launcher's private temp directory in a writable root.
+pub(crate) fn private_temp_name(pid: u32) -> String {
+    format!("{PRIVATE_TEMP_PREFIX}{pid}")
+}
+
+const PRIVATE_TEMP_PREFIX: &str = ".ai-sandbox-";
+
+/// Removes the private temp directories in `root` whose launcher is no longer running.
+fn sweep_private_temps(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PRIVATE_TEMP_PREFIX))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let running = Path::new("/proc").join(pid.to_string()).exists();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if !running && is_dir {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// What the sandbox enforces on this kernel (the launcher's probe). Every field must be there:
+/// a report that lacks one is not read at all (and nothing is taken as enforced).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Capabilities {
     /// Landlock ABI version (0: none).
     pub landlock_abi: u8,
     /// Writes and reads are confined.
     pub filesystem: bool,
-    /// TCP connect and bind are denied (Landlock ABI 4).
+    /// A command without network opens no IP, packet or raw socket: seccomp on any kernel,
+    /// and Landlock's TCP rules too where the kernel has them.
     pub network: bool,
+    /// Landlock's own TCP connect and bind rules hold too (ABI 4, kernel 6.7+).
+    pub landlock_network: bool,
     /// Abstract UNIX sockets and signals outside the sandbox are closed (Landlock ABI 6).
     pub scoped: bool,
     /// Commands run in their own session, without a controlling terminal.
@@ -224,14 +271,14 @@ pub struct Capabilities {
     pub pid_namespace: bool,
     /// Everything outside the writable paths is on read-only mounts (metadata too: chmod,
     /// touch -d), in a private mount namespace.
-    #[serde(default)]
     pub read_only_mounts: bool,
-    /// No new UNIX sockets: daemons outside are out of reach through their socket files.
-    #[serde(default)]
+    /// The socket filter holds: no new UNIX sockets (daemons outside are out of reach through
+    /// their socket files), and no IP sockets without network.
     pub unix_sockets_closed: bool,
     /// /proc lists only the call's processes.
-    #[serde(default)]
     pub own_proc: bool,
+    /// No capability is left, even as root, and no_new_privs is set.
+    pub unprivileged: bool,
     pub max_processes: Option<u64>,
     pub max_file_size: Option<u64>,
 }
@@ -260,10 +307,19 @@ impl Capabilities {
             "reads: everything but secrets ({} locations hidden) and terminals",
             plan.secrets().len()
         ));
-        lines.push(if self.network {
-            "network: TCP closed, except package managers' fetches (cargo, npm, pip, go)".into()
+        lines.push(match (self.network, self.landlock_network) {
+            (true, true) => "network: closed (seccomp and Landlock), except package managers' \
+                             fetches (cargo, npm, pip, go)"
+                .into(),
+            (true, false) => "network: closed (seccomp), except package managers' fetches \
+                              (cargo, npm, pip, go)"
+                .into(),
+            (false, _) => "network: NOT enforced: commands that could use it ask".into(),
+        });
+        lines.push(if self.unprivileged {
+            "privileges: none (no capability, even as root; no_new_privs)".into()
         } else {
-            "network: NOT enforced (Landlock ABI < 4): commands that could use it ask".into()
+            "privileges: NOT dropped".into()
         });
         lines.push(match (self.scoped, self.unix_sockets_closed) {
             (true, true) => "daemons: no UNIX sockets (seccomp), signals outside closed".into(),

@@ -42,6 +42,9 @@ pub struct Request {
     pub read_only_mounts: bool,
     /// Do without a PID namespace (the subreaper fallback, to test it where namespaces work).
     pub no_pid_namespace: bool,
+    /// Do without Landlock's network rules (a kernel before 6.7, to test that seccomp alone
+    /// keeps the network closed where Landlock could).
+    pub no_landlock_network: bool,
     /// The program and its arguments: after `--`, as they are (they need not be UTF-8).
     #[serde(skip)]
     pub program: Vec<OsString>,
@@ -92,6 +95,7 @@ mod tests {
             stage2: true,
             pid_namespace: true,
             no_pid_namespace: true,
+            no_landlock_network: true,
             mount_namespace: true,
             read_only_mounts: true,
             program: vec!["sh".into(), "-c".into(), "echo --net".into()],
