@@ -4,7 +4,6 @@
 //! and leaves the conversation valid.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Instant;
@@ -23,7 +22,8 @@ use crate::protocol::{
     Action, CallErrorCode, Event, Message, ToolCall, ToolChoice, ToolErrorType, ToolResult,
 };
 use crate::provider::{ChatRequest, Provider, ProviderEvent};
-use crate::tool::{Registry, RunOptions, ToolContext, ToolOutcome, invalid_arguments};
+use crate::sandbox::Launch;
+use crate::tool::{Confined, Registry, RunOptions, ToolContext, ToolOutcome, invalid_arguments};
 
 /// What stops a turn early; it resolves with why.
 pub type StopSignal<'s> = Pin<&'s mut (dyn Future<Output = Stop> + 's)>;
@@ -91,7 +91,7 @@ impl Agent<'_> {
             partial: String::new(),
         };
         // The prefix that contains the call being judged, kept until it runs.
-        let mut prefix: Option<Vec<OsString>> = None;
+        let mut prefix: Option<Launch> = None;
         let mut input = Input::Start;
         loop {
             let Output {
@@ -127,7 +127,7 @@ impl Agent<'_> {
                     let running = Running {
                         call: &call,
                         contained,
-                        prefix: prefix.as_deref(),
+                        launch: prefix.as_ref(),
                     };
                     driver.run(running, &mut emitter, &mut stop).await
                 }
@@ -206,11 +206,7 @@ impl Driver<'_> {
 
     /// Finds the tool, checks the arguments and asks the policy; for a command it allows, also
     /// whether the sandbox can contain it (and the prefix that does).
-    fn judge(
-        &self,
-        call: &ToolCall,
-        emitter: &mut Emitter<'_>,
-    ) -> (Judgement, Option<Vec<OsString>>) {
+    fn judge(&self, call: &ToolCall, emitter: &mut Emitter<'_>) -> (Judgement, Option<Launch>) {
         let invalid = |outcome| (Judgement::Invalid(outcome), None);
         let Some(tool) = self.registry.get(&call.name) else {
             return invalid(unknown_tool(&call.name, &self.registry.names()));
@@ -251,7 +247,7 @@ impl Driver<'_> {
         let Some(tool) = self.registry.get(&call.name) else {
             return Input::Ran(unknown_tool(&call.name, &self.registry.names()));
         };
-        if running.contained && running.prefix.is_none() {
+        if running.contained && running.launch.is_none() {
             // Fail closed: a call meant for the sandbox never runs outside it by accident.
             return Input::Ran(ToolOutcome::failed(
                 CallErrorCode::Blocked,
@@ -270,7 +266,10 @@ impl Driver<'_> {
             });
         };
         let options = RunOptions {
-            sandbox: running.prefix,
+            sandbox: running.launch.map(|launch| Confined {
+                argv: &launch.argv,
+                network: launch.network,
+            }),
             output: &mut output,
         };
         let ran = until(stop, tool.run(&call.arguments, self.ctx, options)).await;
@@ -298,7 +297,7 @@ struct Asked<'c, 'm> {
 struct Running<'r> {
     call: &'r ToolCall,
     contained: bool,
-    prefix: Option<&'r [OsString]>,
+    launch: Option<&'r Launch>,
 }
 
 /// The conversation as sent: its first message, the instructions, becomes the system prompt

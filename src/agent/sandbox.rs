@@ -1,10 +1,8 @@
 //! The sandbox of allowed commands as the loop sees it: whether this kernel can contain a
 //! command, the launcher prefix that does, and what it cannot do, said once per session.
 
-use std::ffi::OsString;
-
 use crate::protocol::Event;
-use crate::sandbox::{Capabilities, Plan, SandboxMode};
+use crate::sandbox::{Capabilities, Launch, Plan, SandboxMode};
 
 use super::machine::Containment;
 
@@ -30,7 +28,7 @@ impl Sandbox {
     }
 
     /// The launcher prefix for an allowed command (`None`: run it directly).
-    pub fn prefix(&self, command: &str, emit: &mut dyn FnMut(&Event)) -> Option<Vec<OsString>> {
+    pub fn prefix(&self, command: &str, emit: &mut dyn FnMut(&Event)) -> Option<Launch> {
         if self.plan.mode == SandboxMode::Off || !self.capabilities(emit).filesystem {
             return None;
         }
@@ -66,7 +64,7 @@ impl Sandbox {
         &self,
         command: &str,
         emit: &mut dyn FnMut(&Event),
-    ) -> (Containment, Option<Vec<OsString>>) {
+    ) -> (Containment, Option<Launch>) {
         if self.plan.mode == SandboxMode::Off {
             return (Containment::Off, None);
         }

@@ -110,15 +110,12 @@ async fn run_command(
     options: RunOptions<'_>,
 ) -> ToolOutcome {
     let sandboxed = options.sandbox.is_some();
-    // The launcher's `--net` opens the network to a package manager's fetches.
-    let network_closed = options
-        .sandbox
-        .is_some_and(|prefix| !prefix.iter().any(|arg| arg == "--net"));
+    let network_closed = options.sandbox.is_some_and(|confined| !confined.network);
     let mut child = {
-        let mut cmd = match options.sandbox {
-            Some(prefix) => {
-                let mut cmd = tokio::process::Command::new(&prefix[0]);
-                cmd.args(&prefix[1..]).arg(&ctx.exec.shell);
+        let mut cmd = match options.sandbox.and_then(|c| c.argv.split_first()) {
+            Some((launcher, request)) => {
+                let mut cmd = tokio::process::Command::new(launcher);
+                cmd.args(request).arg(&ctx.exec.shell);
                 cmd
             }
             None => tokio::process::Command::new(&ctx.exec.shell),

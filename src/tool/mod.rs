@@ -93,10 +93,19 @@ pub struct ExecSettings {
     pub strip_env: Vec<String>,
 }
 
+/// A command's confinement, as the agent got it from the sandbox.
+#[derive(Debug, Clone, Copy)]
+pub struct Confined<'a> {
+    /// The argv prefix that runs the command in the sandbox.
+    pub argv: &'a [OsString],
+    /// The sandbox leaves it the network (a package manager's fetch).
+    pub network: bool,
+}
+
 /// Per-call options the agent decides: the sandbox prefix, and where streamed output goes.
 pub struct RunOptions<'a> {
-    /// An argv prefix that runs the command in the sandbox (`None`: run it directly).
-    pub sandbox: Option<&'a [OsString]>,
+    /// How the command is confined (`None`: it runs directly).
+    pub sandbox: Option<Confined<'a>>,
     pub output: &'a mut dyn FnMut(OutputStream, &str),
 }
 

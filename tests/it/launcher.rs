@@ -11,7 +11,7 @@ pub fn request(fields: Value) -> String {
         "write": [], "keep": [], "home": null, "hide": [], "caches": [], "cache_files": [],
         "net": false, "max_file_size": null, "max_processes": null, "probe": false,
         "stage2": false, "pid_namespace": false, "mount_namespace": false,
-        "read_only_mounts": false, "no_pid_namespace": false,
+        "read_only_mounts": false, "no_pid_namespace": false, "no_landlock_network": false,
     });
     if let (Some(request), Some(fields)) = (request.as_object_mut(), fields.as_object()) {
         for (key, value) in fields {
@@ -51,4 +51,19 @@ pub fn probe_with(fields: Value) -> Value {
 pub fn capabilities() -> Option<Value> {
     let probe = probe_with(json!({}));
     (probe["filesystem"] == json!(true)).then_some(probe)
+}
+
+/// Whether the sandbox is there for a test that needs it. A machine without it fails the test,
+/// so nothing passes by skipping, unless SWEBASH_AI_TEST_NO_SANDBOX says this run may skip
+/// (a kernel with Landlock turned off).
+pub fn require_sandbox() -> bool {
+    if capabilities().is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("SWEBASH_AI_TEST_NO_SANDBOX").is_some(),
+        "the sandbox does not work on this machine (no Landlock?): set \
+         SWEBASH_AI_TEST_NO_SANDBOX=1 to let its tests skip"
+    );
+    false
 }

@@ -73,7 +73,7 @@ fn generic_calls(commands: &[&str]) -> String {
 }
 
 fn landlock() -> bool {
-    crate::launcher::capabilities().is_some()
+    crate::launcher::require_sandbox()
 }
 
 // ---- rule 4: a refusal with no terminal ends everything ----------------------------------------

@@ -13,7 +13,7 @@ fn exec(command: &str) -> Value {
 }
 
 fn sandbox_enforced() -> bool {
-    crate::launcher::capabilities().is_some()
+    crate::launcher::require_sandbox()
 }
 
 #[test]

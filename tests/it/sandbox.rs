@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{Ai, Run};
-use crate::launcher::{capabilities, launcher, launcher_of, probe_with};
+use crate::launcher::{capabilities, launcher, launcher_of, probe_with, require_sandbox};
 use crate::server::{FakeServer, text_reply, tool_reply};
 
 /// Whether this kernel closes the network to sandboxed commands (Landlock ABI 4+).
@@ -61,7 +61,7 @@ fn read(path: &Path) -> String {
 
 #[test]
 fn allowed_project_code_cannot_plant_git_hooks_or_config_that_run_later() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         #[allow(clippy::print_stderr)]
         {
             eprintln!("SKIPPED: this kernel has no Landlock");
@@ -182,7 +182,7 @@ fn a_sandboxed_post_of_a_readable_file_or_a_secret_reaches_nothing() {
 
 #[test]
 fn a_sandboxed_command_has_no_terminal_and_tiocsti_types_nothing() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let ai = ai_in(false).file(
@@ -230,7 +230,7 @@ fn running(marker: &str) -> bool {
 
 #[test]
 fn no_process_of_a_finished_call_is_left_and_a_daemon_runs_nothing_outside() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let has_tmux = std::process::Command::new("tmux")
@@ -262,9 +262,10 @@ fn no_process_of_a_finished_call_is_left_and_a_daemon_runs_nothing_outside() {
 
 #[test]
 fn a_huge_file_is_stopped_with_a_clear_result() {
-    let Some(capabilities) = capabilities() else {
+    if !require_sandbox() {
         return;
-    };
+    }
+    let capabilities = capabilities().expect("probed just now");
     // Sparse: past the limit without writing a gigabyte.
     let ai = ai_in(false).file(
         "fill.py",
@@ -311,7 +312,7 @@ fn show_config_says_what_the_sandbox_enforces() {
         .filter(|l| l.starts_with("sandbox"))
         .collect();
     assert!(!sandbox.is_empty(), "{}", run.stdout);
-    if capabilities().is_some() {
+    if require_sandbox() {
         let text = sandbox.join("\n");
         for what in ["writes:", "network:", "terminal:", "daemons:", "leftovers:"] {
             assert!(text.contains(what), "{what} missing:\n{text}");
@@ -332,7 +333,7 @@ const TIOCSTI_ATTACK: &str = "import fcntl, os, termios\n\
 
 #[test]
 fn on_a_terminal_tiocsti_from_a_sandboxed_command_types_nothing() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let server = FakeServer::start(vec![
@@ -358,7 +359,7 @@ fn on_a_terminal_tiocsti_from_a_sandboxed_command_types_nothing() {
 
 #[test]
 fn a_blocked_command_is_shown_then_runs_outside_after_approval_on_a_terminal() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let server = FakeServer::start(vec![
@@ -401,7 +402,7 @@ fn with_toolchains(ai: Ai) -> Ai {
 #[test]
 #[ignore = "fetches from crates.io: run with --ignored where the network is allowed"]
 fn cargo_build_and_test_fetch_a_new_dependency_inside_the_sandbox() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let ai = with_toolchains(ai_in(false))
@@ -434,7 +435,7 @@ fn cargo_build_and_test_fetch_a_new_dependency_inside_the_sandbox() {
 #[test]
 #[ignore = "fetches from registry.npmjs.org (and needs the allowlist classifier to allow npm install): run with --ignored"]
 fn npm_install_and_test_fetch_a_dev_dependency_inside_the_sandbox() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let ai = with_toolchains(ai_in(false)).file(
@@ -462,7 +463,7 @@ fn npm_install_and_test_fetch_a_dev_dependency_inside_the_sandbox() {
 #[test]
 #[ignore = "installs pytest from PyPI into the project's venv first: run with --ignored"]
 fn python_m_pytest_runs_a_packages_tests_inside_the_sandbox() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let ai = ai_in(false)
@@ -504,9 +505,10 @@ fn python_m_pytest_runs_a_packages_tests_inside_the_sandbox() {
 
 #[test]
 fn metadata_and_processes_outside_are_out_of_reach() {
-    let Some(capabilities) = capabilities() else {
+    if !require_sandbox() {
         return;
-    };
+    }
+    let capabilities = capabilities().expect("probed just now");
     let ai = ai_in(false).file(
         "Makefile",
         &makefile(&[
@@ -540,9 +542,10 @@ fn metadata_and_processes_outside_are_out_of_reach() {
 
 #[test]
 fn a_tmux_server_outside_cannot_be_made_to_run_a_command() {
-    let Some(capabilities) = capabilities() else {
+    if !require_sandbox() {
         return;
-    };
+    }
+    let capabilities = capabilities().expect("probed just now");
     if capabilities["unix_sockets_closed"] != json!(true) {
         return;
     }
@@ -571,7 +574,7 @@ fn a_tmux_server_outside_cannot_be_made_to_run_a_command() {
 
 #[test]
 fn a_project_inside_home_is_writable_and_the_rest_of_home_is_not() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let ai = ai_in(false);
@@ -593,7 +596,7 @@ fn a_project_inside_home_is_writable_and_the_rest_of_home_is_not() {
 
 #[test]
 fn without_a_pid_namespace_the_subreaper_kills_what_a_call_leaves() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let script =
@@ -612,7 +615,7 @@ fn without_a_pid_namespace_the_subreaper_kills_what_a_call_leaves() {
 
 #[test]
 fn check_command_says_what_the_sandbox_enforces_for_that_command() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let run = Ai::new("http://127.0.0.1:9/v1").run_with(&["--check-command", "cargo build"]);
@@ -666,7 +669,7 @@ fn an_unprivileged_user_gets_the_namespaces_through_a_user_namespace() {
         .arg("-u")
         .output()
         .is_ok_and(|o| o.stdout == b"0\n");
-    if !as_root || capabilities().is_none() {
+    if !as_root || !require_sandbox() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -751,7 +754,7 @@ fn on_a_modern_kernel_as_root_the_sandbox_enforces_everything() {
 
 #[test]
 fn in_the_repl_what_the_sandbox_cannot_do_is_said_once_per_session() {
-    if capabilities().is_none() {
+    if !require_sandbox() {
         return;
     }
     let server = FakeServer::start(vec![
