@@ -273,11 +273,26 @@ impl Driver<'_> {
             output: &mut output,
         };
         let ran = until(stop, tool.run(&call.arguments, self.ctx, options)).await;
-        if running.contained {
-            self.sandbox.after_call();
-        }
+        let moved = if running.contained {
+            self.sandbox.after_call()
+        } else {
+            if call.name == "execute_command" {
+                self.sandbox.after_unconfined();
+            }
+            None
+        };
         match ran {
-            Ok(outcome) => Input::Ran(outcome),
+            Ok(mut outcome) => {
+                if let Some(moved) = moved {
+                    emitter.send(&Event::Notice {
+                        message: format!("sandbox: {moved}"),
+                    });
+                    let note = outcome.result.note.take();
+                    outcome.result.note =
+                        Some(note.map_or(moved.clone(), |note| format!("{note}; {moved}")));
+                }
+                Input::Ran(outcome)
+            }
             Err(why) => Input::Stopped {
                 why,
                 partial: String::new(),

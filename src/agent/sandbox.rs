@@ -35,9 +35,29 @@ impl Sandbox {
         self.plan.prefix(command)
     }
 
-    /// After a contained call: what its launcher left behind is removed.
-    pub fn after_call(&self) {
+    /// After a contained call: what its launcher left behind is removed, and a git repository
+    /// it made is moved aside; says what was moved, for the model and the user.
+    pub fn after_call(&self) -> Option<String> {
         self.plan.sweep();
+        let moved: Vec<String> = self
+            .plan
+            .quarantine()
+            .into_iter()
+            .map(|(from, to)| format!("{} (now {})", from.display(), to.display()))
+            .collect();
+        (!moved.is_empty()).then(|| {
+            format!(
+                "the command made a git repository, moved aside because git would later run \
+                 what its config and hooks say, outside the sandbox: {}",
+                moved.join(", ")
+            )
+        })
+    }
+
+    /// After a command ran outside the sandbox (approved, or the sandbox is off): the git state
+    /// it made is the user's.
+    pub fn after_unconfined(&self) {
+        self.plan.trust_git_state();
     }
 
     /// Why an allowed command must ask instead: the kernel cannot contain it (no Landlock), or

@@ -56,9 +56,9 @@ fn stage_one(mut request: Request) -> i32 {
     // that mounting needs (stage two runs as the user again).
     request.mount_namespace = super::mounts::enter();
     if request.mount_namespace {
-        let grants = Grants::of(&request);
+        let grants = Grants::of(&request, true);
         request.read_only_mounts = super::mounts::read_only_except(&grants.writable)
-            && super::mounts::protect_repositories(&grants.writable);
+            && super::mounts::read_only(&request.read_only);
         // The working directory still points into the old (now read-only) mount: enter it
         // again by name, through the writable bind mounts.
         if let Ok(cwd) = std::env::current_dir() {
@@ -133,7 +133,7 @@ fn stage_two(request: &Request) -> i32 {
     let limits = super::isolate::set_limits(request);
     // Only inside stage one's mount namespace: elsewhere this would cover the machine's /proc.
     let own_proc = request.mount_namespace && super::mounts::own_proc(request.pid_namespace);
-    let grants = Grants::of(request);
+    let grants = Grants::of(request, request.read_only_mounts);
     let enforced = match restrict(request, grants) {
         Ok(enforced) => enforced,
         Err(message) => return fail(&message),
@@ -201,7 +201,8 @@ struct Grants {
 }
 
 impl Grants {
-    fn of(request: &Request) -> Grants {
+    /// `mounted`: the read-only paths are (or are about to be) read-only mounts.
+    fn of(request: &Request, mounted: bool) -> Grants {
         let mut hidden = request.hide.clone();
         hidden.push(PathBuf::from("/dev"));
         let (mut readable, mut listable) = (Vec::new(), Vec::new());
@@ -213,6 +214,11 @@ impl Grants {
         );
         let mut protected = request.keep.clone();
         protected.extend(request.hide.iter().cloned());
+        // Without read-only mounts, git's directories leave Landlock's write grants instead
+        // (their parents become unwritable too: it fails closed).
+        if !mounted {
+            protected.extend(request.read_only.iter().cloned());
+        }
         let mut writable = Vec::new();
         for root in &request.write {
             let mut excluded = protected.clone();

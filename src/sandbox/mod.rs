@@ -6,6 +6,7 @@
 
 mod capabilities;
 mod fetch;
+mod git;
 mod isolate;
 mod launch;
 mod mounts;
@@ -16,12 +17,13 @@ mod seccomp;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub use crate::config::SandboxMode;
-use crate::config::{ForeignVars, Paths, linked_git_dir, project_root};
+use crate::config::{ForeignVars, Paths, project_root};
 pub use capabilities::Capabilities;
 pub use fetch::{Fetcher, fetchers, fetches};
+use git::GitState;
 pub use launch::launch;
 
 /// The hidden first argument that turns `ai` into the launcher.
@@ -77,6 +79,8 @@ pub struct Plan {
     pub config: Option<PathBuf>,
     /// Each package manager's caches and lock files (where its variables put them).
     fetch_caches: Vec<(Fetcher, Vec<PathBuf>, Vec<PathBuf>)>,
+    /// The project's git state as the run found it (updated only after runs a person approved).
+    git: Arc<Mutex<GitState>>,
     probed: Arc<OnceLock<Capabilities>>,
 }
 
@@ -100,14 +104,20 @@ impl Plan {
                 .map(|f| (*f, f.caches(home, &lookup), f.lock_files(home, &lookup)))
                 .collect()
         });
+        let project = project_root(&canonical(cwd), home.as_deref());
+        let git = match (&project, mode) {
+            (Ok(project), SandboxMode::Workspace) => GitState::of(project),
+            _ => GitState::default(),
+        };
         Plan {
             mode,
-            project: project_root(&canonical(cwd), home.as_deref()),
+            project,
             temp: temp.iter().map(|p| canonical(p)).collect(),
             home,
             own: paths.own_dirs().iter().map(|p| canonical(p)).collect(),
             config: paths.config_dir.as_deref().map(canonical),
             fetch_caches,
+            git: Arc::new(Mutex::new(git)),
             probed: Arc::default(),
         }
     }
@@ -124,9 +134,12 @@ impl Plan {
         };
         if self.mode == SandboxMode::Workspace {
             request.write.extend(self.project.iter().cloned());
-            let linked = self.project.as_deref().ok().and_then(linked_git_dir);
-            request.write.extend(linked);
             request.write.extend(self.temp.iter().cloned());
+            if let Ok(git) = self.git.lock() {
+                request.read_only.clone_from(&git.protected);
+            } else {
+                return None;
+            }
         }
         request.keep.extend(self.own.iter().cloned());
         request.home.clone_from(&self.home);
@@ -152,6 +165,25 @@ impl Plan {
         let roots = self.temp.iter().chain(self.project.as_ref().ok());
         for root in roots {
             sweep_private_temps(root);
+        }
+    }
+
+    /// After a call in the sandbox: a `.git` it made is moved aside (git would run what its
+    /// config and hooks say, later, outside the sandbox). Returns (where it was, where it is).
+    pub fn quarantine(&self) -> Vec<(PathBuf, PathBuf)> {
+        let (Ok(project), Ok(git)) = (&self.project, self.git.lock()) else {
+            return Vec::new();
+        };
+        git.quarantine(project)
+    }
+
+    /// After a run outside the sandbox that a person approved: whatever git state it made is
+    /// the user's, and protected from now on.
+    pub fn trust_git_state(&self) {
+        if let (Ok(project), SandboxMode::Workspace, Ok(mut git)) =
+            (&self.project, self.mode, self.git.lock())
+        {
+            *git = GitState::of(project);
         }
     }
 

@@ -78,30 +78,25 @@ pub fn read_only_except(writable: &[PathBuf]) -> bool {
     all
 }
 
-/// Makes each writable project's git hooks and git config read-only: what is written there runs
-/// later, outside ai and outside the sandbox (a `pre-commit` hook, `core.fsmonitor`,
-/// `core.hooksPath`), so project code allowed to build must not plant it. The hooks directory is
-/// created first so it cannot be created afterwards. True when every protection took.
-pub fn protect_repositories(writable: &[PathBuf]) -> bool {
+/// Makes each of `paths` read-only by a bind mount onto itself (git's directories and hooks:
+/// what is written there runs later, outside ai). A missing hooks directory is made first, so
+/// it cannot be made during the call. True when every protection took.
+pub fn read_only(paths: &[PathBuf]) -> bool {
     let mut all = true;
-    for git in writable
-        .iter()
-        .map(|w| w.join(".git"))
-        .filter(|g| g.is_dir())
-    {
-        let _ = std::fs::create_dir_all(git.join("hooks"));
-        for path in [git.join("hooks"), git.join("config")] {
-            if !path.exists() {
-                continue;
-            }
-            all &= rustix::mount::mount_bind(path.as_path(), path.as_path()).is_ok()
-                && rustix::mount::mount_remount(
-                    path.as_path(),
-                    MountFlags::BIND | MountFlags::RDONLY,
-                    "",
-                )
-                .is_ok();
+    for path in paths {
+        if !path.exists() && path.file_name().is_some_and(|n| n != ".git") {
+            let _ = std::fs::create_dir_all(path);
         }
+        if !path.exists() {
+            continue;
+        }
+        all &= rustix::mount::mount_bind(path.as_path(), path.as_path()).is_ok()
+            && rustix::mount::mount_remount(
+                path.as_path(),
+                MountFlags::BIND | MountFlags::RDONLY,
+                "",
+            )
+            .is_ok();
     }
     all
 }

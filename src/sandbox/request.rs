@@ -18,6 +18,9 @@ pub struct Request {
     /// The home directory: never writable through a writable root that holds it (temp holding
     /// a test's home); a project inside it stays writable.
     pub home: Option<PathBuf>,
+    /// Inside writable trees but read-only: git directories and hooks (read-only mounts where
+    /// the kernel allows them, else left out of Landlock's write grants).
+    pub read_only: Vec<PathBuf>,
     /// Neither readable nor writable (secrets).
     pub hide: Vec<PathBuf>,
     /// Package manager caches: created if missing, then writable.
@@ -85,6 +88,7 @@ mod tests {
             write: vec!["/w".into()],
             keep: vec!["/k".into(), "/k2".into()],
             home: Some("/home/u".into()),
+            read_only: vec!["/w/.git".into()],
             hide: vec!["/h".into()],
             caches: vec!["/c".into()],
             cache_files: vec!["/c/lock".into()],

@@ -22,6 +22,7 @@ mod providers;
 mod pty;
 mod repl;
 mod sandbox;
+mod sandbox_git;
 mod shell;
 mod stats;
 mod status;

@@ -1,0 +1,194 @@
+//! What of git must stay read-only to a sandboxed command, because git runs it later, outside
+//! ai and outside any sandbox: every repository's git directory under the project (the
+//! project's own, nested repositories', submodules' under `.git/modules`, a `.git` file and the
+//! directory it names, a worktree's common directory) and a hooks directory that a config names
+//! inside the project (`core.hooksPath`, as husky sets it). A `pre-commit` hook or a
+//! `core.fsmonitor` planted there would run at the user's next `git commit` or `git status`.
+//!
+//! It is worked out once per run, before any command, from the tree as it was: nothing a
+//! command writes later (a `.git` turned into a file naming `~/.bashrc`) changes it. A `.git`
+//! that appears during a call is found afterwards and moved aside (`quarantine`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Most directories one walk of the project visits: past this the walk stops (a huge tree
+/// costs time on every call; what lies deeper is rarely where git is run).
+const WALK_LIMIT: usize = 20_000;
+
+/// The name a `.git` created during a call is moved to.
+pub const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
+
+/// The git state of a project as it was when the run started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitState {
+    /// Every `.git` (directory or file) under the project.
+    pub entries: BTreeSet<PathBuf>,
+    /// What must be read-only: the entries, the git directories they name, hooks directories.
+    pub protected: Vec<PathBuf>,
+}
+
+impl GitState {
+    /// Reads the tree under `project` once.
+    pub fn of(project: &Path) -> GitState {
+        let entries = git_entries(project);
+        let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
+        for entry in &entries {
+            let Some(dir) = git_dir(entry) else { continue };
+            let common = common_dir(&dir);
+            for dir in [Some(dir), common].into_iter().flatten() {
+                if let Some(hooks) = hooks_path(&dir, entry.parent().unwrap_or(project)) {
+                    protected.push(hooks);
+                }
+                protected.push(dir);
+            }
+        }
+        protected.sort();
+        protected.dedup();
+        // Only what is in the project needs protecting: elsewhere nothing is writable.
+        protected.retain(|p| p.starts_with(project));
+        GitState { entries, protected }
+    }
+
+    /// Moves aside every `.git` under `project` that was not there when the run started, and
+    /// returns where each went. Called after a call, when nothing of it is running any more.
+    pub fn quarantine(&self, project: &Path) -> Vec<(PathBuf, PathBuf)> {
+        let mut moved = Vec::new();
+        for entry in git_entries(project) {
+            if self.entries.contains(&entry) {
+                continue;
+            }
+            let mut aside = entry.clone().into_os_string();
+            aside.push(QUARANTINE_SUFFIX);
+            let aside = PathBuf::from(aside);
+            if std::fs::rename(&entry, &aside).is_ok() {
+                moved.push((entry, aside));
+            }
+        }
+        moved
+    }
+}
+
+/// Every `.git` under `root`, not following links, not entering git directories.
+fn git_entries(root: &Path) -> BTreeSet<PathBuf> {
+    let mut found = BTreeSet::new();
+    let mut pending = vec![root.to_path_buf()];
+    let mut visited = 0;
+    while let Some(dir) = pending.pop() {
+        visited += 1;
+        if visited > WALK_LIMIT {
+            break;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if entry.file_name() == ".git" {
+                found.insert(entry.path());
+            } else if kind.is_dir() {
+                pending.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// The git directory a `.git` entry stands for: itself, or what its `gitdir:` line names.
+fn git_dir(entry: &Path) -> Option<PathBuf> {
+    if entry.is_dir() {
+        return Some(entry.to_path_buf());
+    }
+    let text = std::fs::read_to_string(entry).ok()?;
+    let named = text.strip_prefix("gitdir:")?.trim();
+    let base = entry.parent()?;
+    base.join(named).canonicalize().ok()
+}
+
+/// A worktree's or submodule's common directory (where config and hooks live).
+fn common_dir(git_dir: &Path) -> Option<PathBuf> {
+    let rel = std::fs::read_to_string(git_dir.join("commondir")).ok()?;
+    git_dir.join(rel.trim()).canonicalize().ok()
+}
+
+/// The hooks directory a repository's config names (`core.hooksPath`), relative to its
+/// working tree, else its own `hooks`.
+fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
+    let config = std::fs::read_to_string(git_dir.join("config")).unwrap_or_default();
+    let mut in_core = false;
+    for line in config.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_core = line.to_ascii_lowercase().starts_with("[core");
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if in_core && key.trim().eq_ignore_ascii_case("hookspath") {
+            let value = value.trim().trim_matches('"');
+            return Some(work_tree.join(value));
+        }
+    }
+    Some(git_dir.join("hooks"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_repository_its_named_dirs_and_a_configured_hooks_dir_are_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let git = project.join(".git");
+        std::fs::create_dir_all(git.join("modules/sub")).unwrap();
+        std::fs::write(git.join("config"), "[core]\n\thooksPath = .husky\n").unwrap();
+        std::fs::create_dir_all(project.join("sub")).unwrap();
+        std::fs::write(project.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
+        std::fs::create_dir_all(project.join("vendor/lib/.git")).unwrap();
+        let state = GitState::of(&project);
+        for path in [
+            git.clone(),
+            project.join(".husky"),
+            project.join("sub/.git"),
+            git.join("modules/sub"),
+            project.join("vendor/lib/.git"),
+            project.join("vendor/lib/.git/hooks"),
+        ] {
+            assert!(state.protected.contains(&path), "{path:?} in {state:?}");
+        }
+    }
+
+    #[test]
+    fn a_git_file_naming_a_path_outside_the_project_grants_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(&project).unwrap();
+        let project = project.canonicalize().unwrap();
+        std::fs::write(
+            project.join(".git"),
+            format!("gitdir: {}\n", dir.path().display()),
+        )
+        .unwrap();
+        let state = GitState::of(&project);
+        assert!(state.protected.iter().all(|p| p.starts_with(&project)));
+    }
+
+    #[test]
+    fn a_git_that_appears_later_is_moved_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        let state = GitState::of(project);
+        std::fs::create_dir_all(project.join("a/.git/hooks")).unwrap();
+        std::fs::write(project.join("b.git"), "").unwrap();
+        std::fs::create_dir_all(project.join("c")).unwrap();
+        std::fs::write(project.join("c/.git"), "gitdir: /etc\n").unwrap();
+        let moved = state.quarantine(project);
+        assert_eq!(moved.len(), 2, "{moved:?}");
+        assert!(!project.join("a/.git").exists() && !project.join("c/.git").exists());
+        assert!(project.join(".git").exists() && project.join("b.git").exists());
+    }
+}

