@@ -24,6 +24,7 @@ use crate::ui::{Frontend, TerminalAsker};
 /// directories are kept out of reach of what it runs (the config hidden whole).
 pub fn sandbox_plan(settings: &Settings, cwd: &std::path::Path) -> sandbox::Plan {
     sandbox::Plan::new(settings.sandbox, cwd, &settings.paths, &settings.foreign)
+        .reading(&settings.sandbox_read)
 }
 
 /// What a session is made of.
@@ -88,6 +89,7 @@ impl Parts {
                 shell: settings.shell.clone(),
                 timeout: settings.exec_timeout,
                 strip_env: key_variables(),
+                sandbox_env: settings.sandbox_env.clone(),
             },
         };
         let (registry, mcp) = tools(settings, command_mode).await;

@@ -125,6 +125,7 @@ impl Bench {
                 shell: PathBuf::from("/bin/sh"),
                 timeout: Duration::from_secs(30),
                 strip_env: Vec::new(),
+                sandbox_env: Vec::new(),
             },
             secret: crate::policy::sensitive,
         };

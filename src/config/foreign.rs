@@ -45,6 +45,26 @@ pub const OLLAMA_HOST: &str = "OLLAMA_HOST";
 /// Package managers' variables that move their caches out of the home directory.
 pub const CACHE_VARS: &[&str] = &["CARGO_HOME", "npm_config_cache", "GOMODCACHE", "GOCACHE"];
 
+/// Variables that name where a toolchain lives (sandboxed builds must be able to read it).
+pub const TOOLCHAIN_VARS: &[&str] = &[
+    "RUSTUP_HOME",
+    "CARGO_HOME",
+    "GOROOT",
+    "GOPATH",
+    "JAVA_HOME",
+    "NVM_DIR",
+    "PYENV_ROOT",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "VOLTA_HOME",
+    "BUN_INSTALL",
+    "DENO_DIR",
+    "GEM_HOME",
+    "RBENV_ROOT",
+    "SDKMAN_DIR",
+    "DOTNET_ROOT",
+];
+
 /// The values of those variables that are set (an empty value counts as unset, as everywhere).
 /// Debug shows the keys' names only: `Secret` redacts their values.
 #[derive(Debug, Clone, Default)]
@@ -57,6 +77,8 @@ pub struct ForeignVars {
     caches: BTreeMap<&'static str, PathBuf>,
     /// `PATH`, for `--command` to tell a command from prose.
     pub path: Option<String>,
+    /// The directories `TOOLCHAIN_VARS` name.
+    pub toolchains: Vec<PathBuf>,
 }
 
 impl ForeignVars {
@@ -74,6 +96,10 @@ impl ForeignVars {
                 .filter_map(|&name| Some((name, PathBuf::from(env.get(name)?))))
                 .collect(),
             path: text("PATH"),
+            toolchains: TOOLCHAIN_VARS
+                .iter()
+                .filter_map(|&name| Some(PathBuf::from(env.get(name)?)))
+                .collect(),
         }
     }
 

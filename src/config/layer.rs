@@ -55,6 +55,11 @@ impl Env {
         self
     }
 
+    /// Every variable with its value.
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.vars.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
     /// The names of every variable, to spot misspelt settings.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.vars.keys().map(String::as_str)

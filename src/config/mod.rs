@@ -1,6 +1,7 @@
 //! Settings: every knob of DESIGN §4 resolved once, flags > environment > config file > defaults,
 //! with the paths `ai` uses. Below this module nothing reads env vars or clap types again.
 
+mod command_env;
 mod foreign;
 mod kinds;
 mod layer;
@@ -8,12 +9,14 @@ mod paths;
 mod project;
 #[cfg(test)]
 mod props;
+mod secrets;
 mod table;
 mod unknown;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use command_env::{looks_secret, sandboxed_env};
 pub use foreign::{
     ANTHROPIC_BASE_URL, CACHE_VARS, ForeignVars, KEY_VARS, OLLAMA_HOST, OWN_KEY_VARS, secret_vars,
 };
@@ -23,6 +26,7 @@ pub use layer::{
 };
 pub use paths::Paths;
 pub use project::{linked_git_dir, project_root};
+pub use secrets::{home_secrets, secret_file_name, sensitive, system_secrets};
 pub use table::{KEYS, parse_bool};
 
 use crate::error::ConfigError;
@@ -126,6 +130,12 @@ pub struct Settings {
     pub web_url: Option<String>,
     pub web_api_key: Option<Secret>,
     pub sandbox: SandboxMode,
+    /// The environment of sandboxed commands: an allowlist (`SWEBASH_AI_SANDBOX_ENV` adds
+    /// names), credentials never.
+    pub sandbox_env: Vec<(String, String)>,
+    /// Home directories sandboxed commands may read besides the toolchains'
+    /// (`SWEBASH_AI_SANDBOX_READ`).
+    pub sandbox_read: Vec<PathBuf>,
     /// `--yes`: approve what would ask.
     pub approve_all: bool,
     /// `--allow PATTERN`s.
@@ -207,6 +217,8 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
             .clone()
             .or_else(|| env.get("BRAVE_API_KEY").map(Secret::new)),
         sandbox: v.sandbox,
+        sandbox_env: sandboxed_env(env, &v.sandbox_env),
+        sandbox_read: v.sandbox_read.iter().map(|p| paths.expand(p)).collect(),
         approve_all: flags.yes,
         allow: flags.allow.clone(),
         provider: v.provider,

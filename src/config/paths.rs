@@ -43,6 +43,18 @@ pub struct Paths {
 }
 
 impl Paths {
+    /// A directory the user named: `~/x` and relative paths are under home.
+    pub fn expand(&self, path: &str) -> PathBuf {
+        let rest = path
+            .strip_prefix("~/")
+            .or_else(|| (path == "~").then_some(""));
+        match (&self.home, rest) {
+            (Some(home), Some(rest)) => home.join(rest),
+            (Some(home), None) if Path::new(path).is_relative() => home.join(path),
+            _ => PathBuf::from(path),
+        }
+    }
+
     pub fn new(env: &Env) -> Self {
         let home = env.home();
         let base = |var: &str, default: &str| -> Option<PathBuf> {

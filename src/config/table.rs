@@ -75,6 +75,20 @@ settings_table! {
         SandboxMode::parse,
         |m: &SandboxMode| m.name().to_string(),
     );
+    /// Variables sandboxed commands get besides the built-in allowlist.
+    sandbox_env: Vec<String> = get(
+        Vec::new(),
+        "a comma-separated list of variable names",
+        parse_names,
+        |v: &Vec<String>| v.join(","),
+    );
+    /// Directories of the home that sandboxed commands may read besides the toolchains'.
+    sandbox_read: Vec<String> = get(
+        Vec::new(),
+        "a `:`-separated list of directories",
+        parse_roots,
+        |v: &Vec<String>| v.join(":"),
+    );
     provider: Option<ProviderName> = get(
         None,
         &ProviderName::expected(),
@@ -152,6 +166,18 @@ fn parse_roots(text: &str) -> Option<Vec<String>> {
         .map(String::from)
         .collect();
     (!roots.is_empty()).then_some(roots)
+}
+
+fn parse_names(text: &str) -> Option<Vec<String>> {
+    let names: Vec<String> = text
+        .split([',', ' '])
+        .filter(|n| !n.is_empty())
+        .map(String::from)
+        .collect();
+    names
+        .iter()
+        .all(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then_some(names)
 }
 
 fn parse_url(text: &str) -> Option<Option<String>> {

@@ -12,9 +12,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Most directories one walk of the project visits: past this the walk stops (a huge tree
-/// costs time on every call; what lies deeper is rarely where git is run).
-const WALK_LIMIT: usize = 20_000;
+use super::walk::walk;
 
 /// The name a `.git` created during a call is moved to.
 pub const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
@@ -72,27 +70,13 @@ impl GitState {
 /// Every `.git` under `root`, not following links, not entering git directories.
 fn git_entries(root: &Path) -> BTreeSet<PathBuf> {
     let mut found = BTreeSet::new();
-    let mut pending = vec![root.to_path_buf()];
-    let mut visited = 0;
-    while let Some(dir) = pending.pop() {
-        visited += 1;
-        if visited > WALK_LIMIT {
-            break;
+    walk(root, |path, name, _| {
+        if name == ".git" {
+            found.insert(path.to_path_buf());
+            return false;
         }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if entry.file_name() == ".git" {
-                found.insert(entry.path());
-            } else if kind.is_dir() {
-                pending.push(entry.path());
-            }
-        }
-    }
+        true
+    });
     found
 }
 

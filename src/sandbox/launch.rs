@@ -6,7 +6,7 @@
 //! this binary re-executed, so nothing allocates between fork and exec.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::request::Request;
 use super::rules::beneath_except;
@@ -58,6 +58,7 @@ fn stage_one(mut request: Request) -> i32 {
     if request.mount_namespace {
         let grants = Grants::of(&request, true);
         request.read_only_mounts = super::mounts::read_only_except(&grants.writable)
+            && super::mounts::mask(&request.mask)
             && super::mounts::read_only(&request.read_only);
         // The working directory still points into the old (now read-only) mount: enter it
         // again by name, through the writable bind mounts.
@@ -106,9 +107,9 @@ fn private_temp(request: &Request) -> Vec<PathBuf> {
         .iter()
         .filter(|root| {
             request
-                .keep
+                .hide
                 .iter()
-                .chain(&request.hide)
+                .chain(&request.mask)
                 .chain(&request.home)
                 .any(|p| p.starts_with(root) && p != *root)
         })
@@ -201,33 +202,43 @@ struct Grants {
 }
 
 impl Grants {
-    /// `mounted`: the read-only paths are (or are about to be) read-only mounts.
+    /// `mounted`: the read-only and masked paths are (or are about to be) mounts.
     fn of(request: &Request, mounted: bool) -> Grants {
+        // What lies below a tree granted whole is out of reach only if it is not granted too.
+        let outside = |root: &Path, paths: &[PathBuf]| -> Vec<PathBuf> {
+            paths
+                .iter()
+                .filter(|p| !root.starts_with(p))
+                .cloned()
+                .collect()
+        };
         let mut hidden = request.hide.clone();
         hidden.push(PathBuf::from("/dev"));
+        // Without mounts, masked secrets and git's directories leave the grants instead (their
+        // parents become unwritable too: it fails closed).
+        if !mounted {
+            hidden.extend(request.mask.iter().cloned());
+        }
         let (mut readable, mut listable) = (Vec::new(), Vec::new());
-        beneath_except(
-            std::path::Path::new("/"),
-            &hidden,
-            &mut readable,
-            &mut listable,
-        );
-        let mut protected = request.keep.clone();
-        protected.extend(request.hide.iter().cloned());
-        // Without read-only mounts, git's directories leave Landlock's write grants instead
-        // (their parents become unwritable too: it fails closed).
+        beneath_except(Path::new("/"), &hidden, &mut readable, &mut listable);
+        for root in &request.read {
+            let excluded = outside(root, &hidden);
+            beneath_except(root, &excluded, &mut readable, &mut listable);
+        }
+        let mut protected = hidden.clone();
         if !mounted {
             protected.extend(request.read_only.iter().cloned());
         }
         let mut writable = Vec::new();
         for root in &request.write {
-            let mut excluded = protected.clone();
+            let mut excluded = outside(root, &protected);
             excluded.extend(request.home.iter().filter(|h| h.starts_with(root)).cloned());
             beneath_except(root, &excluded, &mut writable, &mut Vec::new());
         }
-        // Caches live in the (kept) home directory: granted by name, secrets still out.
+        // Caches live in the (hidden) home directory: granted by name, secrets still out.
         for root in &request.caches {
-            beneath_except(root, &request.hide, &mut writable, &mut Vec::new());
+            let excluded = outside(root, &hidden);
+            beneath_except(root, &excluded, &mut writable, &mut Vec::new());
         }
         writable.extend(request.cache_files.iter().cloned());
         writable.extend(DEVICES.iter().map(PathBuf::from));

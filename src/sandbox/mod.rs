@@ -14,13 +14,16 @@ mod privileges;
 mod request;
 mod rules;
 mod seccomp;
+mod walk;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use crate::config::SandboxMode;
-use crate::config::{ForeignVars, Paths, project_root};
+use crate::config::{
+    ForeignVars, Paths, home_secrets, project_root, secret_file_name, system_secrets,
+};
 pub use capabilities::Capabilities;
 pub use fetch::{Fetcher, fetchers, fetches};
 use git::GitState;
@@ -35,33 +38,38 @@ pub const MAX_FILE_SIZE: u64 = 1 << 30;
 /// a parallel build on a big machine does not.
 pub const MAX_PROCESSES: u64 = 4096;
 
-/// Secret locations under the home directory, hidden from sandboxed commands whole (the policy's
-/// list names files; the sandbox hides their directories).
-const HOME_SECRETS: &[&str] = &[
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".kube",
-    ".azure",
-    ".docker",
-    ".config/gh",
-    ".config/gcloud",
-    ".password-store",
-    ".netrc",
-    ".git-credentials",
-    ".pgpass",
-    ".pypirc",
-    ".npmrc",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-];
-
-const SYSTEM_SECRETS: &[&str] = &[
-    "/etc/shadow",
-    "/etc/gshadow",
-    "/etc/sudoers",
-    "/etc/sudoers.d",
-    "/etc/ssh",
+/// What of the home directory sandboxed commands may read: the toolchains and caches builds
+/// need. The rest of home (and of `/home`) is hidden: histories, dotfiles, other projects,
+/// every credential the policy's list names and all it does not.
+const TOOLCHAINS: &[&str] = &[
+    ".cargo",
+    ".rustup",
+    ".npm",
+    ".nvm",
+    ".node",
+    ".volta",
+    ".bun",
+    ".deno",
+    ".yarn",
+    ".local/share/pnpm",
+    ".pyenv",
+    ".local/bin",
+    ".local/lib",
+    ".cache/pip",
+    ".cache/uv",
+    ".cache/pypoetry",
+    ".cache/yarn",
+    ".cache/go-build",
+    "go",
+    ".gradle",
+    ".m2",
+    ".gem",
+    ".rbenv",
+    ".sdkman",
+    ".dotnet",
+    ".nuget",
+    ".cache/node-gyp",
+    ".cache/ms-playwright",
 ];
 
 /// Where a session's sandbox draws its lines, worked out once per session (clones share what
@@ -73,8 +81,14 @@ pub struct Plan {
     pub project: Result<PathBuf, String>,
     pub temp: Vec<PathBuf>,
     pub home: Option<PathBuf>,
-    /// ai's own config, state, data and cache directories.
+    /// ai's own config, state, data and cache directories (hidden: other projects'
+    /// conversations, the audit log, the key command).
     pub own: Vec<PathBuf>,
+    /// Directories of the home the user lets sandboxed commands read (`SWEBASH_AI_SANDBOX_READ`).
+    extra_read: Vec<PathBuf>,
+    /// Where the toolchains live (the variables that say so, and the roots of PATH's entries):
+    /// readable even inside a hidden home.
+    toolchains: Vec<PathBuf>,
     /// ai's config directory (hidden: it holds the key command).
     pub config: Option<PathBuf>,
     /// Each package manager's caches and lock files (where its variables put them).
@@ -104,7 +118,14 @@ impl Plan {
                 .map(|f| (*f, f.caches(home, &lookup), f.lock_files(home, &lookup)))
                 .collect()
         });
+        // ai's own directories are hidden, and only what exists can be hidden: one that does
+        // not exist yet inside a writable tree (a home under temp, as in CI) is made now, so no
+        // command can make it and plant a config.toml that the next run reads.
+        for dir in paths.own_dirs() {
+            let _ = std::fs::create_dir_all(dir);
+        }
         let project = project_root(&canonical(cwd), home.as_deref());
+        let toolchains = toolchain_dirs(home.as_deref(), vars);
         let git = match (&project, mode) {
             (Ok(project), SandboxMode::Workspace) => GitState::of(project),
             _ => GitState::default(),
@@ -117,9 +138,17 @@ impl Plan {
             own: paths.own_dirs().iter().map(|p| canonical(p)).collect(),
             config: paths.config_dir.as_deref().map(canonical),
             fetch_caches,
+            extra_read: Vec::new(),
+            toolchains,
             git: Arc::new(Mutex::new(git)),
             probed: Arc::default(),
         }
+    }
+
+    /// The same plan, letting sandboxed commands read these directories of the home too.
+    pub fn reading(mut self, dirs: &[PathBuf]) -> Plan {
+        self.extra_read = dirs.to_vec();
+        self
     }
 
     /// What the launcher is told for `command`; `None` when the sandbox is off.
@@ -141,9 +170,14 @@ impl Plan {
                 return None;
             }
         }
-        request.keep.extend(self.own.iter().cloned());
         request.home.clone_from(&self.home);
         request.hide = self.secrets();
+        request.read = self.readable();
+        let project_secrets = self.project_secrets();
+        match self.mode {
+            SandboxMode::Workspace => request.mask = project_secrets,
+            _ => request.hide.extend(project_secrets),
+        }
         if self.home.is_some() {
             request.net = fetches(command);
             for fetcher in fetchers(command) {
@@ -202,14 +236,48 @@ impl Plan {
         })
     }
 
-    /// Paths no sandboxed command may read.
+    /// Paths no sandboxed command may read: the system's secrets, the home directory (and
+    /// every other user's), the home's secrets (inside what is readable of it), ai's own dirs.
     pub fn secrets(&self) -> Vec<PathBuf> {
-        let mut hide: Vec<PathBuf> = SYSTEM_SECRETS.iter().map(PathBuf::from).collect();
+        let mut hide: Vec<PathBuf> = system_secrets().map(PathBuf::from).collect();
         if let Some(home) = &self.home {
-            hide.extend(HOME_SECRETS.iter().map(|p| home.join(p)));
+            hide.push(home.clone());
+            hide.extend(home_secrets().map(|p| home.join(p)));
         }
+        let homes = Path::new("/home");
+        if homes.is_dir() && self.home.as_deref() != Some(homes) {
+            hide.push(homes.to_path_buf());
+        }
+        hide.extend(self.own.iter().cloned());
         hide.extend(self.config.iter().cloned());
+        // A toolchain's own credentials (`~/.cargo/credentials.toml` of another home).
+        for dir in &self.toolchains {
+            let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let below = home_secrets().filter_map(|s| s.strip_prefix(name)?.strip_prefix('/'));
+            hide.extend(below.map(|rest| dir.join(rest)));
+        }
+        hide.sort();
+        hide.dedup();
         hide
+    }
+
+    /// What is readable inside the hidden trees: the project, the toolchains, what the user
+    /// added.
+    fn readable(&self) -> Vec<PathBuf> {
+        let mut read: Vec<PathBuf> = self.project.iter().cloned().collect();
+        read.extend(self.toolchains.iter().cloned());
+        read.extend(self.extra_read.iter().cloned());
+        read
+    }
+
+    /// The project's own secret files (`.env`, keys, credentials), found in a bounded walk.
+    fn project_secrets(&self) -> Vec<PathBuf> {
+        let Ok(project) = &self.project else {
+            return Vec::new();
+        };
+        secret_files(project)
     }
 
     /// The same plan in `mode` (what was probed is shared only when the mode is the same).
@@ -261,6 +329,51 @@ impl Plan {
 pub struct Launch {
     pub argv: Vec<OsString>,
     pub network: bool,
+}
+
+/// Where toolchains live: the usual places in the home, the directories the toolchains'
+/// variables name, and the root of each `PATH` entry (`~/.cargo` for `~/.cargo/bin`, the
+/// `.pyenv` of its `shims`).
+fn toolchain_dirs(home: Option<&Path>, vars: &ForeignVars) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = home
+        .map(|home| TOOLCHAINS.iter().map(|t| home.join(t)).collect())
+        .unwrap_or_default();
+    dirs.extend(vars.toolchains.iter().cloned());
+    for entry in vars.path.as_deref().unwrap_or_default().split(':') {
+        let entry = Path::new(entry);
+        let root = match entry.file_name().and_then(|n| n.to_str()) {
+            Some("bin" | "shims") => entry.parent(),
+            _ => Some(entry),
+        };
+        dirs.extend(
+            root.filter(|r| r.is_absolute() && r.parent().is_some())
+                .map(Path::to_path_buf),
+        );
+    }
+    // Never a whole home (`~/bin` on PATH has the home as its root).
+    let a_home = |d: &Path| {
+        d == Path::new("/root")
+            || d.parent() == Some(Path::new("/home"))
+            || home.is_some_and(|h| h.starts_with(d))
+            || Path::new("/home").starts_with(d)
+    };
+    dirs.retain(|d| d.exists() && !a_home(d));
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// The secret files below `project` (by name: `.env`, keys, credentials), git directories left
+/// out.
+fn secret_files(project: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    walk::walk(project, |path, name, kind| {
+        if kind.is_file() && secret_file_name(&name.to_string_lossy()).is_some() {
+            found.push(path.to_path_buf());
+        }
+        name != ".git"
+    });
+    found
 }
 
 /// The name of a launcher's private temp directory in a writable root.

@@ -78,6 +78,22 @@ pub fn read_only_except(writable: &[PathBuf]) -> bool {
     all
 }
 
+/// Covers each secret file of `paths` with an empty, read-only one (`/dev/null`): reading it
+/// gives nothing, and it can be neither written, renamed nor removed. True when every mask took.
+pub fn mask(paths: &[PathBuf]) -> bool {
+    let mut all = true;
+    for path in paths.iter().filter(|p| p.is_file()) {
+        all &= rustix::mount::mount_bind("/dev/null", path.as_path()).is_ok()
+            && rustix::mount::mount_remount(
+                path.as_path(),
+                MountFlags::BIND | MountFlags::RDONLY,
+                "",
+            )
+            .is_ok();
+    }
+    all
+}
+
 /// Makes each of `paths` read-only by a bind mount onto itself (git's directories and hooks:
 /// what is written there runs later, outside ai). A missing hooks directory is made first, so
 /// it cannot be made during the call. True when every protection took.

@@ -11,10 +11,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
-    /// Writable trees (the project and temp); never what `keep` or `hide` hold.
+    /// Writable trees (the project and temp); never what `hide` holds.
     pub write: Vec<PathBuf>,
-    /// Readable, never writable (ai's own config, state and cache).
-    pub keep: Vec<PathBuf>,
+    /// Readable inside hidden trees (the project and the toolchains in a hidden home), less
+    /// what `hide` holds below them.
+    pub read: Vec<PathBuf>,
+    /// Secret files inside writable trees (a project's `.env`): masked by an empty file where
+    /// mounts are possible, else left out of the grants.
+    pub mask: Vec<PathBuf>,
     /// The home directory: never writable through a writable root that holds it (temp holding
     /// a test's home); a project inside it stays writable.
     pub home: Option<PathBuf>,
@@ -86,7 +90,8 @@ mod tests {
     fn a_request_survives_its_command_line() {
         let request = Request {
             write: vec!["/w".into()],
-            keep: vec!["/k".into(), "/k2".into()],
+            read: vec!["/r".into(), "/r2".into()],
+            mask: vec!["/w/.env".into()],
             home: Some("/home/u".into()),
             read_only: vec!["/w/.git".into()],
             hide: vec!["/h".into()],

@@ -17,7 +17,9 @@ pub fn beneath_except(
     if excluded.iter().any(|e| root.starts_with(e)) {
         return;
     }
-    if !excluded.iter().any(|e| e.starts_with(root)) {
+    // Only what exists can be cut out (a path below a file never can).
+    let below = |e: &&PathBuf| e.starts_with(root) && e.symlink_metadata().is_ok();
+    if !excluded.iter().any(|e| below(&e)) {
         granted.push(root.to_path_buf());
         return;
     }

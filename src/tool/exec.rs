@@ -127,6 +127,9 @@ async fn run_command(
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        if sandboxed {
+            cmd.env_clear().envs(ctx.exec.sandbox_env.iter().cloned());
+        }
         for name in &ctx.exec.strip_env {
             cmd.env_remove(name);
         }

@@ -108,6 +108,7 @@ mod tests {
                 shell: "/bin/sh".into(),
                 timeout: std::time::Duration::from_secs(5),
                 strip_env: Vec::new(),
+                sandbox_env: Vec::new(),
             },
         }
     }

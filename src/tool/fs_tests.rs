@@ -13,6 +13,7 @@ fn ctx(dir: &Path, max: u64) -> ToolContext {
             shell: "/bin/sh".into(),
             timeout: std::time::Duration::from_secs(5),
             strip_env: Vec::new(),
+            sandbox_env: Vec::new(),
         },
     }
 }

@@ -91,6 +91,8 @@ pub struct ExecSettings {
     pub timeout: Duration,
     /// Variables removed from the child's environment (the API keys this process holds).
     pub strip_env: Vec<String>,
+    /// The whole environment of a sandboxed command (an allowlist, no credentials).
+    pub sandbox_env: Vec<(String, String)>,
 }
 
 /// A command's confinement, as the agent got it from the sandbox.

@@ -5,6 +5,7 @@
 mod harness;
 mod server;
 
+mod attacker;
 mod attacks;
 mod cli;
 mod faults;
@@ -23,6 +24,7 @@ mod pty;
 mod repl;
 mod sandbox;
 mod sandbox_git;
+mod sandbox_secrets;
 mod shell;
 mod stats;
 mod status;

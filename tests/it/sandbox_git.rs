@@ -5,36 +5,9 @@
 
 use std::path::Path;
 
-use serde_json::json;
-
+use crate::attacker::{make_in, make_in_with_server};
 use crate::harness::Ai;
 use crate::launcher::require_sandbox;
-use crate::server::{FakeServer, text_reply, tool_reply};
-
-/// Runs `make` (whose recipe is `recipe`, each line allowed to fail) as the model's one call,
-/// in `ai`'s working directory.
-fn make_in(ai: Ai, recipe: &[&str]) -> (Ai, String) {
-    let (ai, stderr, _) = make_in_with_server(ai, recipe);
-    (ai, stderr)
-}
-
-/// The same, with the server (the requests it received).
-fn make_in_with_server(ai: Ai, recipe: &[&str]) -> (Ai, String, FakeServer) {
-    let mut makefile = String::from("all:\n");
-    for line in recipe {
-        makefile.push_str(&format!("\t-{line}\n"));
-    }
-    let ai = ai.file("Makefile", &makefile);
-    let server = FakeServer::start(vec![
-        tool_reply(&[("c1", "execute_command", json!({"command": "make"}))]),
-        text_reply("done"),
-    ]);
-    let ai = ai
-        .env("SWEBASH_AI_BASE_URL", &server.url)
-        .args(&["--json", "build it"]);
-    let run = ai.run();
-    (ai, run.stderr, server)
-}
 
 /// The user's later git commands in `dir`, outside ai; then whether anything planted ran.
 fn users_git_runs_nothing(dir: &Path, marker: &Path) -> bool {

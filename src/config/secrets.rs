@@ -1,0 +1,207 @@
+//! The one list of secret locations: keys, credentials, tokens, shell histories and `.env`
+//! files, recognised by their resolved location so a symlink cannot smuggle them out. The policy
+//! asks or refuses before anything touches them; the sandbox hides them from whatever runs.
+
+use std::path::Path;
+
+/// Paths under the home directory that hold secrets.
+const HOME_SECRETS: &[(&str, &str)] = &[
+    (".ssh", "SSH keys"),
+    (".gnupg", "GnuPG keys"),
+    (".aws", "AWS credentials"),
+    (".config/gcloud", "Google Cloud credentials"),
+    (".config/doctl", "DigitalOcean token"),
+    (
+        ".local/share/fish/fish_history",
+        "shell history (typed secrets)",
+    ),
+    (".node_repl_history", "Node history (typed secrets)"),
+    (".Xauthority", "X display credentials"),
+    (".config/pypoetry/auth.toml", "Poetry credentials"),
+    (".bundle/config", "Bundler credentials"),
+    (".config/solana", "Solana wallet keys"),
+    (".wakatime.cfg", "WakaTime key"),
+    (".config/ngrok", "ngrok token"),
+    (".config/configstore", "npm tools' tokens"),
+    (".azure", "Azure credentials"),
+    (".kube", "Kubernetes credentials"),
+    (".netrc", "login credentials"),
+    (".docker/config.json", "Docker registry credentials"),
+    (".git-credentials", "git credentials"),
+    (".config/gh", "GitHub CLI credentials"),
+    (".config/hub", "GitHub credentials"),
+    (".pgpass", "PostgreSQL passwords"),
+    (".my.cnf", "MySQL passwords"),
+    (".pypirc", "PyPI credentials"),
+    (".npmrc", "npm tokens"),
+    (".yarnrc.yml", "yarn tokens"),
+    (".gem/credentials", "RubyGems credentials"),
+    (".cargo/credentials", "crates.io token"),
+    (".cargo/credentials.toml", "crates.io token"),
+    (
+        ".terraform.d/credentials.tfrc.json",
+        "Terraform Cloud token",
+    ),
+    (".vault-token", "Vault token"),
+    (".s3cfg", "S3 credentials"),
+    (".boto", "cloud credentials"),
+    (".config/rclone", "cloud storage credentials"),
+    (".config/op", "1Password CLI data"),
+    (".local/share/keyrings", "the desktop keyring"),
+    (".password-store", "the password store"),
+    (".config/google-chrome", "browser cookies and passwords"),
+    (".config/chromium", "browser cookies and passwords"),
+    (".mozilla", "browser cookies and passwords"),
+    (".config/swebash-ai", "this tool's own settings and keys"),
+    (".config/git/credentials", "git credentials"),
+    (
+        ".config/containers/auth.json",
+        "container registry credentials",
+    ),
+    (".m2/settings.xml", "Maven credentials"),
+    (".gradle/gradle.properties", "Gradle credentials"),
+    (".composer/auth.json", "Composer credentials"),
+    (".bash_history", "shell history (typed secrets)"),
+    (".zsh_history", "shell history (typed secrets)"),
+    (".python_history", "Python history (typed secrets)"),
+    (".psql_history", "database history (typed secrets)"),
+    (".mysql_history", "database history (typed secrets)"),
+    (".claude", "AI assistant credentials"),
+    (".codex", "AI assistant credentials"),
+    (".config/sops", "SOPS keys"),
+    (".huggingface/token", "Hugging Face token"),
+    (".cache/huggingface/token", "Hugging Face token"),
+    (".kaggle", "Kaggle credentials"),
+    (".databrickscfg", "Databricks token"),
+    (".oci", "Oracle Cloud credentials"),
+    (".terraformrc", "Terraform credentials"),
+    (".vercel", "Vercel credentials"),
+    (".config/heroku", "Heroku credentials"),
+    (".config/composer/auth.json", "Composer credentials"),
+    (".config/glab-cli", "GitLab CLI credentials"),
+    (".config/github-copilot", "Copilot credentials"),
+    (".ansible/vault_pass", "Ansible vault password"),
+    (".snowflake", "Snowflake credentials"),
+    (".config/gcloud", "Google Cloud credentials"),
+];
+
+const SYSTEM_SECRETS: &[(&str, &str)] = &[
+    ("/etc/shadow", "system password hashes"),
+    ("/etc/gshadow", "system password hashes"),
+    ("/etc/sudoers", "sudo rules"),
+    ("/etc/sudoers.d", "sudo rules"),
+    ("/etc/ssh", "SSH host keys"),
+    ("/etc/shadow-", "system password hashes (backup)"),
+    ("/etc/gshadow-", "system password hashes (backup)"),
+    ("/var/backups", "system backups (password hashes)"),
+    ("/run/secrets", "container secrets"),
+    ("/var/run/secrets", "container and Kubernetes secrets"),
+    ("/root", "root's home directory"),
+];
+
+/// Why `path` is sensitive, if it is. `path` should be absolute; checked as written and resolved.
+pub fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
+    // Public keys and the known hosts in ~/.ssh are not secrets.
+    let public = path.parent().is_some_and(|p| p.ends_with(".ssh"))
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with(".pub") || n == "known_hosts");
+    if let Some(home) = home
+        && let Ok(rest) = path.strip_prefix(home)
+        && let Some((prefix, what)) = HOME_SECRETS.iter().find(|(p, _)| rest.starts_with(p))
+        && !public
+    {
+        return Some(format!("~/{prefix} ({what})"));
+    }
+    // `/root` is someone else's home unless it is ours (then the home rules above apply).
+    let own_home = |prefix: &str| home.is_some_and(|h| h == Path::new(prefix));
+    if let Some((prefix, what)) = SYSTEM_SECRETS
+        .iter()
+        .find(|(p, _)| path.starts_with(p) && !own_home(p))
+    {
+        return Some(format!("{prefix} ({what})"));
+    }
+    let text = path.to_string_lossy();
+    if text.starts_with("/proc/") && text.ends_with("/environ") {
+        return Some("a process environment (/proc/*/environ)".into());
+    }
+    if let Some(what) = process_or_device_secret(path) {
+        return Some(what.into());
+    }
+    let name = path.file_name()?.to_string_lossy();
+    secret_file_name(&name).map(|what| format!("{name} ({what})"))
+}
+
+/// Memory and views of other processes, and raw memory devices: `/proc/PID/mem` holds the same
+/// strings as `/proc/PID/environ`; `/proc/PID/root` and `cwd` are another process's file system.
+fn process_or_device_secret(path: &Path) -> Option<&'static str> {
+    let mut parts = path
+        .components()
+        .skip(1)
+        .map(|c| c.as_os_str().to_string_lossy());
+    let top = parts.next()?;
+    let second = parts.next();
+    let third = parts.next();
+    match top.as_ref() {
+        "proc" => match (second.as_deref(), third.as_deref()) {
+            (Some("kcore" | "kmem" | "keys"), _) => Some("kernel memory (/proc/kcore)"),
+            (Some(_), Some("mem" | "root" | "cwd" | "fd" | "map_files" | "task")) => {
+                Some("another process's memory or files (/proc/*/mem, root, cwd)")
+            }
+            _ => None,
+        },
+        "dev" => matches!(second.as_deref(), Some("mem" | "kmem" | "port" | "core"))
+            .then_some("raw memory (/dev/mem)"),
+        "sys" => (second.as_deref() == Some("firmware")).then_some("firmware variables"),
+        _ => None,
+    }
+}
+
+pub fn secret_file_name(name: &str) -> Option<&'static str> {
+    const HARMLESS_ENV: &[&str] = &[".env.example", ".env.sample", ".env.template", ".env.dist"];
+    if name == ".env" || (name.starts_with(".env.") && !HARMLESS_ENV.contains(&name)) {
+        return Some("environment secrets");
+    }
+    let lower = name.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        ".envrc"
+            | ".npmrc"
+            | ".pypirc"
+            | ".netrc"
+            | ".pgpass"
+            | ".git-credentials"
+            | "terraform.tfstate"
+            | "terraform.tfstate.backup"
+            | "credentials.json"
+            | "service-account.json"
+            | "secrets.json"
+            | "secrets.yaml"
+            | "secrets.yml"
+            | ".dev.vars"
+            | "vault_pass"
+            | ".vault_pass"
+    ) {
+        return Some("credentials");
+    }
+    if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+    {
+        return Some("a private key or certificate store");
+    }
+    if lower.starts_with("id_") && !lower.ends_with(".pub") && !lower.contains('.') {
+        return Some("an SSH private key");
+    }
+    None
+}
+
+/// Secret locations under the home directory, relative to it.
+pub fn home_secrets() -> impl Iterator<Item = &'static str> {
+    HOME_SECRETS.iter().map(|(path, _)| *path)
+}
+
+/// Secret locations of the system.
+pub fn system_secrets() -> impl Iterator<Item = &'static str> {
+    SYSTEM_SECRETS.iter().map(|(path, _)| *path)
+}

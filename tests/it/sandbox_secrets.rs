@@ -1,0 +1,244 @@
+//! Rule: no secret leaves through a command run without asking. Project code the policy allows
+//! plays the attacker with no terminal: whatever it reads (files, the environment) and wherever
+//! it sends it (TCP, UDP, a raw socket) must never reach the model or a listener, by any
+//! spelling; and it holds no privilege to widen anything.
+
+use std::net::{TcpListener, UdpSocket};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::attacker::make_in_with_server;
+use crate::harness::Ai;
+use crate::launcher::{launcher, require_sandbox};
+use crate::server::FakeServer;
+
+/// Everything the model was sent, as one text.
+fn sent(server: &FakeServer) -> String {
+    server
+        .chat_bodies()
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ai() -> Ai {
+    Ai::new("http://127.0.0.1:9/v1")
+}
+
+#[test]
+fn the_home_ai_s_own_records_and_the_projects_secret_files_are_unreadable() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = ai()
+        .file(".env", "SECRET-DOTENV\n")
+        .file(".env.production", "SECRET-DOTENV-PROD\n")
+        .file("deploy/server.pem", "SECRET-PEM\n")
+        .file("keys/id_ed25519", "SECRET-SSH\n")
+        .file("src/main.c", "int main(void) { return 0; }\n");
+    let home = ai.home();
+    for (path, text) in [
+        (".bash_history", "SECRET-HISTORY"),
+        (".vault-token", "SECRET-VAULT"),
+        ("notes/todo.txt", "SECRET-NOTES"),
+        ("other/.env", "SECRET-OTHER-PROJECT"),
+        (".config/unknown-tool/token", "SECRET-UNLISTED"),
+    ] {
+        let file = home.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let records = ai.root_dir().join("data/swebash-ai/conversations/old.json");
+    std::fs::create_dir_all(records.parent().unwrap()).unwrap();
+    std::fs::write(&records, "SECRET-CONVERSATION").unwrap();
+    let audit = ai.state_dir().join("swebash-ai/audit.jsonl");
+    std::fs::create_dir_all(audit.parent().unwrap()).unwrap();
+    std::fs::write(&audit, "SECRET-AUDIT\n").unwrap();
+    let (home_s, data_s, state_s) = (
+        home.display().to_string(),
+        ai.root_dir().join("data").display().to_string(),
+        ai.state_dir().display().to_string(),
+    );
+    let recipe = [
+        "cat .env .env.production deploy/server.pem keys/id_ed25519".to_string(),
+        "cp .env copied && cat copied".to_string(),
+        "mv .env moved; cat moved".to_string(),
+        format!("cat {home_s}/.bash_history {home_s}/.vault-token {home_s}/notes/todo.txt"),
+        format!("grep -r SECRET {home_s} {data_s} {state_s}"),
+        format!("find {home_s} -type f -exec cat {{}} +"),
+        "python3 -c \"import glob; [print(open(f).read()) for f in glob.glob('/root/**', recursive=True)[:50]]\"".to_string(),
+        "cat src/main.c".to_string(),
+    ];
+    let recipe: Vec<&str> = recipe.iter().map(String::as_str).collect();
+    let (ai, stderr, server) = make_in_with_server(ai, &recipe);
+    let sent = sent(&server);
+    assert!(
+        sent.contains("int main"),
+        "the project stays readable: {stderr}"
+    );
+    assert!(
+        !sent.contains("SECRET-"),
+        "a secret reached the model: {sent}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ai.work().join(".env")).unwrap(),
+        "SECRET-DOTENV\n"
+    );
+}
+
+#[test]
+fn the_environment_of_a_sandboxed_command_holds_no_credential() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = ai()
+        .env("GITHUB_TOKEN", "SECRET-GH")
+        .env("AWS_SECRET_ACCESS_KEY", "SECRET-AWS")
+        .env("NPM_TOKEN", "SECRET-NPM")
+        .env("DATABASE_PASSWORD", "SECRET-DB")
+        .env("CARGO_REGISTRIES_CORP_TOKEN", "SECRET-CARGO")
+        .env("MY_BUILD_FLAG", "kept-because-named")
+        .env("UNNAMED_VARIABLE", "dropped-because-unnamed")
+        .env("SWEBASH_AI_SANDBOX_ENV", "MY_BUILD_FLAG,GITHUB_TOKEN");
+    let recipe = [
+        "env",
+        "printenv",
+        "cat /proc/self/environ | tr '\\0' '\\n'",
+        "python3 -c \"import os; print(dict(os.environ))\"",
+        "cat /proc/$$PPID/environ /proc/1/environ | tr '\\0' '\\n'",
+        "echo PATH=$$PATH",
+    ];
+    let (_ai, stderr, server) = make_in_with_server(ai, &recipe);
+    let sent = sent(&server);
+    assert!(sent.contains("kept-because-named"), "{stderr}");
+    assert!(sent.contains("PATH=/"), "{stderr}");
+    assert!(!sent.contains("dropped-because-unnamed"), "{sent}");
+    assert!(
+        !sent.contains("SECRET-"),
+        "a credential reached the model: {sent}"
+    );
+}
+
+/// A program that tries every way out to 127.0.0.1: TCP to `tcp`, UDP to `udp`, a raw IP
+/// packet, a packet socket; it prints what opened.
+fn escape_script(tcp: u16, udp: u16) -> String {
+    format!(
+        "import socket\n\
+         for name, make in [\n\
+         ('tcp', lambda: socket.create_connection(('127.0.0.1', {tcp}), 2).sendall(b'LEAK')),\n\
+         ('udp', lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'LEAK', ('127.0.0.1', {udp}))),\n\
+         ('tcp6', lambda: socket.create_connection(('::1', {tcp}), 2)),\n\
+         ('raw', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)),\n\
+         ('packet', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),\n\
+         ]:\n\
+         \ttry:\n\
+         \t\tmake(); print('OPEN', name)\n\
+         \texcept OSError as e:\n\
+         \t\tprint('closed', name, e)\n"
+    )
+}
+
+/// Listeners on 127.0.0.1 that report whether anything arrived.
+fn listeners() -> (TcpListener, UdpSocket) {
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    (tcp, udp)
+}
+
+fn nothing_arrived(tcp: &TcpListener, udp: &UdpSocket) -> bool {
+    let mut buf = [0u8; 16];
+    tcp.accept().is_err() && udp.recv(&mut buf).is_err()
+}
+
+#[test]
+fn no_socket_reaches_a_listener_even_where_landlock_has_no_network_rules() {
+    if !require_sandbox() {
+        return;
+    }
+    let (tcp, udp) = listeners();
+    let script = escape_script(
+        tcp.local_addr().unwrap().port(),
+        udp.local_addr().unwrap().port(),
+    );
+    for fields in [json!({}), json!({"no_landlock_network": true})] {
+        let output = launcher(fields.clone(), &["python3", "-c", &script])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains("closed tcp"), "{fields}: {stdout}");
+        assert!(!stdout.contains("OPEN"), "{fields}: {stdout}");
+        assert!(nothing_arrived(&tcp, &udp), "{fields}: {stdout}");
+    }
+}
+
+#[test]
+fn project_code_sends_nothing_out_and_holds_no_privilege() {
+    if !require_sandbox() {
+        return;
+    }
+    let (tcp, udp) = listeners();
+    let script = escape_script(
+        tcp.local_addr().unwrap().port(),
+        udp.local_addr().unwrap().port(),
+    );
+    let ai = ai().file("escape.py", &script);
+    let recipe = [
+        "python3 escape.py",
+        "grep -E '^(Cap|NoNewPrivs)' /proc/self/status",
+        "mknod dev-null c 1 3 && echo MADE-DEVICE",
+        "unshare -r -n true && echo NEW-USER-NAMESPACE-IS-HARMLESS",
+    ];
+    let (_ai, stderr, server) = make_in_with_server(ai, &recipe);
+    let result = server.last_tool_result();
+    let stdout = result["data"]["stdout"].as_str().unwrap_or_default();
+    assert!(stdout.contains("closed tcp"), "{stderr}");
+    assert!(!stdout.contains("OPEN "), "{stdout}");
+    for line in [
+        "CapEff:\t0000000000000000",
+        "CapBnd:\t0000000000000000",
+        "NoNewPrivs:\t1",
+    ] {
+        assert!(stdout.contains(line), "{line} missing: {stdout}");
+    }
+    assert!(!stdout.contains("MADE-DEVICE"), "{stdout}");
+    assert!(nothing_arrived(&tcp, &udp));
+}
+
+#[test]
+fn many_sandboxed_calls_leave_no_directory_behind() {
+    if !require_sandbox() {
+        return;
+    }
+    let calls: Vec<Value> = (0..12)
+        .map(|i| json!({"command": format!("echo call {i} > /dev/null; ls $$TMPDIR")}))
+        .collect();
+    let mut script: Vec<_> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, args)| {
+            crate::server::tool_reply(&[(&format!("c{i}"), "execute_command", args.clone())])
+        })
+        .collect();
+    script.push(crate::server::text_reply("done"));
+    let server = FakeServer::start(script);
+    let ai = ai()
+        .env("SWEBASH_AI_BASE_URL", &server.url)
+        .env("SWEBASH_AI_TOOLS_MAX_ITER", "20")
+        .env("SWEBASH_AI_TOOLS_MAX_CALLS", "20")
+        .args(&["--json", "go"]);
+    let run = ai.run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let temp = ai.root_dir().join("cache");
+    let left: Vec<String> = std::fs::read_dir(&temp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".ai-sandbox-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
