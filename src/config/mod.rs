@@ -82,9 +82,11 @@ pub struct ToolToggles {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HttpSettings {
     pub connect_timeout: Duration,
+    /// Longest wait for the head of a streamed reply once the request is sent.
+    pub first_byte_timeout: Duration,
     /// Longest silence allowed between two chunks of a streamed reply.
     pub idle_timeout: Duration,
-    /// Longest a whole request may take.
+    /// Longest one model request may take, its retries included.
     pub request_timeout: Duration,
     /// Retries after the first attempt, on 429, 5xx and connection errors.
     pub retries: u32,
@@ -224,6 +226,7 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
         },
         http: HttpSettings {
             connect_timeout: v.http_connect_timeout,
+            first_byte_timeout: v.http_first_byte_timeout,
             idle_timeout: v.http_idle_timeout,
             request_timeout: v.http_timeout,
             retries: v.http_retries,

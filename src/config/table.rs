@@ -111,6 +111,8 @@ settings_table! {
     });
     http_connect_timeout: Duration =
         get(Duration::from_secs(10), SECONDS, parse_seconds, show_seconds);
+    http_first_byte_timeout: Duration =
+        get(Duration::from_secs(30), SECONDS, parse_seconds, show_seconds);
     http_idle_timeout: Duration =
         get(Duration::from_secs(60), SECONDS, parse_seconds, show_seconds);
     http_timeout: Duration = get(Duration::from_secs(600), SECONDS, parse_seconds, show_seconds);

@@ -26,3 +26,4 @@ mod shell;
 mod stats;
 mod status;
 mod tool_loop;
+mod wallclock;
