@@ -17,8 +17,9 @@ pub struct Cli {
     #[arg(help_heading = "Modes", short = 'i', long)]
     pub interactive: bool,
 
-    /// With -i: continue the last REPL conversation, or the one with this ID (see --history).
-    #[arg(help_heading = "Modes", long, requires = "interactive", value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    /// Continue the last conversation (one-shot or REPL), or the one with this ID (see
+    /// --history): `ai --resume "and the second error?"`, or `ai -i --resume`.
+    #[arg(help_heading = "Modes", long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
 
     /// Widget mode: print exactly one shell command for the request, nothing else.

@@ -260,7 +260,7 @@ fn command_shell(env: &Env) -> PathBuf {
     }
 }
 
-fn output_mode(flags: &Flags) -> OutputMode {
+pub fn output_mode(flags: &Flags) -> OutputMode {
     if flags.command {
         OutputMode::Command
     } else if flags.json {

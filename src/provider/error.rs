@@ -105,6 +105,15 @@ impl ProviderError {
         )
     }
 
+    /// The `--json` error kind: the network, or the provider's own answer.
+    pub fn kind(&self) -> crate::protocol::ErrorKind {
+        if self.is_network() {
+            crate::protocol::ErrorKind::Network
+        } else {
+            crate::protocol::ErrorKind::Provider
+        }
+    }
+
     pub fn hint(&self) -> Option<String> {
         if let ProviderError::Timeout {
             setting: Some(setting),

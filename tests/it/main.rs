@@ -7,6 +7,7 @@ mod server;
 
 mod attacks;
 mod cli;
+mod endings;
 mod faults;
 mod history;
 mod launcher;

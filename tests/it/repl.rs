@@ -150,9 +150,9 @@ fn resume_continues_the_last_conversation() {
     first.exp_string("fake-model> ").expect("prompt");
     exits_0(&mut first);
 
-    // A one-shot run in between is not what `-i --resume` continues.
-    let once = FakeServer::start(vec![text_reply("Unrelated.")]);
-    let run = ai.run_with(&["--base-url", &once.url, "an unrelated one-shot question"]);
+    // A shell widget run in between is not what `-i --resume` continues.
+    let once = FakeServer::start(vec![text_reply("ls -la")]);
+    let run = ai.run_with(&["--base-url", &once.url, "--command", "list the files"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let mut second = repl(&ai, &["-i", "--resume"]);
     second
