@@ -232,15 +232,10 @@ fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
             ui::to_stderr(&format!("ai: warning: {warning}"));
         }
     }
-    if !settings.unknown_file_keys.is_empty() && !cli.quiet {
-        ui::to_stderr(&format!(
-            "ai: warning: unknown keys in {}: {}",
-            file.path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            settings.unknown_file_keys.join(", ")
-        ));
+    if !cli.quiet {
+        for warning in &settings.unknown_file_keys {
+            ui::to_stderr(&format!("ai: warning: {warning}"));
+        }
     }
     Ok(settings)
 }

@@ -159,7 +159,7 @@ pub struct Settings {
     pub http: HttpSettings,
     /// Each value with its source, for `--show-config`.
     pub shown: Vec<Shown>,
-    /// Config file keys we do not know (typos are worth a warning).
+    /// Warnings about keys and tables of the config file that are no setting (typos).
     pub unknown_file_keys: Vec<String>,
     /// Warnings about `SWEBASH_AI_*` variables that are no setting (a typo, most likely).
     pub unknown_env: Vec<String>,
@@ -232,7 +232,7 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
             retries: v.http_retries,
         },
         shown: r.shown,
-        unknown_file_keys: unknown_file_keys(file),
+        unknown_file_keys: unknown::unknown_file_keys(file),
         unknown_env: unknown::unknown_env_vars(env),
         history_keep: v.history_keep,
         fs_roots: v.fs_roots,
@@ -288,14 +288,6 @@ fn enabled_servers(file: &FileLayer) -> Vec<McpServerConfig> {
         .iter()
         .filter(|s| s.enabled)
         .cloned()
-        .collect()
-}
-
-/// Keys of the file that are no setting (the `[policy]` and `[[mcp_servers]]` tables are).
-fn unknown_file_keys(file: &FileLayer) -> Vec<String> {
-    file.keys()
-        .filter(|k| !KEYS.contains(k) && *k != "mcp_servers" && *k != "policy")
-        .map(String::from)
         .collect()
 }
 
@@ -589,7 +581,7 @@ mod tests {
     fn every_key_of_the_table_is_known_to_the_file_the_environment_and_show_config() {
         let text: String = KEYS.iter().map(|k| format!("{k} = \"x\"\n")).collect();
         let layer = file(&text);
-        assert!(unknown_file_keys(&layer).is_empty());
+        assert!(unknown::unknown_file_keys(&layer).is_empty());
         let names: Vec<String> = KEYS.iter().map(|k| env_name(k)).collect();
         let env = Env::from_pairs(names.iter().map(|n| (n.as_str(), "x")));
         assert!(unknown::unknown_env_vars(&env).is_empty());

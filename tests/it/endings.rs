@@ -171,3 +171,33 @@ fn a_one_shot_answer_can_be_followed_up_with_resume() {
     assert_eq!(listed[0]["turns"], json!(2));
     assert_eq!(listed[0]["mode"], json!("oneshot"));
 }
+
+#[test]
+fn a_misspelt_table_in_the_config_file_is_a_warning_with_the_name_it_meant() {
+    let server = FakeServer::start(vec![text_reply("Fine.")]);
+    let run = Ai::new(&server.url)
+        .config("[polciy]\ndeny = [\"git push*\"]\n")
+        .arg("hi")
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`polciy` in ")
+            && run
+                .stderr
+                .contains("line 1 is not a setting of ai (did you mean [policy]?)"),
+        "{}",
+        run.stderr
+    );
+    // An unknown key under [policy] is a refusal to start: a deny rule that never applies is
+    // worse than none.
+    let run = Ai::new(&server.url)
+        .config("[policy]\ndney = [\"git push*\"]\n")
+        .arg("hi")
+        .run();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("unknown field `dney`"),
+        "{}",
+        run.stderr
+    );
+}
