@@ -12,6 +12,7 @@ use crate::conversation::ConversationStore;
 use crate::conversation::Mode;
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::excerpt::read_excerpt;
+use crate::policy::{Policy, Verdict};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
@@ -64,6 +65,7 @@ pub fn flags(cli: &Cli) -> Flags {
         json: cli.json,
         jsonl: cli.jsonl,
         command: cli.command,
+        shell: cli.shell.clone(),
         quiet: cli.quiet,
     }
 }
@@ -386,7 +388,13 @@ impl OneShot<'_> {
         parts.mcp.shutdown().await;
         // The format in force at the end (a server that refused native tools switches it).
         let tool_format = agent.mode.name();
-        self.finish(ended, &recorder, tool_format, frontend.as_mut())
+        self.finish(
+            ended,
+            &recorder,
+            tool_format,
+            frontend.as_mut(),
+            &parts.policy,
+        )
     }
 
     fn fail(&self, err: &SetupError) -> i32 {
@@ -440,6 +448,7 @@ impl OneShot<'_> {
         recorder: &Recorder,
         tool_format: &str,
         frontend: &mut dyn ui::Frontend,
+        policy: &Policy,
     ) -> i32 {
         let (status, error, report) = match ended {
             Ended::Turn(TurnEnd {
@@ -466,7 +475,7 @@ impl OneShot<'_> {
         let mut result = recorder.finish(status, error, millis(self.started));
         result.tool_format = tool_format.into();
         if self.settings.output == OutputMode::Command && status == RunStatus::Ok {
-            return print_command(&result.answer, self.settings);
+            return print_command(&result.answer, self.settings, policy);
         }
         frontend.handle(&Event::RunCompleted { result });
         if frontend.broken() {
@@ -513,16 +522,38 @@ fn resume(
 }
 
 /// `ai --command`: exactly one command line on stdout, or nothing and one line on stderr that
-/// the widget shows under the prompt.
-fn print_command(answer: &str, settings: &Settings) -> i32 {
-    match extract_command(answer, settings.foreign.path.as_deref()) {
-        Ok(command) => {
-            if ui::to_stdout(&command) {
-                ExitCode::Ok.code()
-            } else {
-                ExitCode::Runtime.code()
-            }
+/// the widget shows under the prompt. A command the policy would ask for or deny goes on the line
+/// with a warning the widget shows (or, with `SWEBASH_AI_WIDGET_UNSAFE=refuse`, not at all):
+/// the user presses Enter, not ai, so it must never be silent.
+fn print_command(answer: &str, settings: &Settings, policy: &Policy) -> i32 {
+    let command = match extract_command(answer, settings.foreign.path.as_deref()) {
+        Ok(command) => command,
+        Err(why) => return fail(&Report::new(ExitCode::Runtime, why)),
+    };
+    if let Some(warning) = unsafe_warning(&command, policy) {
+        if settings.widget_refuse_unsafe {
+            return fail(
+                &Report::new(ExitCode::Runtime, format!("{warning}; not put on the line"))
+                    .with_hint("SWEBASH_AI_WIDGET_UNSAFE=warn puts it there with this warning"),
+            );
         }
-        Err(why) => fail(&Report::new(ExitCode::Runtime, why)),
+        ui::to_stderr(&format!("ai: warning: {warning}"));
+    }
+    if ui::to_stdout(&command) {
+        ExitCode::Ok.code()
+    } else {
+        ExitCode::Runtime.code()
+    }
+}
+
+/// One line on what the policy would do with `command` were the model to run it, unless it
+/// would run it without asking.
+fn unsafe_warning(command: &str, policy: &Policy) -> Option<String> {
+    let assessment = policy.command(command);
+    let why = ui::sanitize(&assessment.reasons.join("; "));
+    match assessment.verdict {
+        Verdict::Allow => None,
+        Verdict::Ask => Some(format!("ai would ask before running this: {why}")),
+        Verdict::Deny => Some(format!("DANGER, ai would never run this: {why}")),
     }
 }

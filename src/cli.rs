@@ -26,6 +26,16 @@ pub struct Cli {
     #[arg(help_heading = "Modes", long)]
     pub command: bool,
 
+    /// With --command: the shell the command is for (bash, zsh, fish, ...); the widget scripts
+    /// pass theirs. Default: the name of $SHELL.
+    #[arg(
+        help_heading = "Modes",
+        long,
+        value_name = "NAME",
+        requires = "command"
+    )]
+    pub shell: Option<String>,
+
     /// Model name [env: SWEBASH_AI_MODEL]
     #[arg(help_heading = "Model", short = 'm', long, value_name = "MODEL")]
     pub model: Option<String>,

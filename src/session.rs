@@ -83,6 +83,8 @@ pub struct Parts {
     pub sandbox: sandbox::Plan,
     /// ai's directories and files (the audit log, the shell hooks' last command).
     pub paths: Paths,
+    /// The shell `ai --command` writes for.
+    command_shell: String,
 }
 
 impl Parts {
@@ -145,6 +147,7 @@ impl Parts {
             .collect();
         let sandbox = sandbox_plan(settings, &ctx.cwd);
         Ok(Parts {
+            command_shell: settings.command_shell.clone(),
             sandbox,
             paths: paths.clone(),
             provider,
@@ -224,11 +227,7 @@ impl Parts {
     /// then.
     pub fn instructions(&self, command_mode: bool) -> String {
         let mut system = if command_mode {
-            let shell = &self.ctx.exec.shell;
-            let shell = shell
-                .file_name()
-                .map_or("sh".into(), |n| n.to_string_lossy().into_owned());
-            command_instructions(&shell, std::env::consts::OS)
+            command_instructions(&self.command_shell, std::env::consts::OS)
         } else {
             instructions(&self.ctx.cwd)
         };

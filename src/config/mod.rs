@@ -54,6 +54,8 @@ pub struct Flags {
     pub jsonl: bool,
     /// `--command` (widget mode).
     pub command: bool,
+    /// `--shell NAME`: the shell the widget's command is for.
+    pub shell: Option<String>,
     pub quiet: bool,
 }
 
@@ -149,6 +151,12 @@ pub struct Settings {
     /// The shell the model's commands run in: the user's (`SHELL`) when it runs commands
     /// written for POSIX shells, else `/bin/sh`.
     pub shell: PathBuf,
+    /// The shell `ai --command` writes for: `--shell` (the widget's own), else `$SHELL`'s name
+    /// (fish included), else `sh`.
+    pub command_shell: String,
+    /// `SWEBASH_AI_WIDGET_UNSAFE=refuse`: a widget suggestion the policy would ask for or deny
+    /// is not put on the line (by default it is, with a warning).
+    pub widget_refuse_unsafe: bool,
     /// The embedded engine (`--provider local`): the GGUF file, where to fetch the default one,
     /// its SHA-256, the context size and the threads.
     pub local: LocalSettings,
@@ -242,6 +250,8 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
         api_key_cmd: v.api_key_cmd,
         tool_choice: v.tool_choice,
         shell: command_shell(env),
+        command_shell: widget_shell(flags, env)?,
+        widget_refuse_unsafe: v.widget_unsafe,
         foreign: ForeignVars::new(env),
         paths,
     })
@@ -258,6 +268,31 @@ fn command_shell(env: &Env) -> PathBuf {
         }
         _ => PathBuf::from("/bin/sh"),
     }
+}
+
+/// The shell `ai --command` writes for: `--shell`, else `$SHELL`'s file name, else `sh`.
+fn widget_shell(flags: &Flags, env: &Env) -> Result<String, ConfigError> {
+    if let Some(name) = &flags.shell {
+        let plain = !name.is_empty()
+            && name.len() <= 32
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        return if plain {
+            Ok(name.clone())
+        } else {
+            Err(ConfigError::Invalid {
+                name: "--shell".into(),
+                value: name.clone(),
+                expected: "a shell's name, e.g. bash, zsh or fish".into(),
+            })
+        };
+    }
+    let from_env = env
+        .get("SHELL")
+        .and_then(|path| path.rsplit('/').next())
+        .filter(|name| !name.is_empty());
+    Ok(from_env.unwrap_or("sh").to_string())
 }
 
 pub fn output_mode(flags: &Flags) -> OutputMode {
