@@ -1,4 +1,5 @@
-complete -c ai -l resume -d 'With -i: continue the last REPL conversation, or the one with this ID (see --history)' -r
+complete -c ai -l resume -d 'Continue the last conversation (one-shot or REPL), or the one with this ID (see --history): `ai --resume "and the second error?"`, or `ai -i --resume`' -r
+complete -c ai -l shell -d 'With --command: the shell the command is for (bash, zsh, fish, ...); the widget scripts pass theirs. Default: the name of $SHELL' -r
 complete -c ai -s m -l model -d 'Model name [env: SWEBASH_AI_MODEL]' -r
 complete -c ai -l provider -d 'Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local [env: SWEBASH_AI_PROVIDER]' -r
 complete -c ai -l base-url -d 'Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 [env: SWEBASH_AI_BASE_URL]' -r

@@ -21,7 +21,8 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'ai' {
-            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'With -i: continue the last REPL conversation, or the one with this ID (see --history)')
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue the last conversation (one-shot or REPL), or the one with this ID (see --history): `ai --resume "and the second error?"`, or `ai -i --resume`')
+            [CompletionResult]::new('--shell', '--shell', [CompletionResultType]::ParameterName, 'With --command: the shell the command is for (bash, zsh, fish, ...); the widget scripts pass theirs. Default: the name of $SHELL')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model name [env: SWEBASH_AI_MODEL]')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name [env: SWEBASH_AI_MODEL]')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local [env: SWEBASH_AI_PROVIDER]')

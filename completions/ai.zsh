@@ -15,7 +15,8 @@ _ai() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
-'--resume=[With -i\: continue the last REPL conversation, or the one with this ID (see --history)]::ID:_default' \
+'--resume=[Continue the last conversation (one-shot or REPL), or the one with this ID (see --history)\: \`ai --resume "and the second error?"\`, or \`ai -i --resume\`]::ID:_default' \
+'--shell=[With --command\: the shell the command is for (bash, zsh, fish, ...); the widget scripts pass theirs. Default\: the name of \$SHELL]:NAME:_default' \
 '-m+[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
 '--model=[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
 '--provider=[Provider or service\: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local \[env\: SWEBASH_AI_PROVIDER\]]:NAME:_default' \

@@ -1,7 +1,8 @@
 # swebash-ai: shell integration for zsh. Load it with:  eval "$(ai --init zsh)"
 # Press Alt-E (or the key given to --init --key) on a typed request: the line is sent to
-# `ai --command` and replaced by the suggested command, never run. Ctrl-C or a failure gives the
-# typed line back exactly. Sourcing it twice is harmless.
+# `ai --command` and replaced by the suggested command, never run (one ai would ask for or deny
+# comes with a warning). Ctrl-C or a failure gives the typed line back exactly. Sourcing it
+# twice is harmless.
 
 __ai_widget() {
   emulate -L zsh
@@ -13,16 +14,16 @@ __ai_widget() {
   zle -M "ai: thinking…"
   zle -R
   __ai_errf=$(mktemp 2>/dev/null) || __ai_errf=/dev/null
-  __ai_out=$(command ai --command "$__ai_orig" </dev/null 2>"$__ai_errf")
+  __ai_out=$(command ai --command --shell zsh "$__ai_orig" </dev/null 2>"$__ai_errf")
   __ai_status=$?
   if [[ $__ai_errf != /dev/null ]]; then
-    # The first line says why (the rest is a hint): shown under the prompt, not lost.
+    # The first line says why it failed, or warns about the command (the rest is a hint):
+    # shown under the prompt, not lost.
     __ai_why=$(head -n 1 -- "$__ai_errf" 2>/dev/null)
     rm -f -- "$__ai_errf"
   fi
   if (( __ai_status == 0 )) && [[ -n $__ai_out ]]; then
     BUFFER=$__ai_out
-    __ai_why=""
   else
     BUFFER=$__ai_orig
   fi

@@ -8,13 +8,16 @@ use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
 use crate::config::{Diagnostics, Env, FileLayer, Flags, OutputMode, Paths, Settings, resolve};
+use crate::conversation::ConversationStore;
 use crate::conversation::Mode;
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::excerpt::read_excerpt;
+use crate::policy::{Policy, Verdict};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
-    Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, new_store, save_or_warn,
+    CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, drive_turn, empty_or_ok, new_store,
+    resume_note, save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
 };
 use crate::shell::extract_command;
 use crate::ui::{self, fail, frontend_for};
@@ -62,6 +65,7 @@ pub fn flags(cli: &Cli) -> Flags {
         json: cli.json,
         jsonl: cli.jsonl,
         command: cli.command,
+        shell: cli.shell.clone(),
         quiet: cli.quiet,
     }
 }
@@ -69,12 +73,14 @@ pub fn flags(cli: &Cli) -> Flags {
 /// Runs `ai` in the environment `env` (the process's, snapshotted once) and returns the process
 /// exit code.
 pub fn run(cli: Cli, env: Env) -> i32 {
+    let started = Instant::now();
     if let Some(code) = utility(&cli, &Paths::new(&env)) {
         return code;
     }
+    let output = run_output(&cli);
     let settings = match load_settings(&cli, &env) {
         Ok(settings) => settings,
-        Err(report) => return fail(&report),
+        Err(report) => return fail_run(output, &report.into(), started),
     };
     if cli.show_config {
         return show_config(&settings);
@@ -83,36 +89,104 @@ pub fn run(cli: Cli, env: Env) -> i32 {
         let sandbox = sandbox_report(&settings, Some(command));
         return commands::check_command(command, cli.json, &settings, &sandbox);
     }
-    if cli.list_tools {
+    if cli.list_tools || cli.list_models {
         return match runtime() {
-            Ok(runtime) => runtime.block_on(commands::list_tools(&settings, cli.json)),
-            Err(report) => fail(&report),
-        };
-    }
-    if cli.list_models {
-        return match runtime() {
+            Ok(runtime) if cli.list_tools => {
+                runtime.block_on(commands::list_tools(&settings, cli.json))
+            }
             Ok(runtime) => runtime.block_on(commands::list_models(&settings, cli.json)),
             Err(report) => fail(&report),
         };
     }
+    let (resume, words) = resume_and_prompt(&cli, &settings);
     if cli.interactive {
         return match runtime() {
             Ok(runtime) => {
                 // `ai -i "prompt"`: the words are the first turn, not dropped.
-                let first = Some(cli.prompt.join(" ").trim().to_string()).filter(|p| !p.is_empty());
-                runtime.block_on(crate::repl::run(&settings, cli.resume.as_deref(), first))
+                let first = Some(words.join(" ").trim().to_string()).filter(|p| !p.is_empty());
+                runtime.block_on(crate::repl::run(&settings, resume.as_deref(), first))
             }
             Err(report) => fail(&report),
         };
     }
-    let prompt = match read_prompt(&cli, &settings) {
+    let prompt = match read_prompt(&words, &settings) {
         Ok(prompt) => prompt,
-        Err(report) => return fail(&report),
+        Err(report) => return fail_run(output, &report.into(), started),
+    };
+    let run = OneShot {
+        settings: &settings,
+        resume: resume.as_deref(),
+        started,
     };
     match runtime() {
-        Ok(runtime) => runtime.block_on(one_shot(&settings, prompt)),
-        Err(report) => fail(&report),
+        Ok(runtime) => runtime.block_on(run.run(prompt)),
+        Err(report) => fail_run(output, &report.into(), started),
     }
+}
+
+/// The output of a run as the flags ask for it, before settings are read: the utilities that
+/// print their own JSON (or none) are not runs.
+fn run_output(cli: &Cli) -> OutputMode {
+    let utility = cli.show_config
+        || cli.check_command.is_some()
+        || cli.list_tools
+        || cli.list_models
+        || cli.interactive;
+    if utility {
+        OutputMode::Plain
+    } else {
+        crate::config::output_mode(&flags(cli))
+    }
+}
+
+/// `--resume [ID]` and the prompt's words. clap gives `ai --resume "and the second error?"`
+/// the question as the ID: in one-shot mode, a value that is no saved conversation's id and
+/// does not look like one (`1732000000000-4242`) is the start of the prompt.
+fn resume_and_prompt(cli: &Cli, settings: &Settings) -> (Option<String>, Vec<String>) {
+    let mut words = cli.prompt.clone();
+    let resume = cli.resume.clone().map(|value| {
+        let an_id = value.is_empty()
+            || cli.interactive
+            || looks_like_id(&value)
+            || crate::conversation::exists(&settings.paths, &value);
+        if an_id {
+            value
+        } else {
+            words.insert(0, value);
+            String::new()
+        }
+    });
+    (resume, words)
+}
+
+/// `1732000000000-4242`: a start time in milliseconds and a process id.
+fn looks_like_id(value: &str) -> bool {
+    let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    value
+        .split_once('-')
+        .is_some_and(|(time, pid)| digits(time) && digits(pid))
+}
+
+/// Ends a run that failed outside its turn (a bad setting, no provider, a server that cannot
+/// be reached, Ctrl-C while setting up): the report on stderr and, with `--json` or `--jsonl`,
+/// the result object every run ends with, so `ai --json ... | jq` always has one to read.
+fn fail_run(output: OutputMode, err: &SetupError, started: Instant) -> i32 {
+    if matches!(output, OutputMode::Json | OutputMode::Jsonl) {
+        let status = match err.kind {
+            ErrorKind::Interrupted => RunStatus::Interrupted,
+            _ => RunStatus::Error,
+        };
+        let error = RunError {
+            kind: err.kind,
+            message: err.report.message.clone(),
+        };
+        let result = Recorder::default().finish(status, Some(error), millis(started));
+        frontend_for(output, true, false).handle(&Event::RunCompleted { result });
+    }
+    if err.kind == ErrorKind::Interrupted {
+        return err.report.exit.code();
+    }
+    fail(&err.report)
 }
 
 /// The commands that answer without settings or a conversation (a bad setting must not stop
@@ -160,15 +234,10 @@ fn load_settings(cli: &Cli, env: &Env) -> Result<Settings, Report> {
             ui::to_stderr(&format!("ai: warning: {warning}"));
         }
     }
-    if !settings.unknown_file_keys.is_empty() && !cli.quiet {
-        ui::to_stderr(&format!(
-            "ai: warning: unknown keys in {}: {}",
-            file.path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            settings.unknown_file_keys.join(", ")
-        ));
+    if !cli.quiet {
+        for warning in &settings.unknown_file_keys {
+            ui::to_stderr(&format!("ai: warning: {warning}"));
+        }
     }
     Ok(settings)
 }
@@ -240,8 +309,8 @@ fn sandbox_report(settings: &Settings, command: Option<&str>) -> Vec<String> {
 }
 
 /// The prompt from the arguments, with piped stdin appended as context (bounded).
-fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
-    let mut prompt = cli.prompt.join(" ").trim().to_string();
+fn read_prompt(words: &[String], settings: &Settings) -> Result<String, Report> {
+    let mut prompt = words.join(" ").trim().to_string();
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         let excerpt = read_excerpt(stdin.lock(), STDIN_HEAD, STDIN_TAIL)
@@ -269,102 +338,222 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
     Ok(prompt)
 }
 
-async fn one_shot(settings: &Settings, prompt: String) -> i32 {
-    let started = Instant::now();
-    let command_mode = settings.output == OutputMode::Command;
-    let parts = match Parts::prepare(settings, command_mode).await {
-        Ok(parts) => parts,
-        Err(report) => return fail(&report),
-    };
-    let mut agent = match parts.agent(settings, command_mode) {
-        Ok(agent) => agent,
-        Err(report) => return fail(&report),
-    };
-    let mut messages = vec![
-        Message::System {
-            content: parts.instructions(command_mode),
-        },
-        Message::User { content: prompt },
-    ];
-    let mut audit = parts.audit_log();
-    let mut store = new_store(&parts.provider_label(), Mode::OneShot, settings);
-    // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
-    save_or_warn(&mut store, &messages);
-    let mut interrupt = Interrupt::listen();
-    let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
-    let mut recorder = Recorder::default();
-    let ended = {
-        let mut sinks = Sinks {
-            recorder: &mut recorder,
-            audit: audit.as_mut(),
-            frontend: frontend.as_mut(),
+/// A one-shot run: one question (a follow-up with `--resume`), one turn, one result.
+struct OneShot<'a> {
+    settings: &'a Settings,
+    resume: Option<&'a str>,
+    started: Instant,
+}
+
+impl OneShot<'_> {
+    async fn run(&self, prompt: String) -> i32 {
+        let settings = self.settings;
+        let command_mode = settings.output == OutputMode::Command;
+        // Ctrl-C from the start: while the endpoint is chosen and the model asked for, too.
+        let mut interrupt = Interrupt::listen();
+        let prepared = tokio::select! {
+            prepared = Parts::prepare(settings, command_mode) => prepared,
+            () = interrupt.pressed() => Err(SetupError::interrupted()),
         };
-        sinks.emit(&Event::RunStarted {
-            provider: parts.provider.name().to_string(),
-            model: parts.provider.model().to_string(),
-            tool_format: agent.mode.name().into(),
-        });
-        drive_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await
-    };
-    save_or_warn(&mut store, &messages);
-    parts.mcp.shutdown().await;
-    let (status, error, report) = match ended {
-        Ended::Turn(TurnEnd {
-            status,
-            error,
-            report,
-            ..
-        }) => (status, error, report),
-        Ended::Interrupted => (
-            RunStatus::Interrupted,
-            Some(RunError {
-                kind: ErrorKind::Interrupted,
-                message: "interrupted".into(),
-            }),
-            None,
-        ),
-        Ended::PipeClosed => return ExitCode::Ok.code(),
-    };
-    let (status, error, report) = if status == RunStatus::Ok {
-        empty_or_ok(recorder.answer.as_str())
-    } else {
-        (status, error, report)
-    };
-    let mut result = recorder.finish(status, error, millis(started));
-    // The format in force at the end (a server that refused native tools switches it).
-    result.tool_format = agent.mode.name().into();
-    if command_mode && status == RunStatus::Ok {
-        return print_command(&result.answer, settings);
+        let parts = match prepared {
+            Ok(parts) => parts,
+            Err(err) => return self.fail(&err),
+        };
+        let ready = parts
+            .agent(settings, command_mode)
+            .and_then(|agent| Ok((agent, self.conversation(&parts, prompt, command_mode)?)));
+        let (mut agent, (mut store, mut messages)) = match ready {
+            Ok(ready) => ready,
+            Err(report) => return self.fail(&report.into()),
+        };
+        let mut audit = parts.audit_log();
+        // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
+        save_or_warn(&mut store, &messages);
+        let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
+        let mut recorder = Recorder::default();
+        let ended = {
+            let mut sinks = Sinks {
+                recorder: &mut recorder,
+                audit: audit.as_mut(),
+                frontend: frontend.as_mut(),
+            };
+            sinks.emit(&Event::RunStarted {
+                provider: parts.provider.name().to_string(),
+                model: parts.provider.model().to_string(),
+                tool_format: agent.mode.name().into(),
+            });
+            drive_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await
+        };
+        save_or_warn(&mut store, &messages);
+        parts.mcp.shutdown().await;
+        // The format in force at the end (a server that refused native tools switches it).
+        let tool_format = agent.mode.name();
+        self.finish(
+            ended,
+            &recorder,
+            tool_format,
+            frontend.as_mut(),
+            &parts.policy,
+        )
     }
-    frontend.handle(&Event::RunCompleted { result });
-    if frontend.broken() {
-        return ExitCode::Ok.code();
+
+    fn fail(&self, err: &SetupError) -> i32 {
+        fail_run(self.settings.output, err, self.started)
     }
-    if let Some(report) = &report {
-        ui::to_stderr(&report.to_string());
+
+    /// The messages of the run and where they are saved: a new conversation, or with
+    /// `--resume` the saved one continued (its file goes on growing).
+    fn conversation(
+        &self,
+        parts: &Parts,
+        prompt: String,
+        command_mode: bool,
+    ) -> Result<(Option<ConversationStore>, Vec<Message>), Report> {
+        let settings = self.settings;
+        let mut messages = vec![Message::System {
+            content: parts.instructions(command_mode),
+        }];
+        let resumed = match self.resume {
+            Some(id) => resume(settings, id)?,
+            None => None,
+        };
+        let store = match resumed {
+            Some((store, earlier)) => {
+                messages.extend(earlier);
+                Some(store)
+            }
+            None => {
+                let mode = if command_mode {
+                    Mode::Command
+                } else {
+                    Mode::OneShot
+                };
+                new_store(&parts.provider_label(), mode, settings)
+            }
+        };
+        messages.push(Message::User { content: prompt });
+        let dropped = trim_to_budget(&mut messages, CONTEXT_BUDGET);
+        if dropped > 0 && !settings.quiet {
+            ui::to_stderr(&format!(
+                "ai: dropped the {dropped} oldest messages to stay within the context budget"
+            ));
+        }
+        Ok((store, messages))
     }
-    match status {
-        RunStatus::Ok => ExitCode::Ok,
-        RunStatus::Empty => ExitCode::Runtime,
-        RunStatus::Interrupted => ExitCode::Interrupted,
-        RunStatus::Limit => ExitCode::Limit,
-        RunStatus::Denied => ExitCode::Denied,
-        RunStatus::Error => report.map_or(ExitCode::Runtime, |r| r.exit),
+
+    /// The run's result, printed, and its exit code.
+    fn finish(
+        &self,
+        ended: Ended,
+        recorder: &Recorder,
+        tool_format: &str,
+        frontend: &mut dyn ui::Frontend,
+        policy: &Policy,
+    ) -> i32 {
+        let (status, error, report) = match ended {
+            Ended::Turn(TurnEnd {
+                status,
+                error,
+                report,
+                ..
+            }) => (status, error, report),
+            Ended::Interrupted => (
+                RunStatus::Interrupted,
+                Some(RunError {
+                    kind: ErrorKind::Interrupted,
+                    message: "interrupted".into(),
+                }),
+                None,
+            ),
+            Ended::PipeClosed => return ExitCode::Ok.code(),
+        };
+        let (status, error, report) = if status == RunStatus::Ok {
+            empty_or_ok(recorder.answer.as_str())
+        } else {
+            (status, error, report)
+        };
+        let mut result = recorder.finish(status, error, millis(self.started));
+        result.tool_format = tool_format.into();
+        if self.settings.output == OutputMode::Command && status == RunStatus::Ok {
+            return print_command(&result.answer, self.settings, policy);
+        }
+        frontend.handle(&Event::RunCompleted { result });
+        if frontend.broken() {
+            return ExitCode::Ok.code();
+        }
+        if let Some(report) = &report {
+            ui::to_stderr(&report.to_string());
+        }
+        match status {
+            RunStatus::Ok => ExitCode::Ok,
+            RunStatus::Empty => ExitCode::Runtime,
+            RunStatus::Interrupted => ExitCode::Interrupted,
+            RunStatus::Limit => ExitCode::Limit,
+            RunStatus::Denied => ExitCode::Denied,
+            RunStatus::Error => report.map_or(ExitCode::Runtime, |r| r.exit),
+        }
+        .code()
     }
-    .code()
+}
+
+/// The saved conversation `--resume [ID]` names (the last one when `id` is empty), said on
+/// stderr; `None` (a new conversation, said too) when there is none to resume.
+fn resume(
+    settings: &Settings,
+    id: &str,
+) -> Result<Option<(ConversationStore, Vec<Message>)>, Report> {
+    let named = Some(id).filter(|i| !i.is_empty());
+    match ConversationStore::open(&settings.paths, named) {
+        Some((store, earlier, summary, skipped)) => {
+            if !settings.quiet {
+                ui::to_stderr(&format!("ai:{}", resume_note(&summary)));
+            }
+            warn_skipped(&store, skipped);
+            Ok(Some((store, earlier)))
+        }
+        None if named.is_some() => Err(unknown_conversation(id)),
+        None => {
+            if !settings.quiet {
+                ui::to_stderr("ai: no conversation to resume; starting a new one");
+            }
+            Ok(None)
+        }
+    }
 }
 
 /// `ai --command`: exactly one command line on stdout, or nothing and one line on stderr that
-/// the widget shows under the prompt.
-fn print_command(answer: &str, settings: &Settings) -> i32 {
-    match extract_command(answer, settings.foreign.path.as_deref()) {
-        Ok(command) => {
-            if ui::to_stdout(&command) {
-                ExitCode::Ok.code()
-            } else {
-                ExitCode::Runtime.code()
-            }
+/// the widget shows under the prompt. A command the policy would ask for or deny goes on the line
+/// with a warning the widget shows (or, with `SWEBASH_AI_WIDGET_UNSAFE=refuse`, not at all):
+/// the user presses Enter, not ai, so it must never be silent.
+fn print_command(answer: &str, settings: &Settings, policy: &Policy) -> i32 {
+    let command = match extract_command(answer, settings.foreign.path.as_deref()) {
+        Ok(command) => command,
+        Err(why) => return fail(&Report::new(ExitCode::Runtime, why)),
+    };
+    if let Some(warning) = unsafe_warning(&command, policy) {
+        if settings.widget_refuse_unsafe {
+            return fail(
+                &Report::new(ExitCode::Runtime, format!("{warning}; not put on the line"))
+                    .with_hint("SWEBASH_AI_WIDGET_UNSAFE=warn puts it there with this warning"),
+            );
         }
-        Err(why) => fail(&Report::new(ExitCode::Runtime, why)),
+        ui::to_stderr(&format!("ai: warning: {warning}"));
+    }
+    if ui::to_stdout(&command) {
+        ExitCode::Ok.code()
+    } else {
+        ExitCode::Runtime.code()
+    }
+}
+
+/// One line on what the policy would do with `command` were the model to run it, unless it
+/// would run it without asking.
+fn unsafe_warning(command: &str, policy: &Policy) -> Option<String> {
+    let assessment = policy.command(command);
+    let why = ui::sanitize(&assessment.reasons.join("; "));
+    match assessment.verdict {
+        Verdict::Allow => None,
+        Verdict::Ask => Some(format!("ai would ask before running this: {why}")),
+        Verdict::Deny => Some(format!("DANGER, ai would never run this: {why}")),
     }
 }

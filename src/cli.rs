@@ -17,13 +17,24 @@ pub struct Cli {
     #[arg(help_heading = "Modes", short = 'i', long)]
     pub interactive: bool,
 
-    /// With -i: continue the last REPL conversation, or the one with this ID (see --history).
-    #[arg(help_heading = "Modes", long, requires = "interactive", value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    /// Continue the last conversation (one-shot or REPL), or the one with this ID (see
+    /// --history): `ai --resume "and the second error?"`, or `ai -i --resume`.
+    #[arg(help_heading = "Modes", long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
 
     /// Widget mode: print exactly one shell command for the request, nothing else.
     #[arg(help_heading = "Modes", long)]
     pub command: bool,
+
+    /// With --command: the shell the command is for (bash, zsh, fish, ...); the widget scripts
+    /// pass theirs. Default: the name of $SHELL.
+    #[arg(
+        help_heading = "Modes",
+        long,
+        value_name = "NAME",
+        requires = "command"
+    )]
+    pub shell: Option<String>,
 
     /// Model name [env: SWEBASH_AI_MODEL]
     #[arg(help_heading = "Model", short = 'm', long, value_name = "MODEL")]

@@ -25,7 +25,7 @@ pub struct Summary {
     pub id: String,
     pub started_unix_ms: u64,
     pub model: String,
-    /// `repl` or `oneshot` (empty for files written before the mode was kept).
+    /// `repl`, `oneshot` or `command` (empty for files written before the mode was kept).
     pub mode: String,
     pub cwd: String,
     pub first_question: String,
@@ -36,11 +36,13 @@ pub struct Summary {
     pub status: &'static str,
 }
 
-/// What kind of run wrote a conversation: only REPL conversations are resumed by default.
+/// What kind of run wrote a conversation: the shell widget's are not resumed unless named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     OneShot,
     Repl,
+    /// `ai --command`, the shell widget: its exchange is a command line, no conversation.
+    Command,
 }
 
 impl Mode {
@@ -48,6 +50,7 @@ impl Mode {
         match self {
             Mode::OneShot => "oneshot",
             Mode::Repl => "repl",
+            Mode::Command => "command",
         }
     }
 }
@@ -85,15 +88,15 @@ impl ConversationStore {
         Ok(ConversationStore { path, saved: 0 })
     }
 
-    /// The conversation to resume: the one named by `id`, else the most recent REPL one that
-    /// holds messages; with its summary and how many unreadable lines were skipped. System
+    /// The conversation to resume: the one named by `id`, else the most recent one (REPL or
+    /// one-shot, not the shell widget's) that holds messages; with its summary and how many unreadable lines were skipped. System
     /// prompts are not kept: a resumed conversation gets a fresh one.
     pub fn open(paths: &Paths, id: Option<&str>) -> Option<(Self, Vec<Message>, Summary, usize)> {
         let path = list_files(paths)?.into_iter().find(|path| {
             let summary = summarize(path);
             match id {
                 Some(id) => summary.id == id,
-                None => summary.mode == Mode::Repl.name() && summary.messages > 0,
+                None => summary.mode != Mode::Command.name() && summary.messages > 0,
             }
         })?;
         let (messages, skipped) = read_messages(&path);
@@ -141,6 +144,14 @@ impl ConversationStore {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Whether a saved conversation has the id `id`.
+pub fn exists(paths: &Paths, id: &str) -> bool {
+    list_files(paths)
+        .unwrap_or_default()
+        .iter()
+        .any(|path| path.file_stem().is_some_and(|stem| stem == id))
 }
 
 /// Conversation files, newest first.
@@ -376,7 +387,7 @@ mod tests {
     }
 
     #[test]
-    fn resume_takes_the_last_repl_conversation_not_a_one_shot_run() {
+    fn resume_takes_the_last_conversation_but_not_the_widgets() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().display().to_string();
         let env = Paths::new(&Env::from_pairs([("XDG_DATA_HOME", data.as_str())]));
@@ -385,24 +396,24 @@ mod tests {
         };
         let mut repl = ConversationStore::create(&env, "m", Mode::Repl, 10).unwrap();
         repl.save(&[question("in the repl")]).unwrap();
-        // A newer one-shot run (written by hand: one process in one millisecond makes one name).
-        let later = start_of(repl.path()) + 10;
-        std::fs::write(
-            repl.path().with_file_name(format!("{later}-9.jsonl")),
-            format!(
-                "{}\n{}\n",
-                json!({"type": "meta", "started_unix_ms": later, "model": "m", "mode": "oneshot"}),
-                json!({"type": "message", "role": "user", "content": "one shot"})
-            ),
-        )
-        .unwrap();
+        // Newer runs (written by hand: one process in one millisecond makes one name): a
+        // one-shot run, then the shell widget's.
+        let later = start_of(repl.path());
+        for (offset, mode, content) in [(10, "oneshot", "one shot"), (20, "command", "widget")] {
+            std::fs::write(
+                repl.path().with_file_name(format!("{}-9.jsonl", later + offset)),
+                format!(
+                    "{}\n{}\n",
+                    json!({"type": "meta", "started_unix_ms": later + offset, "model": "m", "mode": mode}),
+                    json!({"type": "message", "role": "user", "content": content})
+                ),
+            )
+            .unwrap();
+        }
         let (_, messages, summary, _) = ConversationStore::open(&env, None).unwrap();
-        assert_eq!(messages, [question("in the repl")]);
+        assert_eq!(messages, [question("one shot")], "the widget's is skipped");
         assert_eq!(summary.status, "no answer");
         let by_id = ConversationStore::open(&env, Some(&recent(&env, 10)[0].id));
-        assert_eq!(
-            by_id.map(|(_, m, _, _)| m),
-            Some(vec![question("one shot")])
-        );
+        assert_eq!(by_id.map(|(_, m, _, _)| m), Some(vec![question("widget")]));
     }
 }

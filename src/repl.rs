@@ -16,16 +16,14 @@ use rustyline::{Config, Context, Editor, Helper};
 use crate::agent::{Agent, Recorder};
 use crate::config::{Paths, Settings};
 use crate::conversation::{ConversationStore, Mode, Summary, recent, utc_minute};
-use crate::error::{ExitCode, Report};
+use crate::error::ExitCode;
 use crate::protocol::{Event, Message, RunStatus};
 use crate::session::{
-    Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, new_store, save_or_warn,
-    trim_to_budget,
+    CONTEXT_BUDGET, Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, new_store,
+    resume_note, save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
 };
 use crate::ui::{self, fail, frontend_for};
 
-/// Estimated tokens of context kept across turns.
-const CONTEXT_BUDGET: usize = 24_000;
 const HISTORY_SIZE: usize = 1_000;
 
 const COMMANDS: &[(&str, &str)] = &[
@@ -101,7 +99,7 @@ pub async fn run(settings: &Settings, resume: Option<&str>, first: Option<String
     let mut first = first;
     let mut parts = match Parts::prepare(settings, false).await {
         Ok(parts) => parts,
-        Err(report) => return fail(&report),
+        Err(err) => return fail(&err.report),
     };
     let mut gate = match Parts::gate(settings, false) {
         Ok(gate) => gate,
@@ -113,20 +111,11 @@ pub async fn run(settings: &Settings, resume: Option<&str>, first: Option<String
         .map(|id| ConversationStore::open(&settings.paths, Some(id).filter(|i| !i.is_empty())))
     {
         Some(None) if resume.is_some_and(|id| !id.is_empty()) => {
-            return fail(
-                &Report::new(
-                    ExitCode::Usage,
-                    format!(
-                        "no saved conversation has the id {:?}",
-                        resume.unwrap_or_default()
-                    ),
-                )
-                .with_hint("ai --history lists them, newest first"),
-            );
+            return fail(&unknown_conversation(resume.unwrap_or_default()));
         }
         Some(found) => {
             if found.is_none() && !settings.quiet {
-                ui::to_stderr("ai: no REPL conversation to resume; starting a new one");
+                ui::to_stderr("ai: no conversation to resume; starting a new one");
             }
             found
         }
@@ -304,29 +293,13 @@ fn start_conversation(
         content: system.to_string(),
     }];
     if let Some((store, earlier, _, skipped)) = resumed {
-        if skipped > 0 {
-            ui::to_stderr(&format!(
-                "ai: warning: skipped {skipped} unreadable lines of {}",
-                store.path().display()
-            ));
-        }
+        warn_skipped(&store, skipped);
         messages.extend(earlier);
         return (Some(store), messages);
     }
     (
         new_store(&parts.provider_label(), Mode::Repl, settings),
         messages,
-    )
-}
-
-/// " Resuming 'fix the flaky test' from 2026-11-23 14:02 UTC, 6 turns."
-fn resume_note(summary: &Summary) -> String {
-    format!(
-        " Resuming '{}' from {} UTC, {} turn{}.",
-        ui::sanitize(&summary.first_question),
-        utc_minute(summary.started_unix_ms),
-        summary.turns,
-        if summary.turns == 1 { "" } else { "s" }
     )
 }
 

@@ -10,7 +10,7 @@ use crate::agent::{
 };
 use crate::audit::AuditLog;
 use crate::config::{Paths, Secret, Settings};
-use crate::conversation::{ConversationStore, Mode};
+use crate::conversation::{ConversationStore, Mode, Summary, utc_minute};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
@@ -19,6 +19,50 @@ use crate::sandbox;
 use crate::shell::{command_instructions, context_file, last_command};
 use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebSettings};
 use crate::ui::{Frontend, TerminalAsker};
+
+/// Why a session could not be set up, with the `--json` error kind it is.
+#[derive(Debug)]
+pub struct SetupError {
+    pub report: Report,
+    pub kind: ErrorKind,
+}
+
+impl SetupError {
+    /// Ctrl-C before the turn began.
+    pub fn interrupted() -> Self {
+        SetupError {
+            report: Report::new(ExitCode::Interrupted, "interrupted"),
+            kind: ErrorKind::Interrupted,
+        }
+    }
+
+    pub fn provider(err: &crate::provider::ProviderError) -> Self {
+        SetupError {
+            report: err.to_report(),
+            kind: err.kind(),
+        }
+    }
+}
+
+/// A failure known only by its report: a usage or configuration error, or one of I/O.
+impl From<Report> for SetupError {
+    fn from(report: Report) -> Self {
+        let kind = match report.exit {
+            ExitCode::Usage => ErrorKind::Config,
+            ExitCode::Interrupted => ErrorKind::Interrupted,
+            ExitCode::Denied => ErrorKind::Denied,
+            ExitCode::Limit => ErrorKind::Limit,
+            ExitCode::Ok | ExitCode::Runtime => ErrorKind::Io,
+        };
+        SetupError { report, kind }
+    }
+}
+
+impl From<ConfigError> for SetupError {
+    fn from(err: ConfigError) -> Self {
+        SetupError::from(Report::from(err))
+    }
+}
 
 /// The sandbox plan of a session started in `cwd`: ai's own config, state, data and cache
 /// directories are kept out of reach of what it runs (the config hidden whole).
@@ -40,12 +84,14 @@ pub struct Parts {
     pub sandbox: sandbox::Plan,
     /// ai's directories and files (the audit log, the shell hooks' last command).
     pub paths: Paths,
+    /// The shell `ai --command` writes for.
+    command_shell: String,
 }
 
 impl Parts {
     /// Chooses the endpoint, settles the model, and sets up tools and policy. In command mode
     /// (the shell widget) only read-only tools are offered.
-    pub async fn prepare(settings: &Settings, command_mode: bool) -> Result<Parts, Report> {
+    pub async fn prepare(settings: &Settings, command_mode: bool) -> Result<Parts, SetupError> {
         // Port probes and the key command block: off the runtime's only thread.
         let owned_settings = settings.clone();
         let endpoint = tokio::task::spawn_blocking(move || select_endpoint(&owned_settings))
@@ -56,14 +102,17 @@ impl Parts {
                     format!("choosing the endpoint stopped: {err}"),
                 )
             })??;
-        let http =
-            HttpClient::new(settings.http, &endpoint.base_url).map_err(|err| err.to_report())?;
+        let http = HttpClient::new(settings.http, &endpoint.base_url)
+            .map_err(|err| SetupError::provider(&err))?;
         let provider_key = endpoint.api_key.clone();
         let mut provider = provider_for(endpoint, http, &settings.local);
         if let Some(note) = provider.preparing().filter(|_| !settings.quiet) {
             crate::ui::to_stderr(&format!("ai: {note}"));
         }
-        provider.prepare().await.map_err(|err| err.to_report())?;
+        provider
+            .prepare()
+            .await
+            .map_err(|err| SetupError::provider(&err))?;
         let paths = &settings.paths;
         let cwd = paths.cwd.clone().ok_or_else(|| {
             Report::new(
@@ -100,6 +149,7 @@ impl Parts {
             .collect();
         let sandbox = sandbox_plan(settings, &ctx.cwd);
         Ok(Parts {
+            command_shell: settings.command_shell.clone(),
             sandbox,
             paths: paths.clone(),
             provider,
@@ -179,11 +229,7 @@ impl Parts {
     /// then.
     pub fn instructions(&self, command_mode: bool) -> String {
         let mut system = if command_mode {
-            let shell = &self.ctx.exec.shell;
-            let shell = shell
-                .file_name()
-                .map_or("sh".into(), |n| n.to_string_lossy().into_owned());
-            command_instructions(&shell, std::env::consts::OS)
+            command_instructions(&self.command_shell, std::env::consts::OS)
         } else {
             instructions(&self.ctx.cwd)
         };
@@ -261,6 +307,39 @@ impl Sinks<'_> {
     }
 }
 
+/// Estimated tokens of context a conversation carries into a turn (REPL, `--resume`).
+pub const CONTEXT_BUDGET: usize = 24_000;
+
+/// " Resuming 'fix the flaky test' from 2026-11-23 14:02 UTC, 6 turns."
+pub fn resume_note(summary: &Summary) -> String {
+    format!(
+        " Resuming '{}' from {} UTC, {} turn{}.",
+        crate::ui::sanitize(&summary.first_question),
+        utc_minute(summary.started_unix_ms),
+        summary.turns,
+        if summary.turns == 1 { "" } else { "s" }
+    )
+}
+
+/// `--resume ID` with no such conversation: a usage error.
+pub fn unknown_conversation(id: &str) -> Report {
+    Report::new(
+        ExitCode::Usage,
+        format!("no saved conversation has the id {id:?}"),
+    )
+    .with_hint("ai --history lists them, newest first")
+}
+
+/// One warning for the lines of a resumed conversation that could not be read.
+pub fn warn_skipped(store: &ConversationStore, skipped: usize) {
+    if skipped > 0 {
+        crate::ui::to_stderr(&format!(
+            "ai: warning: skipped {skipped} unreadable lines of {}",
+            store.path().display()
+        ));
+    }
+}
+
 /// Drops the oldest whole turns until the conversation's estimated size (about four characters
 /// a token) fits `budget` tokens; the system prompt and the last turn always stay. Returns how
 /// many messages were dropped.
@@ -317,7 +396,7 @@ impl Interrupt {
         Interrupt(tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok())
     }
 
-    async fn pressed(&mut self) {
+    pub async fn pressed(&mut self) {
         match &mut self.0 {
             Some(signal) => {
                 signal.recv().await;

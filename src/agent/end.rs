@@ -47,12 +47,7 @@ impl TurnEnd {
 }
 
 pub fn provider_end(err: &ProviderError) -> TurnEnd {
-    let kind = if err.is_network() {
-        ErrorKind::Network
-    } else {
-        ErrorKind::Provider
-    };
-    TurnEnd::failed(RunStatus::Error, kind, err.summary(), err.to_report())
+    TurnEnd::failed(RunStatus::Error, err.kind(), err.summary(), err.to_report())
 }
 
 /// A call needed approval and nobody could give it: the run ends with exit 3.

@@ -152,6 +152,9 @@ pub struct FileLayer {
     lines: BTreeMap<String, usize>,
     pub mcp_servers: Vec<McpServerConfig>,
     pub policy: PolicyConfig,
+    /// Tables (and inline tables) that are no part of the file's format: `[polciy]` would
+    /// otherwise be dropped in silence, and its deny rules never apply.
+    tables: Vec<String>,
 }
 
 /// The `[policy]` table: the user's own command rules, as glob patterns matched against each
@@ -227,6 +230,7 @@ impl FileLayer {
         let mut values = BTreeMap::new();
         let mut mcp_servers = Vec::new();
         let mut policy = PolicyConfig::default();
+        let mut tables = Vec::new();
         for (key, value) in table {
             if key == "policy" {
                 policy = value.try_into().map_err(|err: toml::de::Error| {
@@ -253,8 +257,11 @@ impl FileLayer {
                     })
                     .collect::<Result<Vec<_>, _>>()?
                     .join(":"),
-                // Tables (e.g. `[[mcp_servers]]`) belong to features that read them themselves.
-                _ => continue,
+                // `[policy]` and `[[mcp_servers]]` were read above; any other table is a typo.
+                _ => {
+                    tables.push(key);
+                    continue;
+                }
             };
             values.insert(key, text);
         }
@@ -277,15 +284,21 @@ impl FileLayer {
             values,
             mcp_servers,
             policy,
+            tables,
         })
     }
 
+    /// Every top-level key of the file except `[policy]` and `[[mcp_servers]]`: settings, and
+    /// tables that are none.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.values.keys().map(String::as_str)
+        self.values
+            .keys()
+            .chain(self.tables.iter())
+            .map(String::as_str)
     }
 
     /// `` `key` in PATH, line N ``: where a value of the file is, for an error about it.
-    fn place(&self, key: &str) -> String {
+    pub fn place(&self, key: &str) -> String {
         let path = self
             .path
             .as_ref()

@@ -58,6 +58,8 @@ pub struct Flags {
     pub jsonl: bool,
     /// `--command` (widget mode).
     pub command: bool,
+    /// `--shell NAME`: the shell the widget's command is for.
+    pub shell: Option<String>,
     pub quiet: bool,
 }
 
@@ -86,9 +88,11 @@ pub struct ToolToggles {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HttpSettings {
     pub connect_timeout: Duration,
+    /// Longest wait for the head of a streamed reply once the request is sent.
+    pub first_byte_timeout: Duration,
     /// Longest silence allowed between two chunks of a streamed reply.
     pub idle_timeout: Duration,
-    /// Longest a whole request may take.
+    /// Longest one model request may take, its retries included.
     pub request_timeout: Duration,
     /// Retries after the first attempt, on 429, 5xx and connection errors.
     pub retries: u32,
@@ -157,6 +161,12 @@ pub struct Settings {
     /// The shell the model's commands run in: the user's (`SHELL`) when it runs commands
     /// written for POSIX shells, else `/bin/sh`.
     pub shell: PathBuf,
+    /// The shell `ai --command` writes for: `--shell` (the widget's own), else `$SHELL`'s name
+    /// (fish included), else `sh`.
+    pub command_shell: String,
+    /// `SWEBASH_AI_WIDGET_UNSAFE=refuse`: a widget suggestion the policy would ask for or deny
+    /// is not put on the line (by default it is, with a warning).
+    pub widget_refuse_unsafe: bool,
     /// The embedded engine (`--provider local`): the GGUF file, where to fetch the default one,
     /// its SHA-256, the context size and the threads.
     pub local: LocalSettings,
@@ -167,7 +177,7 @@ pub struct Settings {
     pub http: HttpSettings,
     /// Each value with its source, for `--show-config`.
     pub shown: Vec<Shown>,
-    /// Config file keys we do not know (typos are worth a warning).
+    /// Warnings about keys and tables of the config file that are no setting (typos).
     pub unknown_file_keys: Vec<String>,
     /// Warnings about `SWEBASH_AI_*` variables that are no setting (a typo, most likely).
     pub unknown_env: Vec<String>,
@@ -236,12 +246,13 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
         },
         http: HttpSettings {
             connect_timeout: v.http_connect_timeout,
+            first_byte_timeout: v.http_first_byte_timeout,
             idle_timeout: v.http_idle_timeout,
             request_timeout: v.http_timeout,
             retries: v.http_retries,
         },
         shown: r.shown,
-        unknown_file_keys: unknown_file_keys(file),
+        unknown_file_keys: unknown::unknown_file_keys(file),
         unknown_env: unknown::unknown_env_vars(env),
         history_keep: v.history_keep,
         fs_roots: v.fs_roots,
@@ -251,6 +262,8 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
         api_key_cmd: v.api_key_cmd,
         tool_choice: v.tool_choice,
         shell: command_shell(env),
+        command_shell: widget_shell(flags, env)?,
+        widget_refuse_unsafe: v.widget_unsafe,
         foreign: ForeignVars::new(env),
         paths,
     })
@@ -269,7 +282,32 @@ fn command_shell(env: &Env) -> PathBuf {
     }
 }
 
-fn output_mode(flags: &Flags) -> OutputMode {
+/// The shell `ai --command` writes for: `--shell`, else `$SHELL`'s file name, else `sh`.
+fn widget_shell(flags: &Flags, env: &Env) -> Result<String, ConfigError> {
+    if let Some(name) = &flags.shell {
+        let plain = !name.is_empty()
+            && name.len() <= 32
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        return if plain {
+            Ok(name.clone())
+        } else {
+            Err(ConfigError::Invalid {
+                name: "--shell".into(),
+                value: name.clone(),
+                expected: "a shell's name, e.g. bash, zsh or fish".into(),
+            })
+        };
+    }
+    let from_env = env
+        .get("SHELL")
+        .and_then(|path| path.rsplit('/').next())
+        .filter(|name| !name.is_empty());
+    Ok(from_env.unwrap_or("sh").to_string())
+}
+
+pub fn output_mode(flags: &Flags) -> OutputMode {
     if flags.command {
         OutputMode::Command
     } else if flags.json {
@@ -297,14 +335,6 @@ fn enabled_servers(file: &FileLayer) -> Vec<McpServerConfig> {
         .iter()
         .filter(|s| s.enabled)
         .cloned()
-        .collect()
-}
-
-/// Keys of the file that are no setting (the `[policy]` and `[[mcp_servers]]` tables are).
-fn unknown_file_keys(file: &FileLayer) -> Vec<String> {
-    file.keys()
-        .filter(|k| !KEYS.contains(k) && *k != "mcp_servers" && *k != "policy")
-        .map(String::from)
         .collect()
 }
 
@@ -598,7 +628,7 @@ mod tests {
     fn every_key_of_the_table_is_known_to_the_file_the_environment_and_show_config() {
         let text: String = KEYS.iter().map(|k| format!("{k} = \"x\"\n")).collect();
         let layer = file(&text);
-        assert!(unknown_file_keys(&layer).is_empty());
+        assert!(unknown::unknown_file_keys(&layer).is_empty());
         let names: Vec<String> = KEYS.iter().map(|k| env_name(k)).collect();
         let env = Env::from_pairs(names.iter().map(|n| (n.as_str(), "x")));
         assert!(unknown::unknown_env_vars(&env).is_empty());

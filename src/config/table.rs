@@ -125,10 +125,18 @@ settings_table! {
     });
     http_connect_timeout: Duration =
         get(Duration::from_secs(10), SECONDS, parse_seconds, show_seconds);
+    http_first_byte_timeout: Duration =
+        get(Duration::from_secs(30), SECONDS, parse_seconds, show_seconds);
     http_idle_timeout: Duration =
         get(Duration::from_secs(60), SECONDS, parse_seconds, show_seconds);
     http_timeout: Duration = get(Duration::from_secs(600), SECONDS, parse_seconds, show_seconds);
     http_retries: u32 = get(3, "a whole number from 0 to 10", |s| in_range(s, 0, 10), show);
+    /// `refuse`: a widget suggestion the policy would ask for or deny is not put on the line.
+    widget_unsafe: bool = get(false, "warn or refuse", |s| match s {
+        "warn" => Some(false),
+        "refuse" => Some(true),
+        _ => None,
+    }, |b: &bool| if *b { "refuse" } else { "warn" }.to_string());
     history_keep: u32 =
         get(500, "a whole number from 1 to 100000", |s| in_range(s, 1, 100_000), show);
 }

@@ -1,7 +1,31 @@
 //! Settings that look meant for `ai` but are not ones it reads: a misspelt variable would
 //! otherwise be ignored in silence, and the user would wonder why their setting does nothing.
 
-use super::{ENV_PREFIX as PREFIX, Env, KEYS, PROBE_VAR, env_name};
+use super::{ENV_PREFIX as PREFIX, Env, FileLayer, KEYS, PROBE_VAR, env_name};
+
+/// Tables of the file that are read outside the settings table.
+const FILE_TABLES: &[&str] = &["policy", "mcp_servers"];
+
+/// One warning per key or table of the config file that is no setting, with the closest known
+/// one when one is near (`[polciy]`: did you mean `[policy]`?).
+pub fn unknown_file_keys(file: &FileLayer) -> Vec<String> {
+    let known: Vec<String> = (KEYS.iter().chain(FILE_TABLES))
+        .map(|k| (*k).to_string())
+        .collect();
+    file.keys()
+        .filter(|key| !known.iter().any(|k| k == key))
+        .map(|key| {
+            let place = file.place(key);
+            match closest(key, &known) {
+                Some(near) if FILE_TABLES.contains(&near) => {
+                    format!("{place} is not a setting of ai (did you mean [{near}]?)")
+                }
+                Some(near) => format!("{place} is not a setting of ai (did you mean `{near}`?)"),
+                None => format!("{place} is not a setting of ai (ai --show-config lists them)"),
+            }
+        })
+        .collect()
+}
 
 /// Variables read outside the settings table (`SWEBASH_AI_TEST_*` belong to the test suite).
 const OTHER_VARS: &[&str] = &[PROBE_VAR];
@@ -79,6 +103,22 @@ mod tests {
         let warnings = unknown_env_vars(&env);
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("--show-config"), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_misspelt_table_or_key_of_the_file_gets_the_name_it_meant() {
+        let text =
+            "tools_max_itr = 3\nmodel = \"m\"\n\n[polciy]\ndeny = [\"rm *\"]\n\n[colours]\nx = 1\n";
+        let file = FileLayer::parse(text, std::path::Path::new("/c/config.toml"));
+        let warnings = file.map(|f| unknown_file_keys(&f)).unwrap_or_default();
+        assert_eq!(
+            warnings,
+            [
+                "`tools_max_itr` in /c/config.toml, line 1 is not a setting of ai (did you mean `tools_max_iter`?)",
+                "`colours` in /c/config.toml, line 7 is not a setting of ai (ai --show-config lists them)",
+                "`polciy` in /c/config.toml, line 4 is not a setting of ai (did you mean [policy]?)",
+            ]
+        );
     }
 
     #[test]

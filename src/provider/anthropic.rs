@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::assemble::parse_arguments;
 use super::http::{
-    HttpClient, finish_body, first_model, next_chunk, read_body, shorten, with_retries,
+    Deadline, HttpClient, finish_body, first_model, next_chunk, read_body, shorten, with_retries,
 };
 use super::sse::SseDecoder;
 use super::{
@@ -52,8 +52,8 @@ impl AnthropicProvider {
         let url = format!("{}/v1/messages", self.endpoint.base_url);
         let body = request_body(&self.model, request);
         let stream = request.stream;
-        with_retries!(&self.http.settings, sink, |started| self
-            .attempt(&url, &body, stream, sink, started))
+        with_retries!(self.http, sink, |started, deadline| self
+            .attempt(&url, &body, stream, sink, started, deadline))
     }
 
     async fn attempt(
@@ -63,11 +63,17 @@ impl AnthropicProvider {
         stream: bool,
         sink: &mut Sink<'_>,
         started: &mut bool,
+        deadline: Deadline,
     ) -> Result<Completion, ProviderError> {
-        let deadline = self.http.deadline();
         let response = self
             .http
-            .send(self.request(url, Some(body)), url, &self.model, deadline)
+            .send(
+                self.request(url, Some(body)),
+                url,
+                &self.model,
+                deadline,
+                stream,
+            )
             .await?;
         if !stream {
             let text = read_body(response, url, deadline).await?;

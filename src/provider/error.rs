@@ -40,8 +40,14 @@ pub enum ProviderError {
     },
     #[error("cannot connect to {url}: {message}")]
     Connect { url: String, message: String },
+    /// `setting`: the variable that changes the limit that expired (none when the server timed
+    /// the request out itself).
     #[error("{url} timed out: {what}")]
-    Timeout { url: String, what: String },
+    Timeout {
+        url: String,
+        what: String,
+        setting: Option<&'static str>,
+    },
     #[error("the connection to {url} broke mid-reply: {message}")]
     Interrupted { url: String, message: String },
     #[error("the server at {url} sent a malformed reply: {message}")]
@@ -99,7 +105,25 @@ impl ProviderError {
         )
     }
 
-    pub fn hint(&self) -> Option<&'static str> {
+    /// The `--json` error kind: the network, or the provider's own answer.
+    pub fn kind(&self) -> crate::protocol::ErrorKind {
+        if self.is_network() {
+            crate::protocol::ErrorKind::Network
+        } else {
+            crate::protocol::ErrorKind::Provider
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        if let ProviderError::Timeout {
+            setting: Some(setting),
+            ..
+        } = self
+        {
+            return Some(format!(
+                "raise {setting} (seconds) for slow servers, or check that the server at the URL is the right one"
+            ));
+        }
         Some(match self {
             ProviderError::Auth { .. } => {
                 "check the API key: SWEBASH_AI_API_KEY, or the provider's own variable (e.g. OPENAI_API_KEY)"
@@ -110,9 +134,7 @@ impl ProviderError {
             ProviderError::Connect { .. } => {
                 "is the server running? check SWEBASH_AI_BASE_URL or --base-url"
             }
-            ProviderError::Timeout { .. } => {
-                "raise SWEBASH_AI_HTTP_TIMEOUT or SWEBASH_AI_HTTP_IDLE_TIMEOUT for slow servers"
-            }
+            ProviderError::Timeout { .. } => "the server gave up on the request; try again",
             ProviderError::RateLimited { .. } => "wait a moment and try again",
             ProviderError::BadResponse { .. } => {
                 "is the base URL an OpenAI-compatible endpoint? it usually ends in /v1"
@@ -122,7 +144,8 @@ impl ProviderError {
                  (a smaller SWEBASH_AI_LOCAL_CTX helps)"
             }
             _ => return None,
-        })
+        }
+        .to_string())
     }
 
     /// The lower-level failure inside the error, shown as its `caused by:` line. (A server's own

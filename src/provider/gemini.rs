@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::anthropic::ids;
-use super::http::{HttpClient, first_model, next_chunk, shorten, with_retries};
+use super::http::{Deadline, HttpClient, first_model, next_chunk, shorten, with_retries};
 use super::sse::SseDecoder;
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
@@ -57,8 +57,8 @@ impl GeminiProvider {
             self.endpoint.base_url, self.model
         );
         let body = request_body(request);
-        with_retries!(&self.http.settings, sink, |started| self
-            .attempt(&url, &body, sink, started))
+        with_retries!(self.http, sink, |started, deadline| self
+            .attempt(&url, &body, sink, started, deadline))
     }
 
     async fn attempt(
@@ -67,8 +67,8 @@ impl GeminiProvider {
         body: &Value,
         sink: &mut Sink<'_>,
         started: &mut bool,
+        deadline: Deadline,
     ) -> Result<Completion, ProviderError> {
-        let deadline = self.http.deadline();
         let mut response = self
             .http
             .send(
@@ -76,6 +76,7 @@ impl GeminiProvider {
                 url,
                 &self.model,
                 deadline,
+                true,
             )
             .await?;
         let mut decoder = SseDecoder::default();

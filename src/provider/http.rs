@@ -18,50 +18,146 @@ const BACKOFF_CAP: Duration = Duration::from_secs(8);
 /// is plenty.
 const DRAIN_WAIT: Duration = Duration::from_millis(250);
 const DRAIN_MAX_BYTES: usize = 64 * 1024;
+/// How many pooled connections in a row may turn out closed before a request counts as failed
+/// (the pool seldom holds more than one).
+const MAX_STALE_RESENDS: usize = 4;
+
+/// The settings each time limit is changed by, named when it expires.
+pub const FIRST_BYTE_VAR: &str = "SWEBASH_AI_HTTP_FIRST_BYTE_TIMEOUT";
+pub const IDLE_VAR: &str = "SWEBASH_AI_HTTP_IDLE_TIMEOUT";
+pub const BUDGET_VAR: &str = "SWEBASH_AI_HTTP_TIMEOUT";
+pub const CONNECT_VAR: &str = "SWEBASH_AI_HTTP_CONNECT_TIMEOUT";
 
 pub struct HttpClient {
     client: reqwest::Client,
+    connections: crate::net::Connections,
     pub settings: HttpSettings,
+}
+
+/// When one model request must be over, its retries included (`SWEBASH_AI_HTTP_TIMEOUT`).
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Instant,
+    budget: Duration,
+}
+
+impl Deadline {
+    pub fn new(budget: Duration) -> Self {
+        Deadline {
+            at: Instant::now() + budget,
+            budget,
+        }
+    }
+
+    fn left(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+
+    /// Whether waiting `delay` more would pass the deadline.
+    fn passes(&self, delay: Duration) -> bool {
+        Instant::now() + delay >= self.at
+    }
+
+    /// A wait bounded by the deadline and, if given, by a shorter limit of its own.
+    fn wait(&self, limit: Option<(Duration, &'static str, &'static str)>) -> Wait {
+        let left = self.left();
+        match limit {
+            Some((limit, what, setting)) if limit < left => Wait {
+                length: limit,
+                what: what.replace("{s}", &seconds(limit)),
+                setting,
+            },
+            _ => Wait {
+                length: left,
+                what: format!(
+                    "the request (with its retries) took its whole budget of {} s",
+                    seconds(self.budget)
+                ),
+                setting: BUDGET_VAR,
+            },
+        }
+    }
+}
+
+/// How long one wait may last and, when it expires, what to say and which setting to name.
+struct Wait {
+    length: Duration,
+    what: String,
+    setting: &'static str,
+}
+
+impl Wait {
+    fn expired(self, url: &str) -> ProviderError {
+        ProviderError::Timeout {
+            url: url.to_string(),
+            what: self.what,
+            setting: Some(self.setting),
+        }
+    }
+}
+
+/// `1`, `0.5`: seconds as the settings take them.
+fn seconds(duration: Duration) -> String {
+    format!("{}", duration.as_secs_f64())
 }
 
 impl HttpClient {
     /// A client for `base_url` (see `net::client`).
     pub fn new(settings: HttpSettings, base_url: &str) -> Result<Self, ProviderError> {
-        let client = crate::net::client(base_url, settings.connect_timeout).map_err(|err| {
-            ProviderError::Connect {
+        let (client, connections) = crate::net::counted_client(base_url, settings.connect_timeout)
+            .map_err(|err| ProviderError::Connect {
                 url: base_url.to_string(),
                 message: format!("cannot set up the HTTP client: {err}"),
-            }
-        })?;
-        Ok(HttpClient { client, settings })
+            })?;
+        Ok(HttpClient {
+            client,
+            connections,
+            settings,
+        })
     }
 
     /// Sends a request and turns transport failures and non-2xx statuses into `ProviderError`s.
+    /// With `first_byte`, the reply's head must come within the first-byte timeout (a streamed
+    /// reply starts at once; a whole one only when the model is done, so it has the budget).
+    /// A pooled connection the server closed meanwhile is detected and the request sent again
+    /// on a fresh one, silently: nothing of the reply was received, so nothing is repeated.
     pub async fn send(
         &self,
         request: reqwest::RequestBuilder,
         url: &str,
         model: &str,
-        deadline: Instant,
+        deadline: Deadline,
+        first_byte: bool,
     ) -> Result<reqwest::Response, ProviderError> {
-        let response = within(
-            deadline,
-            url,
-            "no response before the request timeout",
-            async {
-                request
-                    .send()
-                    .await
-                    .map_err(|err| transport_error(url, &err))
-            },
-        )
+        let wait = deadline.wait(first_byte.then_some((
+            self.settings.first_byte_timeout,
+            "no reply for {s} s after the request was sent",
+            FIRST_BYTE_VAR,
+        )));
+        let response = within(wait, url, async {
+            let mut request = request;
+            for _ in 0..MAX_STALE_RESENDS {
+                let copy = request.try_clone();
+                let opened = self.connections.opened();
+                match (request.send().await, copy) {
+                    (Err(err), Some(copy)) if self.connections.stale(opened, &err) => {
+                        request = copy;
+                    }
+                    (sent, _) => return sent.map_err(|err| self.transport_error(url, &err)),
+                }
+            }
+            Err(ProviderError::Interrupted {
+                url: url.to_string(),
+                message: "every pooled connection was closed by the server".into(),
+            })
+        })
         .await?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
         }
         let retry_after = parse_retry_after(response.headers());
-        let body = within(deadline, url, "the error body never finished", async {
+        let body = within(deadline.wait(None), url, async {
             Ok(response.text().await.unwrap_or_default())
         })
         .await?;
@@ -81,7 +177,7 @@ impl HttpClient {
         url: &str,
     ) -> Result<Value, ProviderError> {
         let deadline = self.deadline();
-        let response = self.send(request, url, "", deadline).await?;
+        let response = self.send(request, url, "", deadline, true).await?;
         let text = read_body(response, url, deadline).await?;
         serde_json::from_str(&text).map_err(|_| {
             ProviderError::bad_response(
@@ -104,9 +200,34 @@ impl HttpClient {
         authorize(self.client.get(url), key)
     }
 
-    /// The deadline of a request started now.
-    pub fn deadline(&self) -> Instant {
-        Instant::now() + self.settings.request_timeout
+    /// The deadline of a request started now: it and its retries share the budget.
+    pub fn deadline(&self) -> Deadline {
+        Deadline::new(self.settings.request_timeout)
+    }
+
+    /// A failure to get a reply's head, classified; a connect timeout names its setting.
+    fn transport_error(&self, url: &str, err: &reqwest::Error) -> ProviderError {
+        let message = error_chain(err);
+        if err.is_timeout() {
+            ProviderError::Timeout {
+                url: url.to_string(),
+                what: format!(
+                    "no connection for {} s",
+                    seconds(self.settings.connect_timeout)
+                ),
+                setting: Some(CONNECT_VAR),
+            }
+        } else if err.is_connect() {
+            ProviderError::Connect {
+                url: url.to_string(),
+                message,
+            }
+        } else {
+            ProviderError::Interrupted {
+                url: url.to_string(),
+                message,
+            }
+        }
     }
 }
 
@@ -122,27 +243,23 @@ pub async fn next_chunk(
     response: &mut reqwest::Response,
     url: &str,
     idle: Duration,
-    deadline: Instant,
+    deadline: Deadline,
 ) -> Result<Option<Vec<u8>>, ProviderError> {
-    let wait = idle.min(deadline.saturating_duration_since(Instant::now()));
-    match tokio::time::timeout(wait, response.chunk()).await {
-        Ok(Ok(chunk)) => Ok(chunk.map(|bytes| bytes.to_vec())),
-        Ok(Err(err)) => Err(ProviderError::Interrupted {
-            url: url.to_string(),
-            message: error_chain(&err),
-        }),
-        Err(_) if Instant::now() >= deadline => Err(ProviderError::Timeout {
-            url: url.to_string(),
-            what: "the reply did not finish before the request timeout".into(),
-        }),
-        Err(_) => Err(ProviderError::Timeout {
-            url: url.to_string(),
-            what: format!(
-                "no data for {} s in the middle of a reply",
-                idle.as_secs_f64()
-            ),
-        }),
-    }
+    let wait = deadline.wait(Some((
+        idle,
+        "no data for {s} s in the middle of a reply",
+        IDLE_VAR,
+    )));
+    within(wait, url, async {
+        match response.chunk().await {
+            Ok(chunk) => Ok(chunk.map(|bytes| bytes.to_vec())),
+            Err(err) => Err(ProviderError::Interrupted {
+                url: url.to_string(),
+                message: error_chain(&err),
+            }),
+        }
+    })
+    .await
 }
 
 /// Reads what is left of a body whose content already ended (`[DONE]`, `message_stop`): hyper
@@ -167,46 +284,39 @@ pub async fn finish_body(mut response: reqwest::Response) {
 pub async fn read_body(
     response: reqwest::Response,
     url: &str,
-    deadline: Instant,
+    deadline: Deadline,
 ) -> Result<String, ProviderError> {
-    within(
-        deadline,
-        url,
-        "the reply did not finish before the request timeout",
-        async {
-            response
-                .text()
-                .await
-                .map_err(|err| ProviderError::Interrupted {
-                    url: url.to_string(),
-                    message: error_chain(&err),
-                })
-        },
-    )
+    within(deadline.wait(None), url, async {
+        response
+            .text()
+            .await
+            .map_err(|err| ProviderError::Interrupted {
+                url: url.to_string(),
+                message: error_chain(&err),
+            })
+    })
     .await
 }
 
 async fn within<T>(
-    deadline: Instant,
+    wait: Wait,
     url: &str,
-    what: &str,
     work: impl Future<Output = Result<T, ProviderError>>,
 ) -> Result<T, ProviderError> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    tokio::time::timeout(left, work).await.unwrap_or_else(|_| {
-        Err(ProviderError::Timeout {
-            url: url.to_string(),
-            what: what.to_string(),
-        })
-    })
+    match tokio::time::timeout(wait.length, work).await {
+        Ok(result) => result,
+        Err(_) => Err(wait.expired(url)),
+    }
 }
 
 /// Runs an attempt until it succeeds or fails for good (see `RetryBudget`): `$attempt` is an
-/// expression (a future) that may use `$sink` and `$started`, a `&mut bool` it sets once text
-/// reached the user. A macro, because the attempt borrows the sink anew each time.
+/// expression (a future) that may use `$sink`, `$started`, a `&mut bool` it sets once text
+/// reached the user, and `$deadline`, the `Deadline` all attempts share. A macro, because the
+/// attempt borrows the sink anew each time.
 macro_rules! with_retries {
-    ($settings:expr, $sink:ident, |$started:ident| $attempt:expr) => {{
-        let mut retries = $crate::provider::http::RetryBudget::new($settings);
+    ($http:expr, $sink:ident, |$started:ident, $deadline:ident| $attempt:expr) => {{
+        let $deadline = $http.deadline();
+        let mut retries = $crate::provider::http::RetryBudget::new(&$http.settings);
         loop {
             let mut output_started = false;
             let result = {
@@ -215,7 +325,7 @@ macro_rules! with_retries {
             };
             match result {
                 Ok(value) => break Ok(value),
-                Err(err) => match retries.next_delay(&err, output_started, $sink) {
+                Err(err) => match retries.next_delay(&err, output_started, $deadline, $sink) {
                     Some(delay) => tokio::time::sleep(delay).await,
                     None => break Err(err),
                 },
@@ -248,11 +358,13 @@ impl RetryBudget {
         }
     }
 
-    /// The wait before the next attempt, or `None` when `err` is final. Reports the retry to `sink`.
+    /// The wait before the next attempt, or `None` when `err` is final or the next attempt
+    /// would start past `deadline`. Reports the retry to `sink`.
     pub fn next_delay(
         &mut self,
         err: &ProviderError,
         output_started: bool,
+        deadline: Deadline,
         sink: &mut Sink<'_>,
     ) -> Option<Duration> {
         if !err.is_retryable() || output_started || self.left == 0 {
@@ -263,6 +375,9 @@ impl RetryBudget {
             Some(wait) => wait,
             None => backoff(self.tries),
         };
+        if deadline.passes(delay) {
+            return None;
+        }
         self.left -= 1;
         self.tries += 1;
         sink(ProviderEvent::Retrying {
@@ -295,26 +410,6 @@ fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
     // simply longer than we sit through, so it saturates and ends the run.
     (secs >= 0.0 && !secs.is_nan())
         .then(|| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
-}
-
-fn transport_error(url: &str, err: &reqwest::Error) -> ProviderError {
-    let message = error_chain(err);
-    if err.is_timeout() {
-        ProviderError::Timeout {
-            url: url.to_string(),
-            what: "connecting took too long".into(),
-        }
-    } else if err.is_connect() {
-        ProviderError::Connect {
-            url: url.to_string(),
-            message,
-        }
-    } else {
-        ProviderError::Interrupted {
-            url: url.to_string(),
-            message,
-        }
-    }
 }
 
 /// The innermost useful description of an error ("connection refused", not "error sending
@@ -395,6 +490,7 @@ fn classify_status(
         408 => ProviderError::Timeout {
             url,
             what: "the server timed the request out".into(),
+            setting: None,
         },
         429 | 529 => ProviderError::RateLimited {
             url,

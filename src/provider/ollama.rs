@@ -5,7 +5,9 @@
 use serde_json::{Value, json};
 
 use super::anthropic::ids;
-use super::http::{HttpClient, finish_body, next_chunk, server_message, shorten, with_retries};
+use super::http::{
+    Deadline, HttpClient, finish_body, next_chunk, server_message, shorten, with_retries,
+};
 use super::{
     BoxFuture, ChatRequest, Completion, Endpoint, Provider, ProviderError, ProviderEvent, Sink,
 };
@@ -40,8 +42,8 @@ impl OllamaProvider {
     ) -> Result<Completion, ProviderError> {
         let url = format!("{}/api/chat", self.endpoint.base_url);
         let body = request_body(&self.model, request);
-        with_retries!(&self.http.settings, sink, |started| self
-            .attempt(&url, &body, sink, started))
+        with_retries!(self.http, sink, |started, deadline| self
+            .attempt(&url, &body, sink, started, deadline))
     }
 
     async fn attempt(
@@ -50,8 +52,8 @@ impl OllamaProvider {
         body: &Value,
         sink: &mut Sink<'_>,
         started: &mut bool,
+        deadline: Deadline,
     ) -> Result<Completion, ProviderError> {
-        let deadline = self.http.deadline();
         let mut response = self
             .http
             .send(
@@ -59,6 +61,7 @@ impl OllamaProvider {
                 url,
                 &self.model,
                 deadline,
+                true,
             )
             .await?;
         let mut completion = Completion::default();

@@ -1,14 +1,12 @@
 //! The OpenAI-compatible chat completions protocol: request bodies, SSE streaming with tool-call
 //! deltas, the non-streaming reply, and the quirks of servers that only mostly follow it.
 
-use std::time::Instant;
-
 use serde_json::{Value, json};
 
 use super::assemble::{ToolCallAssembler, parse_arguments};
 use super::http::{
-    HttpClient, RetryBudget, finish_body, first_model, next_chunk, read_body, server_message,
-    shorten,
+    Deadline, HttpClient, RetryBudget, finish_body, first_model, next_chunk, read_body,
+    server_message, shorten,
 };
 use super::sse::SseDecoder;
 use super::{
@@ -58,12 +56,13 @@ impl OpenAiProvider {
         let mut stream = request.stream;
         let mut include_usage = true;
         let mut retries = RetryBudget::new(&self.http.settings);
+        let deadline = self.http.deadline();
         loop {
             let body = request_body(&self.model, request, stream, stream && include_usage);
             let attempt = if stream {
-                self.stream_once(&body, sink).await
+                self.stream_once(&body, sink, deadline).await
             } else {
-                self.whole_once(&body, sink).await
+                self.whole_once(&body, sink, deadline).await
             };
             let failed = match attempt {
                 Ok(completion) => return Ok(completion),
@@ -83,19 +82,27 @@ impl OpenAiProvider {
                 }
                 _ => {}
             }
-            match retries.next_delay(&failed.error, failed.output_started, sink) {
+            match retries.next_delay(&failed.error, failed.output_started, deadline, sink) {
                 Some(delay) => tokio::time::sleep(delay).await,
                 None => return Err(failed.error),
             }
         }
     }
 
-    async fn open(&self, body: &Value) -> Result<(reqwest::Response, String, Instant), Failed> {
+    async fn open(
+        &self,
+        body: &Value,
+        deadline: Deadline,
+        streamed: bool,
+    ) -> Result<(reqwest::Response, String), Failed> {
         let url = self.url("chat/completions");
-        let deadline = self.http.deadline();
         let request = self.http.post(&url, self.endpoint.api_key.as_ref(), body);
-        match self.http.send(request, &url, &self.model, deadline).await {
-            Ok(response) => Ok((response, url, deadline)),
+        match (self
+            .http
+            .send(request, &url, &self.model, deadline, streamed))
+        .await
+        {
+            Ok(response) => Ok((response, url)),
             Err(error) => Err(Failed {
                 error,
                 output_started: false,
@@ -103,8 +110,13 @@ impl OpenAiProvider {
         }
     }
 
-    async fn stream_once(&self, body: &Value, sink: &mut Sink<'_>) -> Result<Completion, Failed> {
-        let (mut response, url, deadline) = self.open(body).await?;
+    async fn stream_once(
+        &self,
+        body: &Value,
+        sink: &mut Sink<'_>,
+        deadline: Deadline,
+    ) -> Result<Completion, Failed> {
+        let (mut response, url) = self.open(body, deadline, true).await?;
         let mut state = StreamState::default();
         let mut decoder = SseDecoder::default();
         let idle = self.http.settings.idle_timeout;
@@ -144,8 +156,13 @@ impl OpenAiProvider {
         Ok(state.finish())
     }
 
-    async fn whole_once(&self, body: &Value, sink: &mut Sink<'_>) -> Result<Completion, Failed> {
-        let (response, url, deadline) = self.open(body).await?;
+    async fn whole_once(
+        &self,
+        body: &Value,
+        sink: &mut Sink<'_>,
+        deadline: Deadline,
+    ) -> Result<Completion, Failed> {
+        let (response, url) = self.open(body, deadline, false).await?;
         let failed = |error| Failed {
             error,
             output_started: false,

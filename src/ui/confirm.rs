@@ -1,10 +1,12 @@
 //! The confirmation prompt, on the controlling terminal (`/dev/tty`), so `cat log | ai ...` can
-//! still ask. With no terminal it answers "no terminal", and the gate fails closed.
+//! still ask. With no terminal it answers "no terminal", and the gate fails closed. The command is
+//! edited with the REPL's line editor (rustyline: Home/End, Ctrl-A/E/U/W/K, word moves).
 
 use std::fs::{File, OpenOptions};
 
+use dialoguer::Select;
 use dialoguer::console::Term;
-use dialoguer::{Input, Select};
+use rustyline::{Behavior, Config, DefaultEditor};
 
 use super::sanitize::{sanitize, visible};
 use crate::protocol::{Answer, ApprovalRequest, Asker, NoTerminal};
@@ -61,19 +63,27 @@ impl Asker for TerminalAsker {
         let answer = match choice {
             Ok(Some(0)) => Answer::Yes,
             Ok(Some(2)) => Answer::Always,
-            Ok(Some(3)) => {
-                let edited = Input::<String>::new()
-                    .with_prompt("new command")
-                    .with_initial_text(request.subject.clone())
-                    .interact_text_on(&term);
-                match edited {
-                    Ok(command) if !command.trim().is_empty() => Answer::Edit(command),
-                    _ => Answer::No,
-                }
-            }
+            Ok(Some(3)) => match edit_line(&request.subject) {
+                Some(command) if !command.trim().is_empty() => Answer::Edit(command),
+                _ => Answer::No,
+            },
             // "no", Esc, or a terminal that went away: never run it.
             _ => Answer::No,
         };
         Ok(answer)
     }
+}
+
+/// The command edited on the terminal, starting from `initial`, with the REPL's keys; `None` for
+/// Ctrl-C, Ctrl-D or a terminal that went away (never run then).
+fn edit_line(initial: &str) -> Option<String> {
+    // `PreferTerm`: the controlling terminal even when stdin is a pipe (`cat log | ai ...`).
+    let config = Config::builder()
+        .behavior(Behavior::PreferTerm)
+        .auto_add_history(false)
+        .build();
+    let mut editor = DefaultEditor::with_config(config).ok()?;
+    editor
+        .readline_with_initial("new command: ", (initial, ""))
+        .ok()
 }

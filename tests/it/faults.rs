@@ -93,7 +93,7 @@ fn sigkill_at_random_points_leaves_every_file_readable_and_resume_working() {
             .all(|line| line["tool"].is_string() || line["type"] == "turn")
     );
 
-    // One-shot runs are resumed by id (a bare --resume takes the last REPL conversation).
+    // Resumed by id, in the REPL.
     let listed = ai.run_with(&["--history", "--json"]);
     let listed: serde_json::Value = serde_json::from_str(&listed.stdout).expect("history JSON");
     let id = listed[0]["id"].as_str().expect("an id").to_string();

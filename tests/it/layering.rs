@@ -520,10 +520,6 @@ const OVERSIZE: &[(&str, &str)] = &[
     ),
     // Still to split along a real seam.
     (
-        "app.rs: async fn one_shot(",
-        "to split: Session::turn (issue 28, item 5)",
-    ),
-    (
         "repl.rs: pub async fn run(",
         "to split: Session::turn (issue 28, item 5)",
     ),

@@ -104,7 +104,8 @@ fn a_stalled_stream_hits_the_idle_timeout() {
     assert_eq!(run.stdout, "some text\n");
     assert!(run.stderr.contains("no data for 0.5 s"), "{}", run.stderr);
     assert!(
-        run.stderr.contains("hint: raise SWEBASH_AI_HTTP_TIMEOUT"),
+        run.stderr
+            .contains("hint: raise SWEBASH_AI_HTTP_IDLE_TIMEOUT"),
         "{}",
         run.stderr
     );

@@ -150,9 +150,9 @@ fn resume_continues_the_last_conversation() {
     first.exp_string("fake-model> ").expect("prompt");
     exits_0(&mut first);
 
-    // A one-shot run in between is not what `-i --resume` continues.
-    let once = FakeServer::start(vec![text_reply("Unrelated.")]);
-    let run = ai.run_with(&["--base-url", &once.url, "an unrelated one-shot question"]);
+    // A shell widget run in between is not what `-i --resume` continues.
+    let once = FakeServer::start(vec![text_reply("ls -la")]);
+    let run = ai.run_with(&["--base-url", &once.url, "--command", "list the files"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let mut second = repl(&ai, &["-i", "--resume"]);
     second
@@ -294,6 +294,61 @@ fn the_confirmation_can_edit_the_command_before_it_runs() {
         std::fs::read_to_string(ai.state_dir().join("swebash-ai/audit.jsonl")).unwrap_or_default();
     assert!(audit.contains("touch edited.txt"), "{audit}");
     assert!(!audit.contains("rm -rf build"), "{audit}");
+}
+
+#[test]
+fn editing_the_command_has_the_repls_line_editing_keys() {
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", json!({"command": "rm -rf build"}))]),
+        text_reply("Done."),
+    ]);
+    let ai = Ai::new(&server.url)
+        .file("build/out.o", "obj")
+        .env("TERM", "xterm")
+        .arg("clean up");
+    let mut session = spawn_command(ai.pty_command(), Some(10_000)).expect("spawn");
+    session
+        .exp_string("edit the command first")
+        .expect("the choices");
+    wait_for_raw_mode(&session);
+    session.send("jj").expect("down twice");
+    session.flush().expect("flush");
+    session
+        .exp_string("> edit the command first")
+        .expect("moved to edit");
+    session.send_line("").expect("choose edit");
+    session.exp_string("new command: ").expect("edit prompt");
+    wait_for_raw_mode(&session);
+    // Ctrl-W drops `build`, Ctrl-U the rest before the cursor; Ctrl-A and Ctrl-E move to the
+    // start and the end; Ctrl-K drops what follows the cursor.
+    for key in ['w', 'u'] {
+        session.send_control(key).expect("key");
+    }
+    session.send("touch edited").expect("type");
+    session.send_control('a').expect("home");
+    session.send("XX").expect("type at the start");
+    session.send_control('a').expect("home");
+    session.send_control('d').expect("delete a character");
+    session.send_control('d').expect("delete a character");
+    session.send_control('e').expect("end");
+    session.send(".txt  junk").expect("type at the end");
+    for _ in 0..5 {
+        session.send_control('b').expect("back");
+    }
+    session.send_control('k').expect("kill to the end");
+    session.send_line("").expect("enter");
+    session.exp_string("Done.").expect("answer");
+    let _ = session.exp_eof();
+    assert!(
+        ai.work().join("edited.txt").exists(),
+        "the edited command ran: {:?}",
+        std::fs::read_dir(ai.work())
+            .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+    );
+    assert!(
+        ai.work().join("build/out.o").exists(),
+        "the original did not"
+    );
 }
 
 #[test]

@@ -75,6 +75,10 @@ struct Shared {
     web: Mutex<VecDeque<(u16, String)>>,
     /// TCP connections accepted so far (keep-alive means one per run).
     connections: AtomicUsize,
+    /// Close a kept-alive connection that stays idle this long, as real servers do.
+    idle_close: Option<Duration>,
+    /// Connections closed for being idle.
+    idle_closed: AtomicUsize,
 }
 
 impl FakeServer {
@@ -84,10 +88,22 @@ impl FakeServer {
 
     pub fn start_with_models(script: Vec<Reply>, models: Vec<String>) -> FakeServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-        Self::serve_on(listener, script, models)
+        Self::serve_on(listener, script, models, None)
     }
 
-    fn serve_on(listener: TcpListener, script: Vec<Reply>, models: Vec<String>) -> FakeServer {
+    /// A server that closes a kept-alive connection once it has been idle for `idle` (uvicorn's
+    /// keep-alive is 5 s, llama.cpp's 5 s, nginx's 75 s).
+    pub fn start_closing_idle(script: Vec<Reply>, idle: Duration) -> FakeServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        Self::serve_on(listener, script, vec!["fake-model".into()], Some(idle))
+    }
+
+    fn serve_on(
+        listener: TcpListener,
+        script: Vec<Reply>,
+        models: Vec<String>,
+        idle_close: Option<Duration>,
+    ) -> FakeServer {
         let url = format!("http://{}/v1", listener.local_addr().expect("local addr"));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let (go, wait) = channel();
@@ -98,6 +114,8 @@ impl FakeServer {
             gate: Mutex::new(Some(wait)),
             web: Mutex::new(VecDeque::new()),
             connections: AtomicUsize::new(0),
+            idle_close,
+            idle_closed: AtomicUsize::new(0),
         });
         let serving = Arc::clone(&shared);
         thread::spawn(move || {
@@ -127,6 +145,11 @@ impl FakeServer {
             .lock()
             .expect("web lock")
             .push_back((status, body.to_string()));
+    }
+
+    /// How many kept-alive connections the server has closed for being idle.
+    pub fn idle_closed(&self) -> usize {
+        self.shared.idle_closed.load(Ordering::SeqCst)
     }
 
     /// How many TCP connections the server has accepted.
@@ -187,6 +210,9 @@ fn serve(stream: TcpStream, shared: &Shared) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     let mut stream = stream;
     loop {
+        if !wait_for_request(&mut reader, &stream, shared) {
+            return;
+        }
         let Some(request) = read_request(&mut reader) else {
             return;
         };
@@ -287,6 +313,29 @@ fn serve(stream: TcpStream, shared: &Shared) {
         };
         if !keep_open {
             return;
+        }
+    }
+}
+
+/// Waits for the next request on a connection; false when the client closed it, or when it
+/// stayed idle past the server's keep-alive (then the server closes it, as real ones do).
+fn wait_for_request(
+    reader: &mut BufReader<TcpStream>,
+    stream: &TcpStream,
+    shared: &Shared,
+) -> bool {
+    let Some(idle) = shared.idle_close else {
+        return true;
+    };
+    let _ = stream.set_read_timeout(Some(idle));
+    let waited = reader.fill_buf().map(|buf| !buf.is_empty());
+    let _ = stream.set_read_timeout(None);
+    match waited {
+        Ok(more) => more,
+        Err(_) => {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            shared.idle_closed.fetch_add(1, Ordering::SeqCst);
+            false
         }
     }
 }

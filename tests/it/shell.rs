@@ -376,6 +376,15 @@ fn widget_replaces_the_line(shell: &str) {
         server.chat_bodies()[0]["messages"][1]["content"],
         json!("make an empty file")
     );
+    // The model is told the real shell (fish users once got bash syntax, told it was `sh`).
+    let system = server.chat_bodies()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        system.contains(&format!("one command line for {shell} on")),
+        "{shell}: {system}"
+    );
 }
 
 fn ctrl_c_restores_the_line(shell: &str) {
@@ -388,9 +397,17 @@ fn ctrl_c_restores_the_line(shell: &str) {
     while server.chat_bodies().is_empty() && start.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Every shell shows that ai is thinking.
+    let mark = if shell == "zsh" {
+        "ai: thinking…"
+    } else {
+        "a slow request [ai…]"
+    };
+    let screen = tmux.wait_for(mark);
+    assert!(screen.contains(mark), "{shell}: no progress mark: {screen}");
     // `ai` is running (its request arrived), so the widget's Ctrl-C handling is in place.
     tmux.keys(&["C-c"]);
-    // The progress mark (bash, zsh; fish shows none) goes when the widget returns.
+    // The progress mark goes when the widget returns.
     tmux.wait_until("the widget to return", |screen| {
         !screen.contains("[ai…]") && !screen.contains("ai: thinking")
     });
@@ -520,4 +537,67 @@ fn zsh_context_never_records_ai() {
 #[test]
 fn fish_context_never_records_ai() {
     context_skips_ai("fish");
+}
+
+/// A suggestion the policy would deny goes on the line with a warning, never silently; and with
+/// `SWEBASH_AI_WIDGET_UNSAFE=refuse`, not at all.
+fn a_denied_suggestion_comes_with_a_warning(shell: &str) {
+    let server = FakeServer::start(vec![text_reply("rm -rf ~")]);
+    let ai = Ai::new(&server.url);
+    let tmux = Tmux::start(shell, &ai);
+    tmux.literal("free some space");
+    tmux.keys(&["M-e"]);
+    let screen = tmux.wait_for("ai would never run this");
+    assert!(
+        screen.contains("ai would never run this"),
+        "{shell}: {screen}"
+    );
+    let line = tmux.wait_for("rm -rf ~");
+    assert!(line.contains("rm -rf ~"), "{shell}: on the line: {line}");
+    tmux.keys(&["C-c"]);
+    tmux.round_trip("CHECKED");
+    assert!(ai.home().exists(), "{shell}: never run");
+}
+
+#[test]
+fn bash_widget_warns_on_a_denied_suggestion() {
+    a_denied_suggestion_comes_with_a_warning("bash");
+}
+
+#[test]
+fn zsh_widget_warns_on_a_denied_suggestion() {
+    a_denied_suggestion_comes_with_a_warning("zsh");
+}
+
+#[test]
+fn fish_widget_warns_on_a_denied_suggestion() {
+    a_denied_suggestion_comes_with_a_warning("fish");
+}
+
+#[test]
+fn command_mode_warns_on_an_asking_suggestion_and_can_refuse_it() {
+    let server = FakeServer::start(vec![text_reply("rm -rf ~"), text_reply("rm -rf ~")]);
+    let run = Ai::new(&server.url)
+        .args(&["--command", "--shell", "fish", "clean"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "rm -rf ~\n");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("ai: warning: DANGER, ai would never run this: "),
+        "{}",
+        run.stderr
+    );
+    let run = Ai::new(&server.url)
+        .env("SWEBASH_AI_WIDGET_UNSAFE", "refuse")
+        .args(&["--command", "clean"])
+        .run();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("not put on the line"), "{}", run.stderr);
+    let bad = Ai::new(&server.url)
+        .args(&["--command", "--shell", "fi sh", "clean"])
+        .run();
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
