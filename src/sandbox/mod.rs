@@ -1,8 +1,36 @@
-//! The OS sandbox for commands the policy allows without asking: writes only to the project and
-//! temp, secrets unreadable, no network but package managers' fetches, no terminal, nothing left
-//! running after the call, bounded processes and file sizes. `ai` re-executes itself as a small
-//! launcher (`ai __sandbox [OPTIONS] -- PROGRAM ARGS...`, see `launch`) that restricts itself and
-//! then execs the program.
+//! The OS sandbox for commands that run without a person's approval.
+//!
+//! # Threat model
+//! Whatever runs in here is assumed to be an attacker's program: the policy's classifier only
+//! decides what is convenient to run unasked, and any bypass of it (a spelling bash reads
+//! differently, project code the model wrote, a dependency's build script) lands here. The
+//! sandbox alone must then hold, as the user and as root:
+//! - **Writes** reach only the project and temp (and a package manager's cache during its
+//!   fetch). Every git directory and hooks directory in the project is read-only, and a `.git`
+//!   made during a call is moved aside after it: git would otherwise run its config and hooks
+//!   later, outside any sandbox (`git`).
+//! - **Nothing it writes widens a later call.** What is writable, readable and reachable is
+//!   worked out once per run from the tree as it was (the project root, its git directories,
+//!   the toolchains), never from files a sandboxed command can change; the launcher's request
+//!   is built by `ai`, not read from the project.
+//! - **Reads**: the home is hidden but for the project, the toolchains and what the user adds;
+//!   ai's own directories, the system's and the home's secrets are hidden; the project's own
+//!   secret files (`.env`, keys) are masked. One list of secrets, config's, shared with the
+//!   policy.
+//! - **Network**: closed by a seccomp filter on every kernel (no IP, raw or packet socket) and by
+//!   Landlock where the kernel has network rules; open only for a package manager's dependency
+//!   fetch. No UNIX sockets either, so daemons outside (docker, ssh-agent, tmux) are out of reach.
+//! - **Privileges**: none, as root too (capability sets emptied, no_new_privs); no terminal (own
+//!   session, no tty); no process outlives the call (a PID namespace, else a subreaper); limits
+//!   on processes and file size.
+//! - **Environment**: an allowlist; credential-looking variables never.
+//! - **Nothing left behind**: no temp directory, mount or process survives a call.
+//!
+//! Leaving the sandbox takes a person at the terminal who is told the command runs unconfined,
+//! or `--sandbox off`; flags and rules only approve running inside it.
+//!
+//! `ai` re-executes itself as a small launcher (`ai __sandbox REQUEST -- PROGRAM ARGS...`, see
+//! `launch`) that restricts itself and then execs the program.
 
 mod capabilities;
 mod fetch;
