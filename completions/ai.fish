@@ -6,7 +6,7 @@ complete -c ai -l base-url -d 'Base URL of an OpenAI-compatible endpoint, e.g. h
 complete -c ai -l tool-format -d 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]' -r
 complete -c ai -l tools -d 'Tools to offer the model, comma-separated: fs,exec,web' -r
 complete -c ai -l max-iterations -d 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]' -r
-complete -c ai -l allow -d 'Approve commands matching this glob pattern, e.g. \'git push*\' (repeatable)' -r
+complete -c ai -l allow -d 'Approve commands matching this glob pattern, e.g. \'make deploy*\', to run inside the sandbox (repeatable)' -r
 complete -c ai -l sandbox -d 'Sandbox for commands that run without asking: workspace (writes only under the working and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]' -r
 complete -c ai -l since -d 'With --stats: only the last PERIOD, e.g. 7d, 12h, 30m' -r
 complete -c ai -l check-command -d 'Print the policy decision for a shell command and why (JSON with --json), then exit' -r
@@ -18,7 +18,7 @@ complete -c ai -s i -l interactive -d 'Start the REPL: history, multi-line input
 complete -c ai -l command -d 'Widget mode: print exactly one shell command for the request, nothing else'
 complete -c ai -l no-stream -d 'Ask for the whole reply at once instead of streaming it'
 complete -c ai -l no-tools -d 'Offer no tools at all'
-complete -c ai -s y -l yes -d 'Approve every tool call that would ask (calls the policy denies still never run)'
+complete -c ai -s y -l yes -d 'Approve every tool call that would ask, to run inside the sandbox (calls the policy denies still never run; leaving the sandbox takes a person at the terminal)'
 complete -c ai -l json -d 'Print one JSON object on stdout when the run ends (schema_version 1)'
 complete -c ai -l jsonl -d 'Print one JSON event per line on stdout while the run goes on'
 complete -c ai -s q -l quiet -d 'Print only the answer: no tool traces or notices on stderr (errors still appear)'

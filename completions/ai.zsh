@@ -24,7 +24,7 @@ _ai() {
 '--tool-format=[How tools are called\: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) \[env\: SWEBASH_AI_TOOL_FORMAT\]]:FORMAT:_default' \
 '(--no-tools)--tools=[Tools to offer the model, comma-separated\: fs,exec,web]:LIST:_default' \
 '--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
-'*--allow=[Approve commands matching this glob pattern, e.g. '\''git push*'\'' (repeatable)]:PATTERN:_default' \
+'*--allow=[Approve commands matching this glob pattern, e.g. '\''make deploy*'\'', to run inside the sandbox (repeatable)]:PATTERN:_default' \
 '--sandbox=[Sandbox for commands that run without asking\: workspace (writes only under the working and temp dirs), read-only, or off \[env\: SWEBASH_AI_SANDBOX\]]:MODE:_default' \
 '--since=[With --stats\: only the last PERIOD, e.g. 7d, 12h, 30m]:PERIOD:_default' \
 '--check-command=[Print the policy decision for a shell command and why (JSON with --json), then exit]:CMD:_default' \
@@ -37,8 +37,8 @@ _ai() {
 '--command[Widget mode\: print exactly one shell command for the request, nothing else]' \
 '--no-stream[Ask for the whole reply at once instead of streaming it]' \
 '--no-tools[Offer no tools at all]' \
-'-y[Approve every tool call that would ask (calls the policy denies still never run)]' \
-'--yes[Approve every tool call that would ask (calls the policy denies still never run)]' \
+'-y[Approve every tool call that would ask, to run inside the sandbox (calls the policy denies still never run; leaving the sandbox takes a person at the terminal)]' \
+'--yes[Approve every tool call that would ask, to run inside the sandbox (calls the policy denies still never run; leaving the sandbox takes a person at the terminal)]' \
 '(--jsonl)--json[Print one JSON object on stdout when the run ends (schema_version 1)]' \
 '--jsonl[Print one JSON event per line on stdout while the run goes on]' \
 '-q[Print only the answer\: no tool traces or notices on stderr (errors still appear)]' \

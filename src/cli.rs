@@ -77,11 +77,13 @@ pub struct Cli {
     #[arg(help_heading = "Tools and safety", long, value_name = "N")]
     pub max_iterations: Option<String>,
 
-    /// Approve every tool call that would ask (calls the policy denies still never run).
+    /// Approve every tool call that would ask, to run inside the sandbox (calls the policy denies
+    /// still never run; leaving the sandbox takes a person at the terminal).
     #[arg(help_heading = "Tools and safety", short = 'y', long)]
     pub yes: bool,
 
-    /// Approve commands matching this glob pattern, e.g. 'git push*' (repeatable).
+    /// Approve commands matching this glob pattern, e.g. 'make deploy*', to run inside the
+    /// sandbox (repeatable).
     #[arg(help_heading = "Tools and safety", long, value_name = "PATTERN")]
     pub allow: Vec<String>,
 

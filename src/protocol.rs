@@ -333,6 +333,12 @@ pub struct ApprovalRequest {
     pub commands: Vec<String>,
     pub reasons: Vec<String>,
     pub cwd: PathBuf,
+    /// Approved by a person, the command runs outside the sandbox, unconfined (the prompt says
+    /// so). Flags, rules and "always" only ever approve running it inside.
+    pub unconfined: bool,
+    /// Only a person at the terminal can approve it: it could only run outside the sandbox (a
+    /// rerun after a sandbox block, or a kernel that cannot contain it).
+    pub person_only: bool,
 }
 
 /// A person's answer to an approval request.

@@ -89,7 +89,10 @@ impl Gate {
     }
 
     pub fn decide(&mut self, request: &ApprovalRequest) -> GateAnswer {
-        if let Some(answer) = self.settled(request) {
+        // Leaving the sandbox is a person's decision: no flag, rule or "always" settles it.
+        if !request.person_only
+            && let Some(answer) = self.settled(request)
+        {
             return answer;
         }
         let reply = self.asker.ask(request);
@@ -165,6 +168,8 @@ mod tests {
             commands: subject.split("; ").map(String::from).collect(),
             reasons: vec!["`rm` deletes files".into()],
             cwd: PathBuf::from("/w"),
+            unconfined: true,
+            person_only: false,
         }
     }
 

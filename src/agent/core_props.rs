@@ -118,6 +118,30 @@ struct Log {
     taint_widened: bool,
     /// Something happened after a refusal nobody could answer (other than answering the rest).
     after_refusal: bool,
+    /// A command the sandbox could have contained (or that nothing could contain) ran outside
+    /// it on an approval that was not a person's own (a flag, a rule, "always").
+    left_without_person: bool,
+}
+
+impl Log {
+    /// Notes a run against the rules, with what was seen of the call.
+    fn ran(&mut self, seen: &Seen, contained: bool) {
+        self.runs.push((seen.is_command, contained, seen.asked));
+        self.ran_denied |= seen.verdict == Some(Verdict::Deny);
+        self.escaped |= seen.is_command && seen.ready && !contained && !seen.asked;
+        self.left_without_person |= seen.is_command
+            && seen.ready
+            && !contained
+            && seen.asked
+            && seen.by != Some(DecidedBy::User);
+        self.unasked_after_taint |= seen.is_command && seen.tainted && !seen.asked;
+        self.taint_widened |= seen.is_command
+            && seen.tainted
+            && seen.allowed
+            && seen.ready
+            && !seen.edited
+            && !contained;
+    }
 }
 
 fn reply(dice: &mut Dice) -> Input {
@@ -163,13 +187,15 @@ fn judgement(dice: &mut Dice, call: &ToolCall) -> (Input, Verdict, bool, bool) {
     let verdict = dice.verdict();
     let action = action_of(call);
     let is_command = matches!(action, Action::Exec { .. });
-    let containment = match (is_command, verdict, dice.roll(4)) {
-        (true, Verdict::Allow, 1) => Containment::Unavailable("no Landlock".into()),
-        (true, Verdict::Allow, 2) => Containment::Partial("no network rules".into()),
-        (true, Verdict::Allow, _) => Containment::Ready,
-        _ => Containment::Off,
+    // The driver asks the sandbox about every command it may run: allowed or asked about.
+    let containment = match (is_command, verdict, dice.roll(5)) {
+        (true, Verdict::Deny, _) | (false, _, _) => Containment::Off,
+        (true, _, 1) => Containment::Unavailable("no Landlock".into()),
+        (true, _, 2) => Containment::Partial("no network rules".into()),
+        (true, _, 3) => Containment::Off,
+        (true, _, _) => Containment::Ready,
     };
-    let ready = matches!(containment, Containment::Ready | Containment::Partial(_));
+    let ready = !matches!(containment, Containment::Off);
     let input = Input::Judged(Judgement::Judged {
         action,
         assessment: assessment(verdict, dice.roll(4) == 0),
@@ -178,8 +204,9 @@ fn judgement(dice: &mut Dice, call: &ToolCall) -> (Input, Verdict, bool, bool) {
     (input, verdict, is_command, ready)
 }
 
-fn answer(dice: &mut Dice) -> GateAnswer {
-    match dice.roll(4) {
+/// Any answer the gate could give: a question only a person can answer never gets a flag's.
+fn answer(dice: &mut Dice, person_only: bool) -> GateAnswer {
+    match dice.roll(if person_only { 3 } else { 5 }) {
         0 => GateAnswer::Denied {
             by: DecidedBy::NoTerminal,
         },
@@ -189,6 +216,10 @@ fn answer(dice: &mut Dice) -> GateAnswer {
         2 => GateAnswer::Approved {
             by: DecidedBy::User,
             edited: Some("edited".into()),
+        },
+        3 => GateAnswer::Approved {
+            by: DecidedBy::User,
+            edited: None,
         },
         _ => GateAnswer::Approved {
             by: DecidedBy::YesFlag,
@@ -220,6 +251,8 @@ struct Seen {
     /// The policy's own verdict on the call, before taint or an edit.
     allowed: bool,
     edited: bool,
+    /// Who gave the last approval.
+    by: Option<DecidedBy>,
 }
 
 /// Drives one turn to its end; `None` if it did not end within a bound.
@@ -264,9 +297,12 @@ fn simulate(format: ToolFormat, rolls: Vec<u8>) -> Option<(TurnEnd, Vec<Message>
                 };
                 input
             }
-            Command::Ask(_) => {
+            Command::Ask(request) => {
                 seen.asked = true;
-                let answer = answer(&mut dice);
+                let answer = answer(&mut dice, request.person_only);
+                if let GateAnswer::Approved { by, .. } = &answer {
+                    seen.by = Some(*by);
+                }
                 seen.refused |= matches!(
                     answer,
                     GateAnswer::Denied {
@@ -282,16 +318,7 @@ fn simulate(format: ToolFormat, rolls: Vec<u8>) -> Option<(TurnEnd, Vec<Message>
                 Input::Rejudged(assessment(verdict, false))
             }
             Command::Run { contained, .. } => {
-                log.runs.push((seen.is_command, contained, seen.asked));
-                log.ran_denied |= seen.verdict == Some(Verdict::Deny);
-                log.escaped |= seen.is_command && seen.ready && !contained && !seen.asked;
-                log.unasked_after_taint |= seen.is_command && seen.tainted && !seen.asked;
-                log.taint_widened |= seen.is_command
-                    && seen.tainted
-                    && seen.allowed
-                    && seen.ready
-                    && !seen.edited
-                    && !contained;
+                log.ran(&seen, contained);
                 Input::Ran(outcome(&mut dice))
             }
         };
@@ -340,6 +367,7 @@ proptest! {
         prop_assert!(!log.unasked_after_taint, "a command ran unasked after taint");
         prop_assert!(!log.taint_widened, "an approval under taint widened the sandbox");
         prop_assert!(!log.after_refusal, "the turn went on after a refusal nobody could answer");
+        prop_assert!(!log.left_without_person, "a flag or rule let a command leave the sandbox");
         if format == ToolFormat::Auto && messages.iter().all(|m| !matches!(m, Message::User { .. })) {
             prop_assert!(every_call_answered(&messages), "{messages:?}");
         }

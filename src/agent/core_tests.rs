@@ -348,7 +348,7 @@ fn a_command_the_sandbox_blocked_may_rerun_outside_once_approved() {
 }
 
 #[test]
-fn without_a_terminal_a_sandbox_block_ends_the_run_naming_the_allow_flag() {
+fn without_a_terminal_a_sandbox_block_ends_the_run_saying_only_a_person_can_lift_it() {
     let mut mode = mode(ToolFormat::Native);
     let mut turn = Turn::new(&mut mode, setup(10, 10));
     first_command(
@@ -363,7 +363,11 @@ fn without_a_terminal_a_sandbox_block_ends_the_run_naming_the_allow_flag() {
         .and_then(|e| e.error)
         .map(|e| e.message)
         .unwrap_or_default();
-    assert!(message.contains("--allow 'make install'"), "{message}");
+    assert!(
+        message.contains("only a person at the terminal"),
+        "{message}"
+    );
+    assert!(!message.contains("--allow"), "{message}");
     assert_eq!(turn.records(), vec![("1".into(), Decision::Blocked)]);
 }
 

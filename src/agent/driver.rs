@@ -224,7 +224,7 @@ impl Driver<'_> {
         }
         let (action, assessment) = strictest(tool, &call.arguments, self.ctx, self.policy);
         let (containment, prefix) = match (&action, assessment.verdict) {
-            (Action::Exec { command }, Verdict::Allow) => {
+            (Action::Exec { command }, Verdict::Allow | Verdict::Ask) => {
                 self.sandbox.containment(command, &mut |e| emitter.send(e))
             }
             _ => (Containment::Off, None),

@@ -95,24 +95,3 @@ pub fn verdict_word(verdict: Verdict) -> &'static str {
         Verdict::Deny => "blocked by policy",
     }
 }
-
-/// The `--allow` flags that approve a command line: one pattern per simple command (rules match
-/// each one), glob characters escaped, quoted for the shell.
-pub fn allow_flags(assessment: &Assessment) -> String {
-    assessment
-        .commands
-        .iter()
-        .map(|unit| {
-            let pattern: String = unit
-                .command
-                .chars()
-                .flat_map(|c| {
-                    let escape = matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
-                    escape.then_some('\\').into_iter().chain(std::iter::once(c))
-                })
-                .collect();
-            format!("--allow '{}'", pattern.replace('\'', "'\\''"))
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}

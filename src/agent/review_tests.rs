@@ -265,7 +265,8 @@ fn the_tools_sentence_follows_the_instructions_as_before() {
 // ---------------------------------------------------------------------------------------------
 
 /// Rule 4/5: a sandbox block nobody could approve outside, in the middle of a reply: the later
-/// call is answered "not run", never judged, no further request, exit 3 naming `--allow`.
+/// call is answered "not run", never judged, no further request, exit 3 saying only a person
+/// can lift it.
 #[test]
 fn checked_a_rerun_nobody_could_approve_ends_the_turn_mid_reply() {
     let mut mode = mode(ToolFormat::Native);
@@ -286,7 +287,10 @@ fn checked_a_rerun_nobody_could_approve_ends_the_turn_mid_reply() {
     };
     assert_eq!(end.status, RunStatus::Denied);
     let message = end.error.map(|e| e.message).unwrap_or_default();
-    assert!(message.contains("--allow 'make install'"), "{message}");
+    assert!(
+        message.contains("only a person at the terminal"),
+        "{message}"
+    );
     let results: Vec<&str> = turn
         .messages
         .iter()

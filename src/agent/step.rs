@@ -8,8 +8,7 @@ use super::core::Core;
 use super::current::{Current, Stage};
 use super::machine::{Command, Containment, Input, Judgement};
 use super::outcome::{
-    allow_flags, blocked, denied, duplicate, not_run_after_refusal, not_run_past_limit, subject_of,
-    verdict_word,
+    blocked, denied, duplicate, not_run_after_refusal, not_run_past_limit, subject_of, verdict_word,
 };
 use super::turn::Effect;
 use crate::policy::{Assessment, Verdict};
@@ -128,12 +127,24 @@ impl Core<'_> {
             .judged
             .as_ref()
             .map_or_else(|| current.call.name.clone(), |(a, _)| subject_of(a));
+        let command = matches!(current.judged, Some((Action::Exec { .. }, _)));
+        let uncontainable = matches!(current.containment, Containment::Unavailable(_));
+        let mut reasons = assessment.reasons.clone();
+        if command && uncontainable && stage == Stage::Asking {
+            reasons.push(
+                "nothing can contain it here, so only a person can approve it (flags and rules \
+                 approve running inside the sandbox only)"
+                    .into(),
+            );
+        }
         let request = ApprovalRequest {
             tool: current.call.name.clone(),
             subject,
             commands: assessment.to_approve(),
-            reasons: assessment.reasons.clone(),
+            reasons,
             cwd,
+            unconfined: command && !current.contain_approved,
+            person_only: stage == Stage::AskingRerun || (command && uncontainable),
         };
         current.stage = stage;
         current.asked = Some(request.clone());
@@ -156,9 +167,10 @@ impl Core<'_> {
         };
         let id = current.call.id.clone();
         let rerun = current.stage == Stage::AskingRerun;
-        // Approval because of taint keeps whatever confinement the sandbox can give.
+        // Only a person's own answer leaves the sandbox: flags, rules and "always" approve
+        // running inside it, and approval because of taint keeps whatever it can confine.
         let contained = !rerun
-            && current.contain_approved
+            && (current.contain_approved || by != DecidedBy::User)
             && matches!(
                 current.containment,
                 Containment::Ready | Containment::Partial(_)
@@ -247,11 +259,14 @@ impl Core<'_> {
         else {
             return self.abort("a result before the run");
         };
-        if contained && !approved && outcome.error_code == Some(CallErrorCode::Blocked) {
-            // The sandbox refused something the policy let run unasked: a person may approve
-            // running the same command outside it. Outside, every command of the line runs
-            // unconfined: each must be approved. A command approved only on condition that it
-            // stays contained (taint) stays blocked: no flag, rule or "always" may lift that.
+        if contained
+            && !current.contain_approved
+            && outcome.error_code == Some(CallErrorCode::Blocked)
+        {
+            // The sandbox refused something the policy let run (unasked, or approved by a flag
+            // or rule, which approve only inside): a person may approve running the same
+            // command outside it. A command approved only on condition that it stays contained
+            // (taint) stays blocked.
             let what = outcome.result.error.clone().unwrap_or_default();
             let Some(assessment) = current
                 .judged
@@ -281,7 +296,7 @@ impl Core<'_> {
     }
 
     /// Nobody approved running it outside the sandbox: it stays blocked, and without a terminal
-    /// the run ends saying which `--allow` would approve it.
+    /// the run ends saying that only a person (or `--sandbox off`) can lift it.
     fn rerun_refused(&mut self) -> Command {
         let unapproved = self.turn.unapproved.len();
         let Some(current) = self.current() else {
@@ -291,21 +306,23 @@ impl Core<'_> {
             return self.abort("a rerun without a refusal");
         };
         let what = outcome.result.error.clone().unwrap_or_default();
-        let (command, flag) = current
+        let command = current
             .judged
             .as_ref()
-            .map_or_else(Default::default, |(a, j)| (subject_of(a), allow_flags(j)));
+            .map_or_else(String::new, |(a, _)| subject_of(a));
         let before = current.unapproved_before;
         if unapproved > before {
             self.turn.unapproved.truncate(before);
             self.turn.unapproved.push(format!(
-                "{command} ({what}; {flag} runs it outside the sandbox)"
+                "{command} ({what}; only a person at the terminal, or --sandbox off, can run it \
+                 outside the sandbox)"
             ));
         }
-        outcome.result.suggestion = Some(format!(
-            "the user can approve running it outside the sandbox ({flag}); otherwise find another \
-             way or explain what is blocked"
-        ));
+        outcome.result.suggestion = Some(
+            "the user, at the terminal, can approve running it outside the sandbox; otherwise \
+             find another way or explain what is blocked"
+                .into(),
+        );
         self.finish_call(Decision::Blocked, outcome)
     }
 

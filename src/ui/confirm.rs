@@ -45,6 +45,12 @@ impl Asker for TerminalAsker {
             request.cwd.display()
         );
         let _ = term.write_line(&header);
+        if request.unconfined {
+            let _ = term.write_line(
+                "  if you allow it, it runs OUTSIDE the sandbox, as you: it can write anywhere \
+                 you can, read your secrets and use the network",
+            );
+        }
         let mut items = vec!["yes", "no", "always (this exact call, for this session)"];
         if request.tool == "execute_command" {
             items.push("edit the command first");

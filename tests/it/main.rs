@@ -24,6 +24,7 @@ mod providers;
 mod pty;
 mod repl;
 mod sandbox;
+mod sandbox_approvals;
 mod sandbox_git;
 mod sandbox_secrets;
 mod shell;

@@ -67,7 +67,9 @@ fn api_keys_never_reach_the_command() {
         .env("SWEBASH_AI_API_KEY", "sk-live-secret-1")
         .env("OPENAI_API_KEY", "sk-live-secret-2")
         .env("VISIBLE_VAR", "shown")
-        // `env` prints every variable, so it asks; approved, it still never sees ai's keys.
+        .env("SWEBASH_AI_SANDBOX_ENV", "VISIBLE_VAR,OPENAI_API_KEY")
+        // `env` prints every variable, so it asks; approved, it runs in the sandbox with the
+        // allowlisted environment and the names the user added, never ai's keys.
         .args(&["-q", "--yes", "show env"])
         .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -90,8 +92,9 @@ fn a_timeout_kills_the_whole_process_group_grandchildren_included() {
         )]),
         text_reply("It hung."),
     ]);
-    // The redirection asks; --yes approves it, so it runs outside the sandbox.
-    let ai = Ai::new(&server.url).args(&["--json", "--yes", "run it"]);
+    // The redirection asks; --yes approves it, and with the sandbox off it runs as a plain
+    // process group (inside the sandbox a PID namespace holds it: sandbox tests cover that).
+    let ai = Ai::new(&server.url).args(&["--json", "--yes", "--sandbox", "off", "run it"]);
     let run = ai.run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     let call = &run.json()["tool_calls"][0];
