@@ -7,17 +7,20 @@ use std::time::Instant;
 use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
-use crate::config::{Diagnostics, Env, FileLayer, Flags, OutputMode, Paths, Settings, resolve};
+use crate::config::{
+    Diagnostics, Env, FileLayer, Flags, OutputMode, Paths, Settings, project_doc_paths, resolve,
+};
 use crate::conversation::Mode;
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::excerpt::read_excerpt;
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
-    Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, new_store, save_or_warn,
+    Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, load_output_schema, new_store,
+    save_or_warn,
 };
 use crate::shell::extract_command;
-use crate::ui::{self, fail, frontend_for};
+use crate::ui::{self, fail, frontend_for, value_frontend_for};
 
 /// Most bytes of piped stdin kept from its start and from its end: the end gets more, since a
 /// failing build or test says why last.
@@ -63,6 +66,7 @@ pub fn flags(cli: &Cli) -> Flags {
         jsonl: cli.jsonl,
         command: cli.command,
         quiet: cli.quiet,
+        output_schema: cli.output_schema.clone(),
     }
 }
 
@@ -209,10 +213,31 @@ fn show_config(settings: &Settings) -> i32 {
     for line in sandbox_report(settings, None) {
         lines.push(format!("{:<32} {line}", "sandbox"));
     }
+    lines.push(format!(
+        "{:<32} {}",
+        "project instructions",
+        project_docs_line(settings)
+    ));
     if ui::to_stdout(&lines.join("\n")) {
         0
     } else {
         ExitCode::Ok.code()
+    }
+}
+
+/// The AGENTS.md files a run here would read, for `--show-config`.
+fn project_docs_line(settings: &Settings) -> String {
+    if !settings.project_doc {
+        return "(off: SWEBASH_AI_PROJECT_DOC)".into();
+    }
+    let found: Vec<String> = project_doc_paths(&settings.paths)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if found.is_empty() {
+        "(no AGENTS.md found)".into()
+    } else {
+        found.join(", ")
     }
 }
 
@@ -272,6 +297,11 @@ fn read_prompt(cli: &Cli, settings: &Settings) -> Result<String, Report> {
 async fn one_shot(settings: &Settings, prompt: String) -> i32 {
     let started = Instant::now();
     let command_mode = settings.output == OutputMode::Command;
+    // Read before anything starts: a bad schema file is a usage error, not a wasted request.
+    let output = match load_output_schema(settings) {
+        Ok(output) => output.filter(|_| !command_mode),
+        Err(report) => return fail(&report),
+    };
     let parts = match Parts::prepare(settings, command_mode).await {
         Ok(parts) => parts,
         Err(report) => return fail(&report),
@@ -280,6 +310,7 @@ async fn one_shot(settings: &Settings, prompt: String) -> i32 {
         Ok(agent) => agent,
         Err(report) => return fail(&report),
     };
+    agent.output.clone_from(&output);
     let mut messages = vec![
         Message::System {
             content: parts.instructions(command_mode),
@@ -291,8 +322,13 @@ async fn one_shot(settings: &Settings, prompt: String) -> i32 {
     // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
     save_or_warn(&mut store, &messages);
     let mut interrupt = Interrupt::listen();
-    let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
-    let mut recorder = Recorder::default();
+    let (mut frontend, mut recorder) = if output.is_some() {
+        let frontend = value_frontend_for(settings.output, settings.quiet, settings.color);
+        (frontend, Recorder::structured())
+    } else {
+        let frontend = frontend_for(settings.output, settings.quiet, settings.color);
+        (frontend, Recorder::default())
+    };
     let ended = {
         let mut sinks = Sinks {
             recorder: &mut recorder,
@@ -334,7 +370,7 @@ async fn one_shot(settings: &Settings, prompt: String) -> i32 {
     // The format in force at the end (a server that refused native tools switches it).
     result.tool_format = agent.mode.name().into();
     if command_mode && status == RunStatus::Ok {
-        return print_command(&result.answer, settings);
+        return print_command(recorder.answer.as_str(), settings);
     }
     frontend.handle(&Event::RunCompleted { result });
     if frontend.broken() {
