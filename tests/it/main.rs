@@ -15,6 +15,7 @@ mod loop_attacks;
 mod mcp;
 mod newcomer;
 mod oneshot;
+mod output_schema;
 mod policy;
 mod prompt_tools;
 mod provider;
