@@ -17,6 +17,7 @@ mod newcomer;
 mod oneshot;
 mod output_schema;
 mod policy;
+mod project_doc;
 mod prompt_tools;
 mod provider;
 mod providers;
