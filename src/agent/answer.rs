@@ -232,3 +232,67 @@ mod tests {
         assert_eq!(plan(false, true, true, true, true), (false, true));
     }
 }
+
+/// The rule of one retry, on the pure core: a miss asks again once with the errors, a second miss
+/// ends the turn, and only a match is shown.
+#[cfg(test)]
+mod core_tests {
+    use serde_json::json;
+
+    use super::OutputSchema;
+    use crate::agent::test_kit::*;
+    use crate::config::ToolFormat;
+    use crate::protocol::{Event, Message, RunStatus};
+    use crate::schema::Schema;
+
+    fn with_schema() -> crate::agent::machine::Setup {
+        let mut setup = setup(10, 10);
+        setup.output = Some(OutputSchema {
+            schema: Schema::new(json!({"type": "object", "required": ["n"]})).unwrap(),
+            file: "s.json".into(),
+        });
+        setup
+    }
+
+    fn shown(turn: &Turn<'_>) -> Vec<String> {
+        turn.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::MessageDelta { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_miss_is_asked_again_once_with_the_errors_and_a_match_is_shown() {
+        let mut mode = mode(ToolFormat::Native);
+        let mut turn = Turn::new(&mut mode, with_schema());
+        turn.feed(crate::agent::machine::Input::Start);
+        assert!(is_request(&turn.feed(answered("{}"))));
+        let asked = turn.messages.last().cloned();
+        assert!(
+            matches!(&asked, Some(Message::User { content }) if content.contains("missing required property \"n\"")),
+            "{asked:?}"
+        );
+        let end = end_of(turn.feed(answered("{\"n\": 1}")));
+        assert_eq!(end.map(|e| e.status), Some(RunStatus::Ok));
+        assert_eq!(shown(&turn), vec!["{\"n\":1}".to_string()]);
+    }
+
+    #[test]
+    fn a_second_miss_ends_the_turn_naming_what_failed() {
+        let mut mode = mode(ToolFormat::Native);
+        let mut turn = Turn::new(&mut mode, with_schema());
+        turn.feed(crate::agent::machine::Input::Start);
+        turn.feed(answered("[]"));
+        let end = end_of(turn.feed(answered("{}"))).expect("the turn ends");
+        assert_eq!(end.status, RunStatus::Error);
+        let message = end.error.map(|e| e.message).unwrap_or_default();
+        assert!(
+            message.contains("s.json") && message.contains("missing required property"),
+            "{message}"
+        );
+        assert!(shown(&turn).is_empty(), "nothing invalid is shown");
+    }
+}
