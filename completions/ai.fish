@@ -8,6 +8,7 @@ complete -c ai -l tools -d 'Tools to offer the model, comma-separated: fs,exec,w
 complete -c ai -l max-iterations -d 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]' -r
 complete -c ai -l allow -d 'Approve commands matching this glob pattern, e.g. \'make deploy*\', to run inside the sandbox (repeatable)' -r
 complete -c ai -l sandbox -d 'Sandbox for commands that run without asking: workspace (writes only under the working and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]' -r
+complete -c ai -l output-schema -d 'The final answer must be one JSON value valid against this JSON Schema file: printed alone (with --json, `answer` is the value); exit 1 if the model cannot comply [env: SWEBASH_AI_OUTPUT_SCHEMA]' -r
 complete -c ai -l since -d 'With --stats: only the last PERIOD, e.g. 7d, 12h, 30m' -r
 complete -c ai -l check-command -d 'Print the policy decision for a shell command and why (JSON with --json), then exit' -r
 complete -c ai -l init -d 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"' -r

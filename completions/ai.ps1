@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
             [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]')
             [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Approve commands matching this glob pattern, e.g. ''make deploy*'', to run inside the sandbox (repeatable)')
             [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'Sandbox for commands that run without asking: workspace (writes only under the working and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]')
+            [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'The final answer must be one JSON value valid against this JSON Schema file: printed alone (with --json, `answer` is the value); exit 1 if the model cannot comply [env: SWEBASH_AI_OUTPUT_SCHEMA]')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'With --stats: only the last PERIOD, e.g. 7d, 12h, 30m')
             [CompletionResult]::new('--check-command', '--check-command', [CompletionResultType]::ParameterName, 'Print the policy decision for a shell command and why (JSON with --json), then exit')
             [CompletionResult]::new('--init', '--init', [CompletionResultType]::ParameterName, 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"')

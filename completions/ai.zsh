@@ -26,6 +26,7 @@ _ai() {
 '--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
 '*--allow=[Approve commands matching this glob pattern, e.g. '\''make deploy*'\'', to run inside the sandbox (repeatable)]:PATTERN:_default' \
 '--sandbox=[Sandbox for commands that run without asking\: workspace (writes only under the working and temp dirs), read-only, or off \[env\: SWEBASH_AI_SANDBOX\]]:MODE:_default' \
+'(-i --interactive --command)--output-schema=[The final answer must be one JSON value valid against this JSON Schema file\: printed alone (with --json, \`answer\` is the value); exit 1 if the model cannot comply \[env\: SWEBASH_AI_OUTPUT_SCHEMA\]]:FILE:_default' \
 '--since=[With --stats\: only the last PERIOD, e.g. 7d, 12h, 30m]:PERIOD:_default' \
 '--check-command=[Print the policy decision for a shell command and why (JSON with --json), then exit]:CMD:_default' \
 '--init=[Print the shell integration script for bash, zsh or fish\: eval "\$(ai --init zsh)"]:SHELL:_default' \

@@ -7,7 +7,9 @@ use std::time::Instant;
 use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
-use crate::config::{Diagnostics, Env, FileLayer, Flags, OutputMode, Paths, Settings, resolve};
+use crate::config::{
+    Diagnostics, Env, FileLayer, Flags, OutputMode, Paths, Settings, project_doc_paths, resolve,
+};
 use crate::conversation::ConversationStore;
 use crate::conversation::Mode;
 use crate::error::{ConfigError, ExitCode, Report};
@@ -16,11 +18,12 @@ use crate::policy::{Policy, Verdict};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
-    CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, drive_turn, empty_or_ok, new_store,
-    resume_note, save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
+    CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, drive_turn, empty_or_ok,
+    load_output_schema, new_store, resume_note, save_or_warn, trim_to_budget, unknown_conversation,
+    warn_skipped,
 };
 use crate::shell::extract_command;
-use crate::ui::{self, fail, frontend_for};
+use crate::ui::{self, fail, frontend_for, value_frontend_for};
 
 /// Most bytes of piped stdin kept from its start and from its end: the end gets more, since a
 /// failing build or test says why last.
@@ -67,6 +70,7 @@ pub fn flags(cli: &Cli) -> Flags {
         command: cli.command,
         shell: cli.shell.clone(),
         quiet: cli.quiet,
+        output_schema: cli.output_schema.clone(),
     }
 }
 
@@ -278,10 +282,31 @@ fn show_config(settings: &Settings) -> i32 {
     for line in sandbox_report(settings, None) {
         lines.push(format!("{:<32} {line}", "sandbox"));
     }
+    lines.push(format!(
+        "{:<32} {}",
+        "project instructions",
+        project_docs_line(settings)
+    ));
     if ui::to_stdout(&lines.join("\n")) {
         0
     } else {
         ExitCode::Ok.code()
+    }
+}
+
+/// The AGENTS.md files a run here would read, for `--show-config`.
+fn project_docs_line(settings: &Settings) -> String {
+    if !settings.project_doc {
+        return "(off: SWEBASH_AI_PROJECT_DOC)".into();
+    }
+    let found: Vec<String> = project_doc_paths(&settings.paths)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if found.is_empty() {
+        "(no AGENTS.md found)".into()
+    } else {
+        found.join(", ")
     }
 }
 
@@ -349,6 +374,11 @@ impl OneShot<'_> {
     async fn run(&self, prompt: String) -> i32 {
         let settings = self.settings;
         let command_mode = settings.output == OutputMode::Command;
+        // Read before anything starts: a bad schema file is a usage error, not a wasted request.
+        let output = match load_output_schema(settings) {
+            Ok(output) => output.filter(|_| !command_mode),
+            Err(report) => return self.fail(&report.into()),
+        };
         // Ctrl-C from the start: while the endpoint is chosen and the model asked for, too.
         let mut interrupt = Interrupt::listen();
         let prepared = tokio::select! {
@@ -366,11 +396,17 @@ impl OneShot<'_> {
             Ok(ready) => ready,
             Err(report) => return self.fail(&report.into()),
         };
+        agent.output.clone_from(&output);
         let mut audit = parts.audit_log();
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
         save_or_warn(&mut store, &messages);
-        let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
-        let mut recorder = Recorder::default();
+        let (mut frontend, mut recorder) = if output.is_some() {
+            let frontend = value_frontend_for(settings.output, settings.quiet, settings.color);
+            (frontend, Recorder::structured())
+        } else {
+            let frontend = frontend_for(settings.output, settings.quiet, settings.color);
+            (frontend, Recorder::default())
+        };
         let ended = {
             let mut sinks = Sinks {
                 recorder: &mut recorder,
@@ -475,7 +511,7 @@ impl OneShot<'_> {
         let mut result = recorder.finish(status, error, millis(self.started));
         result.tool_format = tool_format.into();
         if self.settings.output == OutputMode::Command && status == RunStatus::Ok {
-            return print_command(&result.answer, self.settings, policy);
+            return print_command(recorder.answer.as_str(), self.settings, policy);
         }
         frontend.handle(&Event::RunCompleted { result });
         if frontend.broken() {

@@ -100,6 +100,17 @@ pub struct Cli {
     #[arg(help_heading = "Output", long)]
     pub jsonl: bool,
 
+    /// The final answer must be one JSON value valid against this JSON Schema file: printed
+    /// alone (with --json, `answer` is the value); exit 1 if the model cannot comply
+    /// [env: SWEBASH_AI_OUTPUT_SCHEMA]
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["interactive", "command"]
+    )]
+    pub output_schema: Option<String>,
+
     /// Print only the answer: no tool traces or notices on stderr (errors still appear).
     #[arg(help_heading = "Output", short, long)]
     pub quiet: bool,

@@ -20,6 +20,7 @@ pub mod protocol;
 pub mod provider;
 pub mod repl;
 pub mod sandbox;
+pub mod schema;
 pub mod session;
 pub mod shell;
 pub mod stats;

@@ -247,7 +247,8 @@ pub struct RunError {
 pub struct RunResult {
     pub schema_version: u32,
     pub status: RunStatus,
-    pub answer: String,
+    /// The answer's text; with `--output-schema`, the validated JSON value itself.
+    pub answer: Value,
     pub provider: String,
     pub model: String,
     pub tool_format: String,

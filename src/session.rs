@@ -6,10 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::{
-    Agent, Gate, Limits, NobodyAsker, Recorder, Sandbox, Stop, ToolMode, TurnEnd, instructions,
+    Agent, Gate, Limits, NobodyAsker, OutputSchema, Recorder, Sandbox, Stop, ToolMode, TurnEnd,
+    instructions,
 };
 use crate::audit::AuditLog;
-use crate::config::{Paths, Secret, Settings};
+use crate::config::{
+    PROJECT_DOC_MAX, Paths, ProjectDoc, Secret, Settings, project_doc_paths, read_project_doc,
+};
 use crate::conversation::{ConversationStore, Mode, Summary, utc_minute};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules};
@@ -86,6 +89,8 @@ pub struct Parts {
     pub paths: Paths,
     /// The shell `ai --command` writes for.
     command_shell: String,
+    /// The AGENTS.md files that join the instructions (none when `SWEBASH_AI_PROJECT_DOC=off`).
+    pub project_docs: Vec<ProjectDoc>,
 }
 
 impl Parts {
@@ -150,6 +155,7 @@ impl Parts {
         let sandbox = sandbox_plan(settings, &ctx.cwd);
         Ok(Parts {
             command_shell: settings.command_shell.clone(),
+            project_docs: project_docs(settings),
             sandbox,
             paths: paths.clone(),
             provider,
@@ -221,6 +227,7 @@ impl Parts {
             stream: settings.stream,
             mode,
             name_tools: true,
+            output: None,
         }
     }
 
@@ -231,7 +238,21 @@ impl Parts {
         let mut system = if command_mode {
             command_instructions(&self.command_shell, std::env::consts::OS)
         } else {
-            instructions(&self.ctx.cwd)
+            let mut system = instructions(&self.ctx.cwd);
+            for doc in &self.project_docs {
+                system.push_str(&format!(
+                    "\n\nThe project's own instructions, from {}:\n{}",
+                    doc.path.display(),
+                    doc.text
+                ));
+                if doc.cut {
+                    system.push_str(&format!(
+                        "\n[the rest of this file, past {} KiB, was left out]",
+                        PROJECT_DOC_MAX / 1024
+                    ));
+                }
+            }
+            system
         };
         if let Some((status, command)) =
             (self.paths.state_dir.as_ref()).and_then(|dir| last_command(&context_file(dir)))
@@ -259,6 +280,59 @@ impl Parts {
     pub fn provider_label(&self) -> String {
         format!("{}/{}", self.provider.name(), self.provider.model())
     }
+}
+
+/// The AGENTS.md files of this session, read once; a file cut at the size cap is said on stderr,
+/// one that cannot be read is a warning (the run goes on without it).
+fn project_docs(settings: &Settings) -> Vec<ProjectDoc> {
+    if !settings.project_doc {
+        return Vec::new();
+    }
+    let mut docs = Vec::new();
+    for path in project_doc_paths(&settings.paths) {
+        match read_project_doc(&path) {
+            Ok(doc) => {
+                if doc.cut && !settings.quiet {
+                    crate::ui::to_stderr(&format!(
+                        "ai: {} is over {} KiB: only its first {} KiB are used",
+                        path.display(),
+                        PROJECT_DOC_MAX / 1024,
+                        PROJECT_DOC_MAX / 1024
+                    ));
+                }
+                docs.push(doc);
+            }
+            Err(err) => crate::ui::to_stderr(&format!(
+                "ai: warning: cannot read {}: {err}",
+                path.display()
+            )),
+        }
+    }
+    docs
+}
+
+/// The schema of `--output-schema` (or `SWEBASH_AI_OUTPUT_SCHEMA`), read and checked: a file
+/// that is missing, not JSON or no schema this validator understands is a usage error (exit 2).
+pub fn load_output_schema(settings: &Settings) -> Result<Option<OutputSchema>, Report> {
+    let Some(path) = &settings.output_schema else {
+        return Ok(None);
+    };
+    let origin = settings.origin_of("output_schema");
+    let bad = |why: String| {
+        Report::new(
+            ExitCode::Usage,
+            format!("the output schema {} ({origin}) {why}", path.display()),
+        )
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|err| bad(format!("cannot be read: {err}")))?;
+    let value = serde_json::from_str(&text).map_err(|err| bad(format!("is not JSON: {err}")))?;
+    let schema = crate::schema::Schema::new(value)
+        .map_err(|err| bad(format!("is not a usable JSON Schema: {err}")))?;
+    Ok(Some(OutputSchema {
+        schema,
+        file: path.display().to_string(),
+    }))
 }
 
 /// The tools of a session: the built-in ones the settings enable and those of the configured

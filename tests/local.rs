@@ -210,3 +210,28 @@ fn offline_the_error_says_how_to_go_on() {
         run.stderr
     );
 }
+
+#[test]
+fn an_output_schema_yields_valid_json_through_the_grammar() {
+    let schema = r#"{"type": "object", "required": ["city", "population"],
+        "additionalProperties": false, "properties": {
+        "city": {"type": "string", "maxLength": 40}, "population": {"type": "integer"}}}"#;
+    let run = local()
+        .env("SWEBASH_AI_MODEL_PATH", &gguf())
+        .file("city.json", schema)
+        .args(&[
+            "--json",
+            "--no-tools",
+            "--output-schema",
+            "city.json",
+            "Name a large city and its population.",
+        ])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let answer = run.json()["answer"].clone();
+    assert!(answer["city"].is_string(), "{answer}");
+    assert!(
+        answer["population"].is_i64() || answer["population"].is_u64(),
+        "{answer}"
+    );
+}

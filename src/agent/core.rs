@@ -5,6 +5,7 @@
 //! duplicates, invalid calls, fallback to prompt-based calling, refusals, taint, reruns outside
 //! the sandbox, stops) is a table test; `driver` carries the commands out.
 
+use super::answer::OutputSchema;
 use super::current::Current;
 use super::end::{denied_end, limit_end, provider_end, stopped_end, unexpected_end};
 use super::machine::{Command, Input, Output, Setup};
@@ -40,6 +41,8 @@ pub struct Core<'m> {
     pub(super) batch: Option<Batch>,
     pub(super) events: Vec<Event>,
     append: Vec<Message>,
+    /// The model was asked once more for an answer that matches the output schema.
+    retried: bool,
 }
 
 impl<'m> Core<'m> {
@@ -56,6 +59,7 @@ impl<'m> Core<'m> {
             batch: None,
             events: Vec::new(),
             append: Vec::new(),
+            retried: false,
         }
     }
 
@@ -102,7 +106,21 @@ impl<'m> Core<'m> {
             system.push_str("\n\n");
             system.push_str(&section);
         }
+        if let Some(output) = &self.setup.output {
+            system.push_str("\n\n");
+            system.push_str(&output.instruction());
+        }
         system
+    }
+
+    /// The schema the final answer must match, if any.
+    pub fn output(&self) -> Option<&OutputSchema> {
+        self.setup.output.as_ref()
+    }
+
+    /// Whether the request under way asks again for an answer that matches the schema.
+    pub fn retrying(&self) -> bool {
+        self.retried
     }
 
     pub fn mode(&self) -> &ToolMode {
@@ -142,13 +160,19 @@ impl<'m> Core<'m> {
         } else {
             Vec::new()
         };
+        let answer = (reply.calls.is_empty() && reply.problems.is_empty())
+            .then(|| self.setup.output.is_some().then(|| text.clone()));
         self.append.push(Message::Assistant {
             content: text,
             tool_calls,
         });
-        if reply.calls.is_empty() && reply.problems.is_empty() {
-            let end = self.refused_or_ok();
-            return self.finish(end);
+        match answer {
+            Some(Some(text)) => return self.answered(&text),
+            Some(None) => {
+                let end = self.refused_or_ok();
+                return self.finish(end);
+            }
+            None => {}
         }
         self.phase = Phase::Calling;
         self.batch = Some(Batch {
@@ -158,6 +182,37 @@ impl<'m> Core<'m> {
             current: None,
         });
         self.next_call()
+    }
+
+    /// A final answer under `--output-schema`: shown as the JSON value when it matches; else the
+    /// model is told why and asked once more; a second miss fails the turn naming what failed.
+    fn answered(&mut self, text: &str) -> Command {
+        let Some(output) = self.setup.output.clone() else {
+            return self.abort("an answer to check without a schema");
+        };
+        if let Some(subject) = self.turn.unapproved.first() {
+            let end = denied_end(subject);
+            return self.finish(end);
+        }
+        match output.read(text, self.mode.is_constrained()) {
+            Ok(value) => {
+                self.events.push(Event::MessageDelta {
+                    text: value.to_string(),
+                });
+                self.finish(TurnEnd::ok())
+            }
+            Err(errors) if !self.retried => {
+                self.retried = true;
+                self.events.push(Event::Notice {
+                    message: output.retry_notice(&errors),
+                });
+                self.append.push(Message::User {
+                    content: output.retry_message(&errors),
+                });
+                self.request()
+            }
+            Err(errors) => self.finish(output.failed_end(&errors)),
+        }
     }
 
     /// A server that rejects native tools gets the rest of the run prompt-based; the refused

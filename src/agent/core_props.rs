@@ -43,6 +43,7 @@ fn setup() -> Setup {
         },
         tool_choice: ToolChoice::Auto,
         name_tools: true,
+        output: None,
     }
 }
 

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::answer::schema_plan;
 use super::approval::Gate;
 use super::core::Core;
 use super::judge::strictest;
@@ -20,6 +21,7 @@ use super::{Agent, Stop, TurnEnd, millis};
 use crate::policy::{Policy, Verdict};
 use crate::protocol::{
     Action, CallErrorCode, Event, Message, ToolCall, ToolChoice, ToolErrorType, ToolResult,
+    ToolSpec,
 };
 use crate::provider::{ChatRequest, Provider, ProviderEvent};
 use crate::sandbox::Launch;
@@ -74,6 +76,7 @@ impl Agent<'_> {
             limits: self.limits,
             tool_choice: self.tool_choice.clone(),
             name_tools: self.name_tools,
+            output: self.output.clone(),
         };
         let driver = Driver {
             provider: self.provider,
@@ -157,25 +160,45 @@ impl Driver<'_> {
         let core = asked.core;
         let sent = with_system(asked.messages, |base| core.system_prompt(base));
         let mode = core.mode();
-        let specs = core.specs();
-        let shaped = mode.response_format(specs, asked.choice);
+        let answer = core.output().map(|o| o.schema.as_value());
+        let plan = schema_plan(
+            mode.is_native(),
+            mode.is_constrained(),
+            self.provider.schema_beside_tools(),
+            !core.specs().is_empty(),
+            core.retrying(),
+        );
+        let specs: &[ToolSpec] = if answer.is_some() && !plan.tools {
+            &[]
+        } else {
+            core.specs()
+        };
+        let shaped = mode.response_format(specs, asked.choice, answer);
         let request = ChatRequest {
             messages: &sent,
             tools: if mode.is_native() { specs } else { &[] },
             tool_choice: asked.choice,
             stream: self.stream,
             response_format: shaped.as_ref(),
+            output_schema: answer.filter(|_| plan.carry),
         };
         let mut reading = mode.reader(shaped.is_some());
         emitter.partial.clear();
+        // Under a schema only the checked answer is shown, once the core has it.
+        let quiet = answer.is_some();
+        let mut show = |e: &Event| {
+            if !(quiet && matches!(e, Event::MessageDelta { .. })) {
+                emitter.send(e);
+            }
+        };
         let result = {
             let mut forward = |event: ProviderEvent<'_>| match event {
-                ProviderEvent::Text(text) => reading.text(text, &mut |e| emitter.send(e)),
+                ProviderEvent::Text(text) => reading.text(text, &mut show),
                 ProviderEvent::Retrying {
                     attempt,
                     delay,
                     reason,
-                } => emitter.send(&Event::Notice {
+                } => show(&Event::Notice {
                     message: format!(
                         "{reason}; retrying in {:.1} s (attempt {attempt})",
                         delay.as_secs_f64()
@@ -191,10 +214,8 @@ impl Driver<'_> {
             },
             Ok(Err(err)) => Input::Failed(err),
             Ok(Ok(completion)) => {
-                let names = core.tool_names();
-                let reply = reading.finish(&completion, mode, core.iteration(), &names, &mut |e| {
-                    emitter.send(e)
-                });
+                let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+                let reply = reading.finish(&completion, mode, core.iteration(), &names, &mut show);
                 Input::Replied {
                     text: completion.text,
                     reply,

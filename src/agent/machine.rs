@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::answer::OutputSchema;
 use super::approval::GateAnswer;
 use super::end::{Stop, TurnEnd};
 use super::mode::Reply;
@@ -104,4 +105,6 @@ pub struct Setup {
     pub tool_choice: ToolChoice,
     /// Whether the system prompt names the tools (the widget's instructions do without).
     pub name_tools: bool,
+    /// The schema the final answer must match (`--output-schema`).
+    pub output: Option<OutputSchema>,
 }

@@ -2,6 +2,7 @@
 //! answers or a limit is reached. Its rules live in a pure state machine (`core`, `step`); the
 //! async `driver` carries out what it decides. Everything it does is told through `Event`s.
 
+mod answer;
 mod approval;
 mod core;
 mod current;
@@ -30,6 +31,7 @@ mod turn_tests;
 
 use std::time::Instant;
 
+pub use answer::OutputSchema;
 pub use approval::{DecidedBy, Gate, GateAnswer, NobodyAsker};
 pub use driver::StopSignal;
 pub use end::{Stop, TurnEnd};
@@ -58,6 +60,8 @@ pub struct Agent<'a> {
     pub mode: ToolMode,
     /// Whether the system prompt names the tools (the widget's instructions do without).
     pub name_tools: bool,
+    /// The schema the final answer must match (`--output-schema`).
+    pub output: Option<OutputSchema>,
 }
 
 pub fn millis(since: Instant) -> u64 {

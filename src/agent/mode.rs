@@ -113,17 +113,34 @@ impl ToolMode {
         }
     }
 
-    /// The schema a constrained reply must follow: a call of a listed tool, or a final answer;
-    /// only a call (of the named tool) when the tool choice demands one.
-    pub fn response_format(&self, tools: &[ToolSpec], choice: &ToolChoice) -> Option<Value> {
-        let ToolMode::Prompt {
-            constrain: true, ..
-        } = self
-        else {
+    /// Whether replies are constrained to a call or a `{"response": ...}` final answer.
+    pub fn is_constrained(&self) -> bool {
+        matches!(
+            self,
+            ToolMode::Prompt {
+                constrain: true,
+                ..
+            }
+        )
+    }
+
+    /// The schema a constrained reply must follow: a call of a listed tool, or a final answer
+    /// (text, or a value of the `answer` schema of `--output-schema`); only a call (of the named
+    /// tool) when the tool choice demands one.
+    pub fn response_format(
+        &self,
+        tools: &[ToolSpec],
+        choice: &ToolChoice,
+        answer: Option<&Value>,
+    ) -> Option<Value> {
+        if !self.is_constrained() {
             return None;
-        };
+        }
+        let response = answer.cloned().unwrap_or_else(|| json!({"type": "string"}));
+        let final_answer = json!({"type": "object", "properties": {"response": response},
+            "required": ["response"]});
         if tools.is_empty() || *choice == ToolChoice::None {
-            return None;
+            return answer.map(|_| final_answer);
         }
         // One alternative per allowed tool, its arguments constrained by the tool's own schema.
         let calls: Vec<Value> = tools
@@ -142,8 +159,7 @@ impl ToolMode {
             json!({"oneOf": calls})
         };
         Some(match choice {
-            ToolChoice::Auto => json!({"oneOf": [call,
-                {"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"]}]}),
+            ToolChoice::Auto => json!({"oneOf": [call, final_answer]}),
             _ => call,
         })
     }

@@ -1,6 +1,8 @@
 //! Builds the `--json` result from the event stream, so that a run cut short (Ctrl-C, an error)
 //! still reports everything that happened up to that point.
 
+use serde_json::Value;
+
 use crate::protocol::{
     AnswerText, Event, RunError, RunResult, RunStatus, SCHEMA_VERSION, ToolCallRecord, Usage,
 };
@@ -15,9 +17,32 @@ pub struct Recorder {
     iterations: u32,
     tool_calls: Vec<ToolCallRecord>,
     usage: Option<Usage>,
+    /// The answer is one JSON value (`--output-schema`): `--json` carries it as a value.
+    structured: bool,
 }
 
 impl Recorder {
+    /// A recorder of a run whose answer is one validated JSON value.
+    pub fn structured() -> Self {
+        Recorder {
+            structured: true,
+            ..Recorder::default()
+        }
+    }
+
+    /// The answer as `--json` carries it: the JSON value of a structured run that ended well,
+    /// else the text.
+    fn answer_value(&self, status: RunStatus) -> Value {
+        let text = self.answer.as_str();
+        if self.structured
+            && status == RunStatus::Ok
+            && let Ok(value) = serde_json::from_str(text)
+        {
+            return value;
+        }
+        Value::String(text.to_string())
+    }
+
     pub fn observe(&mut self, event: &Event) {
         match event {
             Event::RunStarted {
@@ -51,7 +76,7 @@ impl Recorder {
         RunResult {
             schema_version: SCHEMA_VERSION,
             status,
-            answer: self.answer.as_str().to_string(),
+            answer: self.answer_value(status),
             provider: self.provider.clone(),
             model: self.model.clone(),
             tool_format: self.tool_format.clone(),

@@ -41,6 +41,7 @@ pub(super) fn setup(max_iterations: u32, max_tool_calls: u32) -> Setup {
         },
         tool_choice: ToolChoice::Auto,
         name_tools: true,
+        output: None,
     }
 }
 

@@ -162,6 +162,7 @@ impl Bench {
             stream: true,
             mode: ToolMode::from_settings(format, provider.model(), &self.registry.specs(), false),
             name_tools: true,
+            output: None,
         }
     }
 }

@@ -7,6 +7,7 @@ mod kinds;
 mod layer;
 mod paths;
 mod project;
+mod project_doc;
 #[cfg(test)]
 mod props;
 mod secrets;
@@ -26,6 +27,9 @@ pub use layer::{
 };
 pub use paths::Paths;
 pub use project::{linked_git_dir, project_root};
+pub use project_doc::{
+    PROJECT_DOC_MAX, PROJECT_DOC_NAME, ProjectDoc, project_doc_paths, read_project_doc,
+};
 pub use secrets::{home_secrets, secret_file_name, sensitive, system_secrets};
 pub use table::{KEYS, parse_bool};
 
@@ -61,6 +65,8 @@ pub struct Flags {
     /// `--shell NAME`: the shell the widget's command is for.
     pub shell: Option<String>,
     pub quiet: bool,
+    /// `--output-schema FILE`.
+    pub output_schema: Option<String>,
 }
 
 /// Settings of the embedded llama.cpp engine.
@@ -156,6 +162,11 @@ pub struct Settings {
     pub tool_choice: ToolChoice,
     pub constrain: bool,
     pub mcp: bool,
+    /// The JSON Schema file the final answer must match (`--output-schema`); read by `app`.
+    pub output_schema: Option<PathBuf>,
+    /// Whether the project's AGENTS.md (and the user's, in the config dir) join the
+    /// instructions (`SWEBASH_AI_PROJECT_DOC`).
+    pub project_doc: bool,
     /// Every directory and file `ai` uses.
     pub paths: Paths,
     /// The shell the model's commands run in: the user's (`SHELL`) when it runs commands
@@ -237,6 +248,8 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
         tool_format: v.tool_format,
         constrain: v.constrain,
         mcp: v.mcp,
+        output_schema: v.output_schema.as_ref().map(PathBuf::from),
+        project_doc: v.project_doc,
         local: local_settings(&v, &paths),
         policy: file.policy.clone(),
         mcp_servers: if v.mcp {
@@ -367,6 +380,11 @@ fn flag_values(flags: &Flags) -> Result<Vec<FlagValue>, ConfigError> {
         ("tool_format", "--tool-format", flags.tool_format.clone()),
         ("model", "--model", flags.model.clone()),
         ("base_url", "--base-url", flags.base_url.clone()),
+        (
+            "output_schema",
+            "--output-schema",
+            flags.output_schema.clone(),
+        ),
     ];
     let spelling = if flags.no_tools {
         "--no-tools"

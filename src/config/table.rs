@@ -123,6 +123,12 @@ settings_table! {
     mcp: bool = get(true, "on or off", parse_bool, |b: &bool| {
         if *b { "on" } else { "off" }.to_string()
     });
+    /// A JSON Schema file the final answer must match (`--output-schema`).
+    output_schema: Option<String> = text();
+    /// Whether AGENTS.md files are read into the instructions.
+    project_doc: bool = get(true, "on or off", parse_bool, |b: &bool| {
+        if *b { "on" } else { "off" }.to_string()
+    });
     http_connect_timeout: Duration =
         get(Duration::from_secs(10), SECONDS, parse_seconds, show_seconds);
     http_first_byte_timeout: Duration =

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::answer_tool::{answer_tool, forced_choice, take_answer};
 use super::assemble::parse_arguments;
 use super::http::{
     Deadline, HttpClient, finish_body, first_model, next_chunk, read_body, shorten, with_retries,
@@ -52,8 +53,12 @@ impl AnthropicProvider {
         let url = format!("{}/v1/messages", self.endpoint.base_url);
         let body = request_body(&self.model, request);
         let stream = request.stream;
-        with_retries!(self.http, sink, |started, deadline| self
-            .attempt(&url, &body, stream, sink, started, deadline))
+        let mut completion = with_retries!(self.http, sink, |started, deadline| self
+            .attempt(&url, &body, stream, sink, started, deadline))?;
+        if let Some(schema) = request.output_schema {
+            take_answer(&mut completion, schema);
+        }
+        Ok(completion)
     }
 
     async fn attempt(
@@ -190,12 +195,20 @@ fn request_body(model: &str, request: ChatRequest<'_>) -> Value {
     if !system.is_empty() {
         body["system"] = json!(system.join("\n\n"));
     }
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-            .collect();
+    let mut tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(
+            |t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}),
+        )
+        .collect();
+    if let Some(schema) = request.output_schema {
+        // The answer is a forced tool call: the model calls a real tool or gives the answer.
+        tools.push(answer_tool(schema));
+        body["tools"] = Value::Array(tools);
+        body["tool_choice"] = forced_choice(request.tool_choice);
+    } else if !tools.is_empty() {
+        body["tools"] = Value::Array(tools);
         body["tool_choice"] = match request.tool_choice {
             ToolChoice::Auto => json!({"type": "auto"}),
             ToolChoice::Required => json!({"type": "any"}),

@@ -108,6 +108,11 @@ impl GeminiProvider {
 }
 
 impl Provider for GeminiProvider {
+    /// Gemini 2.5 and earlier refuse a response schema next to function declarations.
+    fn schema_beside_tools(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> &str {
         self.endpoint.service
     }
@@ -291,7 +296,7 @@ fn request_body(request: ChatRequest<'_>) -> Value {
         };
         body["toolConfig"] = json!({"functionCallingConfig": config});
     }
-    if let Some(schema) = request.response_format {
+    if let Some(schema) = request.response_format.or(request.output_schema) {
         body["generationConfig"] = json!({"responseMimeType": "application/json", "responseSchema": gemini_schema(schema)});
     }
     body

@@ -1,6 +1,7 @@
 //! Talking to LLMs: one `Provider` per wire protocol, all streaming through the same callback and
 //! returning the same `Completion`.
 
+mod answer_tool;
 mod anthropic;
 mod assemble;
 mod error;
@@ -37,6 +38,8 @@ pub struct ChatRequest<'a> {
     pub stream: bool,
     /// A JSON Schema the reply must follow (constrained output on local servers).
     pub response_format: Option<&'a serde_json::Value>,
+    /// The JSON Schema of the final answer (`--output-schema`), sent the provider's own way.
+    pub output_schema: Option<&'a serde_json::Value>,
 }
 
 /// What the model replied with, once the reply is complete.
@@ -83,6 +86,11 @@ pub trait Provider {
     /// Tools can only be called prompt-based, with constrained output (the embedded engine).
     fn prompt_only(&self) -> bool {
         false
+    }
+    /// Whether a request can carry the answer's schema beside tools and still get tool calls
+    /// (false where the schema becomes a grammar over the whole reply, or the API refuses both).
+    fn schema_beside_tools(&self) -> bool {
+        true
     }
     /// What `prepare` is about to do that the user should hear of (a model download).
     fn preparing(&self) -> Option<String> {

@@ -101,6 +101,11 @@ impl OllamaProvider {
 }
 
 impl Provider for OllamaProvider {
+    /// `format` becomes a grammar over the whole reply: under it the model cannot call a tool.
+    fn schema_beside_tools(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> &str {
         self.endpoint.service
     }
@@ -253,7 +258,7 @@ fn request_body(model: &str, request: ChatRequest<'_>) -> Value {
             .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
             .collect();
     }
-    if let Some(schema) = request.response_format {
+    if let Some(schema) = request.response_format.or(request.output_schema) {
         body["format"] = schema.clone();
     }
     body

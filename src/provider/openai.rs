@@ -315,6 +315,10 @@ fn request_body(model: &str, request: ChatRequest<'_>, stream: bool, include_usa
         // llama.cpp and llama-cpp-python read a schema next to `json_object`.
         body["response_format"] = json!({"type": "json_object", "schema": schema});
     }
+    if let Some(schema) = request.output_schema {
+        body["response_format"] =
+            json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}});
+    }
     if !request.tools.is_empty() {
         body["tools"] = request.tools.iter().map(wire_tool).collect();
         match request.tool_choice {
@@ -448,6 +452,7 @@ mod tests {
             tool_choice: &choice,
             stream: true,
             response_format: None,
+            output_schema: None,
         };
         let body = request_body("m", req, true, true);
         assert_eq!(body["tool_choice"]["function"]["name"], json!("filesystem"));

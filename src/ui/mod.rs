@@ -33,13 +33,23 @@ pub trait Frontend {
 /// rendered as Markdown; when stderr is a terminal a spinner shows progress. `color` is false
 /// under `NO_COLOR`.
 pub fn frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Frontend> {
+    frontend(mode, quiet, color, true)
+}
+
+/// The front end of a run whose answer is one JSON value (`--output-schema`): the same, but a
+/// terminal gets the JSON as it is, never rendered as Markdown.
+pub fn value_frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Frontend> {
+    frontend(mode, quiet, color, false)
+}
+
+fn frontend(mode: OutputMode, quiet: bool, color: bool, markdown: bool) -> Box<dyn Frontend> {
     let stdout: Box<dyn Write> = Box::new(std::io::stdout());
     match mode {
         OutputMode::Plain => {
             let terminal = std::io::stdout().is_terminal();
             let mut printer =
                 PlainPrinter::new(stdout, Box::new(std::io::stderr()), quiet, terminal);
-            if terminal {
+            if terminal && markdown {
                 let width = dialoguer::console::Term::stdout().size().1;
                 printer = printer.with_markdown(usize::from(width), color);
             }

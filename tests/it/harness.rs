@@ -13,6 +13,9 @@ pub struct Ai {
     args: Vec<String>,
     env: Vec<(String, String)>,
     stdin: Option<Vec<u8>>,
+    /// Where under the working directory the binary starts (the working directory itself if
+    /// `None`).
+    subdir: Option<String>,
 }
 
 pub struct Run {
@@ -56,6 +59,7 @@ impl Ai {
             args: Vec::new(),
             env: Vec::new(),
             stdin: None,
+            subdir: None,
         };
         let path = |name: &str| ai.root.path().join(name).display().to_string();
         let env = vec![
@@ -143,6 +147,20 @@ impl Ai {
         self
     }
 
+    /// Starts the binary in this directory under the working directory (made if missing).
+    pub fn in_dir(mut self, relative: &str) -> Ai {
+        std::fs::create_dir_all(self.work().join(relative)).expect("make dir");
+        self.subdir = Some(relative.to_string());
+        self
+    }
+
+    fn start_dir(&self) -> PathBuf {
+        match &self.subdir {
+            Some(relative) => self.work().join(relative),
+            None => self.work(),
+        }
+    }
+
     pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Ai {
         self.stdin = Some(bytes.into());
         self
@@ -158,7 +176,7 @@ impl Ai {
             .args(&self.args)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(self.work())
+            .current_dir(self.start_dir())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         command

@@ -27,6 +27,9 @@ const ROWS: &[(&[&str], Uses)] = &[
     ),
     // Not in STYLE's table: `cli` holds clap's types, data only, so it is a leaf too.
     (&["cli"], Uses::Only(&[])),
+    // Not in STYLE's table either: `schema`, the JSON Schema validator of `--output-schema`,
+    // works on serde_json values alone, so it is a leaf too.
+    (&["schema"], Uses::Only(&[])),
     // config → protocol, error.
     (&["config"], Uses::Only(&["protocol", "error"])),
     // toolformat → protocol.

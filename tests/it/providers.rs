@@ -9,7 +9,7 @@ use crate::server::{FakeServer, Reply, status};
 
 const CARGO_TOML: &str = "[package]\nversion = \"0.3.1\"\n";
 
-fn sse(events: &[(&str, Value)]) -> Reply {
+pub(crate) fn sse(events: &[(&str, Value)]) -> Reply {
     let text: String = events
         .iter()
         .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
@@ -78,7 +78,7 @@ fn anthropic_tool_use() -> Reply {
     ])
 }
 
-fn anthropic(server: &FakeServer) -> Ai {
+pub(crate) fn anthropic(server: &FakeServer) -> Ai {
     Ai::bare()
         .env("SWEBASH_AI_PROVIDER", "anthropic")
         .env("SWEBASH_AI_BASE_URL", &server.root())
@@ -186,14 +186,14 @@ fn anthropic_overloaded_is_retried_and_errors_are_clear() {
     );
 }
 
-fn ndjson(lines: &[Value]) -> Reply {
+pub(crate) fn ndjson(lines: &[Value]) -> Reply {
     Reply::Raw(
         "application/x-ndjson",
         lines.iter().map(|l| format!("{l}\n")).collect(),
     )
 }
 
-fn ollama_text(text: &str) -> Reply {
+pub(crate) fn ollama_text(text: &str) -> Reply {
     ndjson(&[
         json!({"model": "m", "message": {"role": "assistant", "content": &text[..text.len() / 2]}, "done": false}),
         json!({"model": "m", "message": {"role": "assistant", "content": &text[text.len() / 2..]}, "done": false}),
@@ -201,7 +201,7 @@ fn ollama_text(text: &str) -> Reply {
     ])
 }
 
-fn ollama(server: &FakeServer) -> Ai {
+pub(crate) fn ollama(server: &FakeServer) -> Ai {
     Ai::bare()
         .env("SWEBASH_AI_PROVIDER", "ollama")
         .env("OLLAMA_HOST", &server.root().replace("http://", ""))
@@ -278,7 +278,7 @@ fn ollama_errors_name_the_model_and_5xx_is_retried() {
     assert_eq!(run.stdout, "fine\n");
 }
 
-fn gemini_events(chunks: &[Value]) -> Reply {
+pub(crate) fn gemini_events(chunks: &[Value]) -> Reply {
     Reply::RawSse(
         chunks
             .iter()
@@ -287,7 +287,7 @@ fn gemini_events(chunks: &[Value]) -> Reply {
     )
 }
 
-fn gemini_text(text: &str) -> Reply {
+pub(crate) fn gemini_text(text: &str) -> Reply {
     gemini_events(&[
         json!({"candidates": [{"content": {"role": "model", "parts": [{"text": &text[..text.len() / 2]}]}}]}),
         json!({"candidates": [{"content": {"role": "model", "parts": [{"text": &text[text.len() / 2..]}]}, "finishReason": "STOP"}],
@@ -295,7 +295,7 @@ fn gemini_text(text: &str) -> Reply {
     ])
 }
 
-fn gemini(server: &FakeServer) -> Ai {
+pub(crate) fn gemini(server: &FakeServer) -> Ai {
     Ai::bare()
         .env("SWEBASH_AI_PROVIDER", "gemini")
         .env("SWEBASH_AI_BASE_URL", &server.root())

@@ -1,0 +1,133 @@
+//! The project's own instructions: the `AGENTS.md` nearest the working directory, looked for up to
+//! the project root and never above it, and the user's own in the config directory. They are read
+//! here, capped in size; what they say joins the instructions and changes nothing else.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::{Paths, project_root};
+
+/// The file's name, as every agent that reads it spells it.
+pub const PROJECT_DOC_NAME: &str = "AGENTS.md";
+/// At most this many bytes of one file are used (codex uses the same).
+pub const PROJECT_DOC_MAX: usize = 32 * 1024;
+
+/// One instructions file as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectDoc {
+    pub path: PathBuf,
+    pub text: String,
+    /// The file was longer than `PROJECT_DOC_MAX`: only its start is in `text`.
+    pub cut: bool,
+}
+
+/// The files to read, in order: the user's (`<config dir>/AGENTS.md`), then the project's nearest
+/// one (from the working directory up to the project root, inside the project once symlinks are
+/// resolved). Only regular files count.
+pub fn project_doc_paths(paths: &Paths) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    if let Some(dir) = &paths.config_dir {
+        let user = dir.join(PROJECT_DOC_NAME);
+        if user.is_file() {
+            found.push(user);
+        }
+    }
+    if let Some(cwd) = &paths.cwd
+        && let Some(doc) = nearest_in_project(cwd, paths.home.as_deref())
+    {
+        found.push(doc);
+    }
+    found
+}
+
+fn nearest_in_project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let root = project_root(cwd, home).ok()?;
+    let real_root = root.canonicalize().ok()?;
+    cwd.ancestors()
+        .take_while(|dir| dir.starts_with(&root))
+        .map(|dir| dir.join(PROJECT_DOC_NAME))
+        .find(|file| {
+            file.canonicalize()
+                .is_ok_and(|real| real.starts_with(&real_root) && real.is_file())
+        })
+}
+
+/// Reads at most `PROJECT_DOC_MAX` bytes of `path`, cut at a line end when it is longer.
+pub fn read_project_doc(path: &Path) -> std::io::Result<ProjectDoc> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(PROJECT_DOC_MAX as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    let cut = bytes.len() > PROJECT_DOC_MAX;
+    if cut {
+        bytes.truncate(PROJECT_DOC_MAX);
+        if let Some(end) = bytes.iter().rposition(|&b| b == b'\n') {
+            bytes.truncate(end + 1);
+        }
+    }
+    Ok(ProjectDoc {
+        path: path.to_path_buf(),
+        text: String::from_utf8_lossy(&bytes).trim_end().to_string(),
+        cut,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(root: &Path, cwd: &Path) -> Paths {
+        Paths {
+            home: Some(root.join("home")),
+            cwd: Some(cwd.to_path_buf()),
+            config_dir: Some(root.join("config")),
+            ..Paths::default()
+        }
+    }
+
+    #[test]
+    fn the_nearest_file_inside_the_project_and_the_users_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("home/app");
+        let deep = project.join("src/bin");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::write(root.join("home/AGENTS.md"), "outside").unwrap();
+        assert!(project_doc_paths(&paths(&root, &deep)).is_empty());
+        std::fs::write(project.join("AGENTS.md"), "build with make").unwrap();
+        std::fs::write(project.join("src/AGENTS.md"), "nearer").unwrap();
+        std::fs::write(root.join("config/AGENTS.md"), "mine").unwrap();
+        assert_eq!(
+            project_doc_paths(&paths(&root, &deep)),
+            vec![root.join("config/AGENTS.md"), project.join("src/AGENTS.md")]
+        );
+    }
+
+    #[test]
+    fn a_symlink_leading_out_of_the_project_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("home/app");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::write(root.join("secret.md"), "no").unwrap();
+        std::os::unix::fs::symlink(root.join("secret.md"), project.join("AGENTS.md")).unwrap();
+        assert!(project_doc_paths(&paths(&root, &project)).is_empty());
+    }
+
+    #[test]
+    fn a_long_file_is_cut_at_a_line_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("AGENTS.md");
+        let line = "x".repeat(99) + "\n";
+        std::fs::write(&file, line.repeat(400)).unwrap();
+        let doc = read_project_doc(&file).unwrap();
+        assert!(doc.cut);
+        assert!(doc.text.len() <= PROJECT_DOC_MAX);
+        assert!(doc.text.ends_with('x'));
+        std::fs::write(&file, "short\n").unwrap();
+        let doc = read_project_doc(&file).unwrap();
+        assert_eq!((doc.text.as_str(), doc.cut), ("short", false));
+    }
+}
