@@ -106,10 +106,11 @@ fn private_temp(request: &Request) -> Vec<PathBuf> {
         .write
         .iter()
         .filter(|root| {
+            // (Masked files do not count: they are mounts, or, without mounts, the call has no
+            // writable project root anyway and temp gets its own directory.)
             request
                 .hide
                 .iter()
-                .chain(&request.mask)
                 .chain(&request.home)
                 .any(|p| p.starts_with(root) && p != *root)
         })
