@@ -3,16 +3,23 @@
 //! diagnostics out), plus a streaming parser that shows text as it arrives and ends with exactly
 //! the whole-text result for every chunking.
 
+mod bare;
+mod gemma;
 mod generic;
+mod granite;
 mod hermes;
 mod json;
 pub mod lenient;
+mod lfm2;
 mod llama3;
 mod mistral;
+mod pythonic;
 mod qwen;
 mod region;
 mod scan;
+mod schema;
 mod shape;
+mod xml;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -30,9 +37,28 @@ pub enum Family {
     Llama3,
     Mistral,
     Json,
+    /// Gemma 4: `<|tool_call>call:NAME{key:<|"|>v<|"|>}<tool_call|>`.
+    Gemma,
+    /// LFM2: `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+    Lfm2,
+    /// Granite 4: `<tool_call>` JSON as Hermes, Granite 3's `<|tool_call|>[...]` too.
+    Granite,
 }
 
 impl Family {
+    /// Every family, in the order help texts list them.
+    pub const ALL: [Family; 9] = [
+        Family::Generic,
+        Family::Hermes,
+        Family::Qwen,
+        Family::Llama3,
+        Family::Mistral,
+        Family::Json,
+        Family::Gemma,
+        Family::Lfm2,
+        Family::Granite,
+    ];
+
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name.to_ascii_lowercase().as_str() {
             "generic" => Family::Generic,
@@ -41,6 +67,9 @@ impl Family {
             "llama3" => Family::Llama3,
             "mistral" => Family::Mistral,
             "json" => Family::Json,
+            "gemma" | "gemma4" => Family::Gemma,
+            "lfm2" | "lfm" => Family::Lfm2,
+            "granite" => Family::Granite,
             _ => return None,
         })
     }
@@ -53,6 +82,9 @@ impl Family {
             Family::Llama3 => "llama3",
             Family::Mistral => "mistral",
             Family::Json => "json",
+            Family::Gemma => "gemma",
+            Family::Lfm2 => "lfm2",
+            Family::Granite => "granite",
         }
     }
 
@@ -62,6 +94,12 @@ impl Family {
         let has = |words: &[&str]| words.iter().any(|w| model.contains(w));
         if has(&["qwen"]) {
             Family::Qwen
+        } else if has(&["gemma-4", "gemma4", "gemma_4", "gemma-n4", "functiongemma"]) {
+            Family::Gemma
+        } else if has(&["lfm2", "lfm-2", "lfm_2", "liquid"]) {
+            Family::Lfm2
+        } else if has(&["granite"]) {
+            Family::Granite
         } else if has(&["hermes", "nous"]) {
             Family::Hermes
         } else if has(&["llama-3", "llama3", "llama_3", "llama-4", "llama4"]) {
@@ -112,9 +150,13 @@ pub trait Format {
     fn family(&self) -> Family;
     /// Strings that open a call.
     fn open_markers(&self) -> &'static [&'static str];
-    /// A `{` or `[` opening the reply starts a call (the bare-JSON families).
-    fn bare_at_start(&self) -> bool {
+    /// A bracketed list of `name(key=value)` anywhere is a call list (Llama 3.2/4, LFM2).
+    fn pythonic(&self) -> bool {
         false
+    }
+    /// The tools on offer, whose schemas type untyped values.
+    fn tools(&self) -> &[ToolSpec] {
+        &[]
     }
     /// Parses the call region: from the first marker (or the bare opening) to the end.
     fn parse_region(&self, region: &str) -> Vec<Item>;
@@ -132,15 +174,17 @@ pub trait Format {
 
 /// The family's format; `tools` type the values of formats that carry raw text.
 pub fn format_for(family: Family, tools: &[ToolSpec]) -> Box<dyn Format> {
+    let tools = tools.to_vec();
     match family {
-        Family::Generic => Box::new(generic::Generic),
-        Family::Hermes => Box::new(hermes::Hermes),
-        Family::Qwen => Box::new(qwen::Qwen {
-            tools: tools.to_vec(),
-        }),
-        Family::Llama3 => Box::new(llama3::Llama3),
+        Family::Generic => Box::new(generic::Generic { tools }),
+        Family::Hermes => Box::new(hermes::Hermes { tools }),
+        Family::Qwen => Box::new(qwen::Qwen { tools }),
+        Family::Llama3 => Box::new(llama3::Llama3 { tools }),
         Family::Mistral => Box::new(mistral::Mistral),
         Family::Json => Box::new(json::Json),
+        Family::Gemma => Box::new(gemma::Gemma { tools }),
+        Family::Lfm2 => Box::new(lfm2::Lfm2 { tools }),
+        Family::Granite => Box::new(granite::Granite { tools }),
     }
 }
 
@@ -282,6 +326,20 @@ const END_TOKENS: &[&str] = &[
     "<|endoftext|>",
 ];
 
+/// Close tags a model leaves behind a call (doubled, or after a call it wrote without the
+/// opening tag): markup, never part of an answer that made calls.
+const STRAY_CLOSES: &[&str] = &[
+    "[/TOOL_CALLS]",
+    "</tool_call>",
+    "</TOOL_CALL>",
+    "</function>",
+    "</function_call>",
+    "<tool_call|>",
+    "<|tool_call_end|>",
+    "<|python_end|>",
+    "<end_function_call>",
+];
+
 /// Parses a whole reply.
 pub fn parse(format: &dyn Format, text: &str) -> Parsed {
     let mut segmenter = Segmenter::new();
@@ -300,7 +358,14 @@ fn assemble(format: &dyn Format, segments: Vec<Segment>) -> Parsed {
             Segment::Region(text) => {
                 for item in format.parse_region(&text) {
                     match item {
-                        Item::Content(text) => region::push_content(&mut items, &text),
+                        Item::Content(text) => {
+                            for found in bare::split(&text, format) {
+                                match found {
+                                    Item::Content(text) => region::push_content(&mut items, &text),
+                                    call => items.push(call),
+                                }
+                            }
+                        }
                         call => items.push(call),
                     }
                 }
@@ -326,7 +391,12 @@ fn assemble(format: &dyn Format, segments: Vec<Segment>) -> Parsed {
             }
         }
     }
-    for token in END_TOKENS {
+    let stray: &[&str] = if parsed.calls.is_empty() && parsed.diagnostics.is_empty() {
+        &[]
+    } else {
+        STRAY_CLOSES
+    };
+    for token in END_TOKENS.iter().chain(stray) {
         if parsed.content.contains(token) {
             parsed.content = parsed.content.replace(token, "");
         }

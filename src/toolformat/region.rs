@@ -1,13 +1,11 @@
-//! Pieces the family parsers share: walking a call region block by block, reading a JSON call
-//! after a tag, the pythonic call list of Llama 3.2/4, and the XML-ish `<function=...>` form of
-//! Qwen3-Coder, each failure isolated to its own block.
+//! Pieces the family parsers share: walking a call region block by block and reading a JSON
+//! call after a tag, each failure isolated to its own block.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::ParsedCall;
 use super::lenient::{self, JsonError};
 use super::shape::{Need, calls_in};
-use crate::protocol::ToolSpec;
 
 /// One piece of a region, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,11 +60,17 @@ fn calls_to_items(calls: Vec<Result<ParsedCall, String>>) -> Vec<Item> {
     calls.into_iter().map(Item::Call).collect()
 }
 
-const CUT_OFF: &str = "a tool call was cut off before its end, so it was not run";
+pub const CUT_OFF: &str = "a tool call was cut off before its end, so it was not run";
 
 /// A JSON call (or array of calls) right after a tag, optionally fenced, then an optional close
 /// tag. Malformed: a diagnostic, and the block ends at its close tag (or the next opening tag).
 pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
+    json_block_with(after, closes, opens, Need::NameOnly)
+}
+
+/// `json_block` with the strictness of the wrapper: loose wrappers (`<response>`, `<json>`)
+/// hold a call only when it names its arguments.
+pub fn json_block_with(after: &str, closes: &[&str], opens: &[&str], need: Need) -> Block {
     let lead = after.len() - after.trim_start().len();
     let mut body = &after[lead..];
     let mut used = lead;
@@ -85,8 +89,9 @@ pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
     match lenient::read_value(body) {
         Ok((value, end)) => {
             used += end;
-            let items = match calls_in(&value, Need::NameOnly) {
+            let items = match calls_in(&value, need) {
                 Some(calls) => calls_to_items(calls),
+                None if need == Need::NameAndArguments => return None,
                 None => vec![Item::Call(Err(format!(
                     "not a tool call: {}",
                     short(&body[..end])
@@ -95,6 +100,7 @@ pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
             used += close_after(&after[used..], closes, fenced);
             Some((items, used))
         }
+        Err(_) if need == Need::NameAndArguments && !looks_like_call_start(body) => None,
         Err(JsonError::Truncated) => Some((vec![Item::Call(Err(CUT_OFF.into()))], after.len())),
         Err(JsonError::Invalid(at)) => {
             let message = format!("a malformed tool call: {}", short(body));
@@ -217,206 +223,4 @@ fn looks_like_call_start(body: &str) -> bool {
     ["\"name\"", "'name'", "\"tool\"", "\"function\""]
         .iter()
         .any(|k| head.contains(k))
-}
-
-/// The pythonic list `[f(a=1, b="x"), g()]` (Llama 3.2/4). `None` if `text` is not one.
-pub fn pythonic(text: &str) -> Option<(Vec<Item>, usize)> {
-    let bytes = text.as_bytes();
-    let mut pos = skip_ws(text, 0);
-    let bracketed = bytes.get(pos) == Some(&b'[');
-    if bracketed {
-        pos = skip_ws(text, pos + 1);
-    }
-    let mut items = Vec::new();
-    loop {
-        let name_start = pos;
-        while pos < bytes.len()
-            && (bytes[pos].is_ascii_alphanumeric() || matches!(bytes[pos], b'_' | b'.' | b'-'))
-        {
-            pos += 1;
-        }
-        if pos == name_start || bytes.get(pos) != Some(&b'(') {
-            return None;
-        }
-        let name = text[name_start..pos].trim_end_matches(".call").to_string();
-        pos += 1;
-        let mut arguments = Map::new();
-        loop {
-            pos = skip_ws(text, pos);
-            match bytes.get(pos) {
-                None => {
-                    items.push(Item::Call(Err(CUT_OFF.into())));
-                    return Some((items, text.len()));
-                }
-                Some(b')') => {
-                    pos += 1;
-                    break;
-                }
-                Some(b',') => {
-                    pos += 1;
-                    continue;
-                }
-                _ => {}
-            }
-            let key_start = pos;
-            while pos < bytes.len() && (bytes[pos].is_ascii_alphanumeric() || bytes[pos] == b'_') {
-                pos += 1;
-            }
-            let key = text[key_start..pos].to_string();
-            pos = skip_ws(text, pos);
-            if key.is_empty() || bytes.get(pos) != Some(&b'=') {
-                return if pos >= bytes.len() {
-                    Some((vec![Item::Call(Err(CUT_OFF.into()))], text.len()))
-                } else {
-                    None
-                };
-            }
-            pos = skip_ws(text, pos + 1);
-            match lenient::read_value(&text[pos..]) {
-                Ok((value, end)) => {
-                    arguments.insert(key, value);
-                    pos += end;
-                }
-                Err(JsonError::Truncated) => {
-                    items.push(Item::Call(Err(CUT_OFF.into())));
-                    return Some((items, text.len()));
-                }
-                Err(JsonError::Invalid(_)) => return None,
-            }
-        }
-        items.push(Item::Call(Ok(ParsedCall {
-            name,
-            arguments: Value::Object(arguments),
-            id: None,
-        })));
-        pos = skip_ws(text, pos);
-        match bytes.get(pos) {
-            Some(b',') if bracketed => pos = skip_ws(text, pos + 1),
-            Some(b']') if bracketed => return Some((items, pos + 1)),
-            // A missing `]` at the very end.
-            None => return Some((items, pos)),
-            _ if !bracketed => return Some((items, pos)),
-            _ => return Some((items, pos)),
-        }
-    }
-}
-
-fn skip_ws(text: &str, mut pos: usize) -> usize {
-    let bytes = text.as_bytes();
-    while pos < bytes.len() && bytes[pos].is_ascii_whitespace() {
-        pos += 1;
-    }
-    pos
-}
-
-/// Qwen3-Coder's `<function=N><parameter=K>value</parameter>...</function>`, values typed by the
-/// tool's schema (strings stay raw text).
-pub fn xml_function(text: &str, tools: &[ToolSpec]) -> Option<(Vec<Item>, usize)> {
-    let start = text.find("<function=")?;
-    if !text[..start].trim().is_empty() {
-        return None;
-    }
-    let name_start = start + "<function=".len();
-    let name_end = name_start + text[name_start..].find('>')?;
-    let name = text[name_start..name_end].trim().to_string();
-    let Some(body_len) = text[name_end..].find("</function>") else {
-        return Some((vec![Item::Call(Err(CUT_OFF.into()))], text.len()));
-    };
-    let body = &text[name_end + 1..name_end + body_len];
-    let schema = tools.iter().find(|t| t.name == name).map(|t| &t.parameters);
-    let mut arguments = Map::new();
-    let mut rest = body;
-    while let Some(open) = rest.find("<parameter=") {
-        let key_start = open + "<parameter=".len();
-        let Some(key_len) = rest[key_start..].find('>') else {
-            break;
-        };
-        let key = rest[key_start..key_start + key_len].trim().to_string();
-        let value_start = key_start + key_len + 1;
-        let value_len = rest[value_start..]
-            .find("</parameter>")
-            .unwrap_or(rest.len() - value_start);
-        let raw = &rest[value_start..value_start + value_len];
-        let raw = raw.strip_prefix('\n').unwrap_or(raw);
-        let raw = raw.strip_suffix('\n').unwrap_or(raw);
-        let kind = schema
-            .and_then(|s| s.pointer(&format!("/properties/{key}/type")))
-            .and_then(Value::as_str);
-        arguments.insert(key, typed(raw, kind));
-        rest = &rest[(value_start + value_len + "</parameter>".len()).min(rest.len())..];
-    }
-    let call = ParsedCall {
-        name,
-        arguments: Value::Object(arguments),
-        id: None,
-    };
-    Some((
-        vec![Item::Call(Ok(call))],
-        name_end + body_len + "</function>".len(),
-    ))
-}
-
-fn typed(raw: &str, kind: Option<&str>) -> Value {
-    match kind {
-        Some("string") => Value::String(raw.to_string()),
-        Some(_) | None => match lenient::parse(raw.trim()) {
-            Ok(value) => value,
-            Err(_) => Value::String(raw.to_string()),
-        },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn ok_calls(items: &[Item]) -> Vec<(String, Value)> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Call(Ok(c)) => Some((c.name.clone(), c.arguments.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn pythonic_lists_parse_with_python_literals() {
-        let (items, used) = pythonic(
-            r#"[get_weather(city="SF", days=3), ping(), f(x=[1, 2], y={'a': True})] tail"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(
-            ok_calls(&items),
-            vec![
-                ("get_weather".into(), json!({"city": "SF", "days": 3})),
-                ("ping".into(), json!({})),
-                ("f".into(), json!({"x": [1, 2], "y": {"a": true}})),
-            ]
-        );
-        assert_eq!(
-            &r#"[get_weather(city="SF", days=3), ping(), f(x=[1, 2], y={'a': True})] tail"#[used..],
-            " tail"
-        );
-        assert!(pythonic("[special delivery]").is_none());
-        assert!(pythonic("[1, 2, 3]").is_none());
-        let (cut, _) = pythonic(r#"[f(a="unfinished"#).unwrap_or_default();
-        assert!(matches!(cut[0], Item::Call(Err(_))));
-    }
-
-    #[test]
-    fn qwen_coder_xml_is_typed_by_the_schema() {
-        let tools = [ToolSpec {
-            name: "run".into(),
-            description: String::new(),
-            parameters: json!({"type": "object", "properties": {"command": {"type": "string"}, "timeout": {"type": "integer"}}}),
-        }];
-        let text = "<function=run>\n<parameter=command>\necho 42\n</parameter>\n<parameter=timeout>\n5\n</parameter>\n</function>";
-        let (items, _) = xml_function(text, &tools).unwrap_or_default();
-        assert_eq!(
-            ok_calls(&items),
-            vec![("run".into(), json!({"command": "echo 42", "timeout": 5}))]
-        );
-    }
 }
