@@ -42,7 +42,7 @@ pub fn region(text: &str, opens: &[&str], tools: &[ToolSpec]) -> Vec<Item> {
 }
 
 fn block(marker: &str, after: &str, opens: &[&str], tools: &[ToolSpec]) -> Block {
-    if marker.starts_with("<function") {
+    if marker == "<function=" || marker == "<function name=" {
         let whole = format!("{marker}{after}");
         let (items, used) = xml::function(&whole, tools)?;
         let used = used - marker.len();

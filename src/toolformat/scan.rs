@@ -368,7 +368,8 @@ fn opens_call(after: &str, marker: &str) -> bool {
         || after.starts_with('[')
         || after.starts_with("<function=")
         || after.starts_with("```")
-        || marker.starts_with("<function")
+        || marker == "<function="
+        || marker == "<function name="
         // Mistral v11: `[TOOL_CALLS]name{...}`; Llama 3: `<|python_tag|>name.call(...)`.
         || ((marker == "[TOOL_CALLS]" || marker.starts_with("<|python")) && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }

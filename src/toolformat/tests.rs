@@ -1,6 +1,7 @@
 //! The fixture corpus (tests/fixtures/toolformat/corpus.json: family, model text, the calls and
-//! content it must give, how many diagnostics): every case parsed whole, one character at a
-//! time, and in random chunks, with the same result each way.
+//! content it must give, how many diagnostics) and the table of issue 22's categories
+//! (categories.json, the same shape plus a category): every case parsed whole, one character at
+//! a time, and in random chunks, with the same result each way.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -16,6 +17,8 @@ struct ExpectedCall {
 
 #[derive(Deserialize)]
 struct Case {
+    #[serde(default)]
+    category: String,
     family: String,
     text: String,
     calls: Vec<ExpectedCall>,
@@ -24,22 +27,41 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    serde_json::from_str(include_str!("../../tests/fixtures/toolformat/corpus.json"))
-        .unwrap_or_default()
+    let mut cases: Vec<Case> =
+        serde_json::from_str(include_str!("../../tests/fixtures/toolformat/corpus.json"))
+            .unwrap_or_default();
+    cases.extend(categories());
+    cases
+}
+
+fn categories() -> Vec<Case> {
+    serde_json::from_str(include_str!(
+        "../../tests/fixtures/toolformat/categories.json"
+    ))
+    .unwrap_or_default()
 }
 
 fn tools() -> Vec<ToolSpec> {
     let schema = serde_json::json!({"type": "object", "properties": {
         "command": {"type": "string"}, "timeout_seconds": {"type": "integer"},
         "flag": {"type": "boolean"}, "opts": {"type": "object"}, "label": {"type": "string"}}});
-    ["run", "set"]
+    let weather = serde_json::json!({"type": "object", "properties": {
+        "city": {"type": "string"}, "state": {"type": "string"}, "zip": {"type": "string"},
+        "days": {"type": "integer"}, "units": {"type": ["string", "null"], "enum": ["c", "f", null]}}});
+    let mut tools: Vec<ToolSpec> = ["run", "set"]
         .iter()
         .map(|name| ToolSpec {
             name: name.to_string(),
             description: String::new(),
             parameters: schema.clone(),
         })
-        .collect()
+        .collect();
+    tools.push(ToolSpec {
+        name: "weather".into(),
+        description: String::new(),
+        parameters: weather,
+    });
+    tools
 }
 
 fn check(case: &Case, parsed: &Parsed, how: &str) -> Option<String> {
@@ -101,6 +123,32 @@ fn the_corpus_has_enough_cases_for_every_family() {
 }
 
 #[test]
+fn every_category_has_several_spellings() {
+    let cases = categories();
+    assert!(cases.len() >= 60, "{} cases", cases.len());
+    for category in [
+        "damaged",
+        "schema",
+        "after_prose",
+        "bad_element",
+        "wrappers",
+        "junk",
+        "clean",
+        "gemma",
+        "lfm2",
+        "granite",
+        "qwen_xml",
+        "reasoning",
+    ] {
+        let count = cases.iter().filter(|c| c.category == category).count();
+        assert!(count >= 3, "{category}: {count}");
+    }
+    for family in ["gemma", "lfm2", "granite"] {
+        assert!(Family::parse(family).is_some(), "{family}");
+    }
+}
+
+#[test]
 fn every_case_parses_whole() {
     let tools = tools();
     let cases = corpus();
@@ -143,7 +191,7 @@ fn every_case_parses_the_same_fed_one_character_at_a_time() {
         // Known, documented exceptions: a reply that starts mid-reasoning (only a `</think>`
         // tells), and end-of-turn tokens, are shown before they can be recognised.
         let exception = (case.text.contains("</think>") && !case.text.contains("<think>"))
-            || case.text.contains("<|");
+            || super::END_TOKENS.iter().any(|t| case.text.contains(t));
         if !whole.content.starts_with(&shown) && !exception {
             failures.push(format!(
                 "[{}] {:?}: shown {shown:?} is not a prefix of the content {:?}",
