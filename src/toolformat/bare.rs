@@ -90,9 +90,18 @@ fn object_opens(text: &str) -> Option<bool> {
 
 /// The calls in a closed candidate; `None` when it is not calls.
 pub fn calls(text: &str, format: &dyn Format) -> Option<Vec<Item>> {
-    if let Ok(value) = lenient::parse(text) {
-        return calls_in(&value, Need::NameAndArguments)
-            .map(|calls| calls.into_iter().map(Item::Call).collect());
+    match lenient::parse(text) {
+        Ok(value) => {
+            return calls_in(&value, Need::NameAndArguments)
+                .map(|calls| calls.into_iter().map(Item::Call).collect());
+        }
+        Err(_)
+            if region::names_a_call(text)
+                && text.trim_start_matches('[').trim_start().starts_with('{') =>
+        {
+            return Some(vec![Item::Call(Err(region::malformed(text)))]);
+        }
+        Err(_) => {}
     }
     if !format.pythonic() {
         return None;

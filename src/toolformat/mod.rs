@@ -513,6 +513,8 @@ impl<'f> StreamParser<'f> {
 }
 
 #[cfg(test)]
+mod damage_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod section_tests {

@@ -209,12 +209,33 @@ pub fn bare_json(region: &str) -> Option<Vec<Item>> {
                 cursor = region.len();
                 break;
             }
+            Err(JsonError::Invalid(_)) if items.is_empty() && names_a_call(body) => {
+                items.push(Item::Call(Err(malformed(body))));
+                cursor = region.len();
+                break;
+            }
             Err(JsonError::Invalid(_)) if items.is_empty() => return None,
             Err(JsonError::Invalid(_)) => break,
         }
     }
     push_content(&mut items, &region[cursor..]);
     Some(items)
+}
+
+/// JSON that is broken but plainly meant as a call: it names a tool and its arguments.
+pub fn names_a_call(body: &str) -> bool {
+    let has = |keys: &[&str]| {
+        keys.iter()
+            .any(|k| body.contains(&format!("\"{k}\"")) || body.contains(&format!("'{k}'")))
+    };
+    has(&["name", "tool", "function"]) && has(&["arguments", "parameters", "args"])
+}
+
+pub fn malformed(body: &str) -> String {
+    format!(
+        "a malformed tool call: {}; expected {{\"name\": ..., \"arguments\": {{...}}}}",
+        short(body)
+    )
 }
 
 /// A cut-off bare object counts as a call only if it already names one.

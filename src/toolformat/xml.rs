@@ -172,13 +172,9 @@ fn parameter(name: &str, text: &str, tools: &[ToolSpec]) -> Result<Parameter, (S
         .iter()
         .filter_map(|t| value.find(t).map(|at| (at, *t)))
         .min();
-    let (end, used) = match (close, structure) {
-        (Some(close), None) => (close, close + PARAM_END.len()),
-        (Some(close), Some((at, _))) if close < at => (close, close + PARAM_END.len()),
-        // `</parameter>` left out, but the next tag starts on a line of its own.
-        (_, Some((at, tag))) if (tag == PARAM || tag == END) && value[..at].ends_with('\n') => {
-            (at, at)
-        }
+    let end = match (close, structure) {
+        (Some(close), None) => close,
+        (Some(close), Some((at, _))) if close < at => close,
         (None, None) => return Err((CUT_OFF.into(), true)),
         (_, Some(_)) => {
             let problem = format!(
@@ -192,7 +188,7 @@ fn parameter(name: &str, text: &str, tools: &[ToolSpec]) -> Result<Parameter, (S
     let raw = raw.strip_prefix('\n').unwrap_or(raw);
     let raw = raw.strip_suffix('\n').unwrap_or(raw);
     let typed = schema::from_text(raw, schema::property(tools, name, key));
-    Ok((key.to_string(), typed, value_at + used))
+    Ok((key.to_string(), typed, value_at + end + PARAM_END.len()))
 }
 
 #[cfg(test)]
@@ -234,9 +230,6 @@ mod tests {
             // `</function>` left out at the end, or cut inside it.
             "<function=weather>\n<parameter=zip>\n77004\n</parameter>\n<parameter=days>\n3\n</parameter>\n",
             "<function=weather>\n<parameter=zip>\n77004\n</parameter>\n<parameter=days>\n3\n</parameter>\n</func",
-            // `</parameter>` left out before a tag on its own line.
-            "<function=weather>\n<parameter=zip>\n77004\n<parameter=days>\n3\n</parameter>\n</function>",
-            "<function=weather>\n<parameter=zip>\n77004\n</parameter>\n<parameter=days>\n3\n</function>",
         ];
         for text in spellings {
             let (calls, _) = parse(text);
@@ -254,6 +247,9 @@ mod tests {
             // The case: the value would swallow the next parameter.
             "<function=weather>\n<parameter=city>Dallas<parameter=state>TX</parameter>\n</function>",
             "<function=weather>\n<parameter=city>\nDallas <parameter=state>\nTX\n</parameter>\n</function>",
+            // Even on lines of their own: whether the newlines belong to the value is unclear.
+            "<function=weather>\n<parameter=zip>\n77004\n<parameter=days>\n3\n</parameter>\n</function>",
+            "<function=weather>\n<parameter=zip>\n77004\n</parameter>\n<parameter=days>\n3\n</function>",
             // Cut off inside a value or a tag.
             "<function=weather>\n<parameter=city>\nDal",
             "<function=weather>\n<parameter=city>\nDallas\n</param",
