@@ -12,7 +12,7 @@ complete -c ai -l check-command -d 'Print the policy decision for a shell comman
 complete -c ai -l init -d 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"' -r
 complete -c ai -l key -d 'With --init: the key that asks ai, in the shell\'s notation (default Alt-E: \'\\ee\', \'^[e\')' -r
 complete -c ai -l completions -d 'Print a completion script: bash, zsh, fish, elvish or powershell' -r
-complete -c ai -l parse-tool-calls -d 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json), then exit' -r
+complete -c ai -l parse-tool-calls -d 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit' -r
 complete -c ai -s i -l interactive -d 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply'
 complete -c ai -l command -d 'Widget mode: print exactly one shell command for the request, nothing else'
 complete -c ai -l no-stream -d 'Ask for the whole reply at once instead of streaming it'

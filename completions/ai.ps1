@@ -36,7 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
             [CompletionResult]::new('--init', '--init', [CompletionResultType]::ParameterName, 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"')
             [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'With --init: the key that asks ai, in the shell''s notation (default Alt-E: ''\ee'', ''^[e'')')
             [CompletionResult]::new('--completions', '--completions', [CompletionResultType]::ParameterName, 'Print a completion script: bash, zsh, fish, elvish or powershell')
-            [CompletionResult]::new('--parse-tool-calls', '--parse-tool-calls', [CompletionResultType]::ParameterName, 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json), then exit')
+            [CompletionResult]::new('--parse-tool-calls', '--parse-tool-calls', [CompletionResultType]::ParameterName, 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply')
             [CompletionResult]::new('--interactive', '--interactive', [CompletionResultType]::ParameterName, 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply')
             [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Widget mode: print exactly one shell command for the request, nothing else')

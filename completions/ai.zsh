@@ -30,7 +30,7 @@ _ai() {
 '--init=[Print the shell integration script for bash, zsh or fish\: eval "\$(ai --init zsh)"]:SHELL:_default' \
 '--key=[With --init\: the key that asks ai, in the shell'\''s notation (default Alt-E\: '\''\\ee'\'', '\''^\[e'\'')]:KEY:_default' \
 '--completions=[Print a completion script\: bash, zsh, fish, elvish or powershell]:SHELL:_default' \
-'--parse-tool-calls=[Read model text on stdin and print the tool calls found in it as JSON (FORMAT\: generic, hermes, qwen, llama3, mistral, json), then exit]:FORMAT:_default' \
+'--parse-tool-calls=[Read model text on stdin and print the tool calls found in it as JSON (FORMAT\: generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit]:FORMAT:_default' \
 '-i[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
 '--interactive[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
 '--command[Widget mode\: print exactly one shell command for the request, nothing else]' \

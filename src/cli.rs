@@ -152,7 +152,7 @@ pub struct Cli {
     pub man: bool,
 
     /// Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic,
-    /// hermes, qwen, llama3, mistral, json), then exit.
+    /// hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit.
     #[arg(help_heading = "Utilities", long, value_name = "FORMAT")]
     pub parse_tool_calls: Option<String>,
 }

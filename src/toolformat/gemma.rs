@@ -82,10 +82,11 @@ impl Format for Gemma {
             content: problems
                 .iter()
                 .map(|p| {
-                    format!(
-                        "<|tool_response>response:error{{message:<|\"|>{p}. Write \
-                         <|tool_call>call:NAME{{key:<|\"|>text<|\"|>,n:1}}<tool_call|>.<|\"|>}}<tool_response|>"
-                    )
+                    let error = super::parse_error(
+                        p,
+                        "<|tool_call>call:tool_name{key:<|\"|>text<|\"|>,n:1}<tool_call|>",
+                    );
+                    format!("<|tool_response>response:error{{message:<|\"|>{error}<|\"|>}}<tool_response|>")
                 })
                 .collect::<Vec<_>>()
                 .join("\n"),

@@ -72,7 +72,7 @@ impl Format for Generic {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("TOOL_ERROR: {p}. Please try again with correct format."))
+                .map(|p| format!("TOOL_ERROR: {}", super::parse_error(p, "<TOOL_CALL>{\"tool\": \"tool_name\", \"args\": {\"key\": \"value\"}}</TOOL_CALL>")))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }

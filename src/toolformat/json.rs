@@ -56,7 +56,7 @@ impl Format for Json {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("Error: {p}. Reply with only a JSON object {{\"name\": ..., \"arguments\": {{...}}}}."))
+                .map(|p| super::parse_error(p, "only a JSON object {\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}"))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }

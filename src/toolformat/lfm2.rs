@@ -88,8 +88,9 @@ impl Format for Lfm2 {
             content: problems
                 .iter()
                 .map(|p| {
-                    format!(
-                        "Error: {p}. Write <|tool_call_start|>[tool_name(key=\"value\")]<|tool_call_end|>."
+                    super::parse_error(
+                        p,
+                        "<|tool_call_start|>[tool_name(key=\"value\")]<|tool_call_end|>",
                     )
                 })
                 .collect::<Vec<_>>()

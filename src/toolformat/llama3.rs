@@ -83,7 +83,7 @@ impl Format for Llama3 {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("Error: {p}. Please respond with a valid JSON function call."))
+                .map(|p| super::parse_error(p, "{\"name\": \"tool_name\", \"parameters\": {\"key\": \"value\"}} or [tool_name(key=\"value\")]"))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }

@@ -66,7 +66,7 @@ impl Format for Mistral {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("[TOOL_RESULTS] {}[/TOOL_RESULTS]", json!({"content": format!("error: {p}. Please try again with correct format.")})))
+                .map(|p| format!("[TOOL_RESULTS] {}[/TOOL_RESULTS]", json!({"content": super::parse_error(p, "[TOOL_CALLS] [{\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}]")})))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }

@@ -293,13 +293,22 @@ fn tool_responses(answered: &[Answered<'_>]) -> Message {
     }
 }
 
+/// A `PARSE_ERROR` the model can act on: what was wrong, that nothing ran, the shape expected.
+fn parse_error(problem: &str, expected: &str) -> String {
+    format!("PARSE_ERROR: {problem}. Nothing was run. Write the call again as {expected}")
+}
+
+/// The `<tool_call>` families' expected shape.
+const TOOL_CALL_SHAPE: &str =
+    "<tool_call>{\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}</tool_call>";
+
 fn problem_responses(problems: &[String]) -> Message {
     let blocks: Vec<String> = problems
         .iter()
         .map(|p| {
             format!(
                 "<tool_response>\n{}\n</tool_response>",
-                serde_json::json!({"error": format!("{p}. Please try again with correct format.")})
+                serde_json::json!({"error": parse_error(p, TOOL_CALL_SHAPE)})
             )
         })
         .collect();
@@ -544,15 +553,7 @@ mod section_tests {
             &["mcp_lookup"],
             &["filesystem", "web_search"],
         ];
-        let families = [
-            Family::Generic,
-            Family::Hermes,
-            Family::Qwen,
-            Family::Llama3,
-            Family::Mistral,
-            Family::Json,
-        ];
-        for family in families {
+        for family in Family::ALL {
             for offer in offers {
                 let offered = tools(offer);
                 let section = format_for(family, &offered).system_section(&offered);
@@ -565,6 +566,47 @@ mod section_tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A call that could not be understood is answered with a PARSE_ERROR saying what was wrong
+    /// and the shape the family expects, in every family.
+    #[test]
+    fn every_family_answers_a_damaged_call_with_a_parse_error_and_the_expected_shape() {
+        let offered = tools(&["filesystem"]);
+        for family in Family::ALL {
+            let message = format_for(family, &offered).render_problems(&["a cut-off call".into()]);
+            let text = serde_json::to_string(&message).unwrap_or_default();
+            assert!(
+                text.contains("PARSE_ERROR: a cut-off call") && text.contains("tool_name"),
+                "{}: {text}",
+                family.name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_model_name_picks_the_family() {
+        let cases = [
+            ("Qwen3-Coder-30B-A3B-Instruct", Family::Qwen),
+            ("qwen3.5-4b", Family::Qwen),
+            ("gemma-4-e2b-it", Family::Gemma),
+            ("google/functiongemma-270m-it", Family::Gemma),
+            ("LiquidAI/LFM2-1.2B-Tool", Family::Lfm2),
+            ("lfm2-350m", Family::Lfm2),
+            ("ibm-granite/granite-4.0-h-micro", Family::Granite),
+            ("granite4:tiny-h", Family::Granite),
+            ("Hermes-3-Llama-3.1-8B", Family::Hermes),
+            ("llama3.2:3b", Family::Llama3),
+            ("mistral-small", Family::Mistral),
+            ("gemma-3-1b-it", Family::Generic),
+            ("smollm2-135m", Family::Generic),
+        ];
+        for (model, family) in cases {
+            assert_eq!(Family::detect(model), family, "{model}");
+        }
+        for family in Family::ALL {
+            assert_eq!(Family::parse(family.name()), Some(family));
         }
     }
 }

@@ -98,11 +98,11 @@ fn a_malformed_call_is_answered_with_tool_error_and_the_loop_goes_on() {
     let feedback = last_messages(&server).last().cloned().unwrap_or_default();
     let text = feedback["content"].as_str().unwrap_or("");
     assert!(
-        text.starts_with("TOOL_ERROR: a malformed tool call"),
+        text.starts_with("TOOL_ERROR: PARSE_ERROR: a malformed tool call"),
         "{text}"
     );
     assert!(
-        text.ends_with("Please try again with correct format."),
+        text.ends_with("Write the call again as <TOOL_CALL>{\"tool\": \"tool_name\", \"args\": {\"key\": \"value\"}}</TOOL_CALL>"),
         "{text}"
     );
 }
@@ -237,11 +237,53 @@ fn parse_tool_calls_prints_calls_content_and_diagnostics() {
     );
     assert_eq!(value["content"], json!("Let me look."));
     assert_eq!(value["diagnostics"].as_array().map(Vec::len), Some(1));
+    let typed = Ai::bare()
+        .args(&["--parse-tool-calls", "qwen"])
+        .stdin("<think>plan</think><function=execute_command>\n<parameter=command>\n42\n</parameter>\n<parameter=timeout_seconds>\n5\n</parameter>\n</function>")
+        .run();
+    assert_eq!(
+        typed.json()["calls"],
+        json!([{"name": "execute_command", "arguments": {"command": "42", "timeout_seconds": 5}}]),
+        "the built-in tools' schemas type raw values"
+    );
+    assert_eq!(typed.json()["reasoning"], json!("plan"));
     let bad = Ai::bare()
         .args(&["--parse-tool-calls", "klingon"])
         .stdin("x")
         .run();
     assert_eq!(bad.code, 2);
+}
+
+/// README shows one `--parse-tool-calls` example per family; each prints what README says.
+#[test]
+fn the_readme_examples_of_parse_tool_calls_hold_for_every_family() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .unwrap_or_default();
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut families = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("$ echo '") else {
+            continue;
+        };
+        let Some((input, family)) = rest.rsplit_once("' | ai --parse-tool-calls ") else {
+            continue;
+        };
+        let run = Ai::bare()
+            .args(&["--parse-tool-calls", family])
+            .stdin(format!("{input}\n"))
+            .run();
+        let want: Value = serde_json::from_str(lines.get(n + 1).unwrap_or(&"")).unwrap_or_default();
+        assert_eq!(run.json(), want, "{line}");
+        families.push(family.to_string());
+    }
+    for family in [
+        "generic", "hermes", "qwen", "llama3", "mistral", "json", "gemma", "lfm2", "granite",
+    ] {
+        assert!(
+            families.iter().any(|f| f == family),
+            "no README example for {family}"
+        );
+    }
 }
 
 #[test]
