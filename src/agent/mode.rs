@@ -294,10 +294,10 @@ impl Reader<'_> {
 
 fn show(events: Vec<StreamEvent>, emit: &mut dyn FnMut(&Event)) {
     for event in events {
-        if let StreamEvent::Text(text) = event
-            && !text.is_empty()
-        {
-            emit(&Event::MessageDelta { text });
+        match event {
+            StreamEvent::Text(text) if !text.is_empty() => emit(&Event::MessageDelta { text }),
+            StreamEvent::Reasoning(text) => emit(&Event::ReasoningDelta { text }),
+            _ => {}
         }
     }
 }

@@ -446,6 +446,8 @@ pub enum StreamEvent {
     Text(String),
     /// A call in a fenced block, complete.
     Call(ParsedCall),
+    /// A reasoning block, complete (never part of the answer).
+    Reasoning(String),
 }
 
 /// Parses a reply as it streams; `finish` returns exactly what `parse` would of the whole text.
@@ -512,6 +514,9 @@ impl<'f> StreamParser<'f> {
                             .filter_map(|c| c.clone().ok())
                             .map(StreamEvent::Call),
                     );
+                }
+                Segment::Reasoning(text) if !text.trim().is_empty() => {
+                    events.push(StreamEvent::Reasoning(text.clone()));
                 }
                 Segment::Text(_) | Segment::Reasoning(_) | Segment::Region(_) => {}
             }

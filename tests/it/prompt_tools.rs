@@ -303,6 +303,36 @@ fn streamed_prompt_based_text_hides_the_call_markup() {
     assert!(run.stdout.trim_end().ends_with("Done."), "{}", run.stdout);
 }
 
+/// Reasoning is its own `--jsonl` event and never part of the answer, and a call drafted inside
+/// it is not run.
+#[test]
+fn reasoning_is_its_own_jsonl_event_and_never_the_answer() {
+    let server = FakeServer::start(vec![text_reply(
+        "<think>maybe <tool_call>{\"name\": \"filesystem\", \"arguments\": {\"operation\": \"exists\", \"path\": \"x\"}}</tool_call></think>It is 4.",
+    )]);
+    let run = Ai::new(&server.url)
+        .args(&["--jsonl", "--tool-format", "qwen", "go"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let of = |kind: &str| -> Vec<&Value> { events.iter().filter(|e| e["type"] == kind).collect() };
+    let reasoning = of("reasoning.delta");
+    assert_eq!(reasoning.len(), 1, "{}", run.stdout);
+    assert!(
+        reasoning[0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("maybe")
+    );
+    assert!(of("tool_call.started").is_empty(), "{}", run.stdout);
+    let answer = &of("run.completed")[0]["answer"];
+    assert_eq!(answer, &json!("It is 4."));
+}
+
 #[test]
 fn json_reports_the_format_in_force_after_a_switch() {
     let server = FakeServer::start(vec![
