@@ -1,6 +1,7 @@
 //! The fixture corpus (tests/fixtures/toolformat/corpus.json: family, model text, the calls and
 //! content it must give, how many diagnostics) and the table of issue 22's categories
-//! (categories.json, the same shape plus a category): every case parsed whole, one character at
+//! (categories.json, the same shape plus a category) and replies recorded from real models
+//! (recorded.json, each with its source): every case parsed whole, one character at
 //! a time, and in random chunks, with the same result each way.
 
 use serde::Deserialize;
@@ -31,7 +32,16 @@ fn corpus() -> Vec<Case> {
         serde_json::from_str(include_str!("../../tests/fixtures/toolformat/corpus.json"))
             .unwrap_or_default();
     cases.extend(categories());
+    cases.extend(recorded());
     cases
+}
+
+/// Replies real small models wrote (each case names its recording).
+fn recorded() -> Vec<Case> {
+    serde_json::from_str(include_str!(
+        "../../tests/fixtures/toolformat/recorded.json"
+    ))
+    .unwrap_or_default()
 }
 
 fn categories() -> Vec<Case> {
@@ -146,6 +156,7 @@ fn every_category_has_several_spellings() {
     for family in ["gemma", "lfm2", "granite"] {
         assert!(Family::parse(family).is_some(), "{family}");
     }
+    assert!(recorded().len() >= 30, "{}", recorded().len());
 }
 
 #[test]
