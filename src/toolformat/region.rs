@@ -84,7 +84,7 @@ pub fn json_block_with(after: &str, closes: &[&str], opens: &[&str], need: Need)
         body = &body[inner_lead..];
     }
     if !(body.starts_with('{') || body.starts_with('[')) {
-        return None;
+        return junk_then_call(body, closes, need).map(|(items, skip)| (items, used + skip));
     }
     match lenient::read_value(body) {
         Ok((value, end)) => {
@@ -121,12 +121,43 @@ pub fn json_block_with(after: &str, closes: &[&str], opens: &[&str], need: Need)
     }
 }
 
-/// Bytes of an optional closing fence and close tag after a call.
+/// `<tool_call>junk {"name": ...}</tool_call>`: a call-shaped object after text inside a tag is
+/// the call (the junk is dropped); anything else is not a block.
+fn junk_then_call(body: &str, closes: &[&str], need: Need) -> Block {
+    if need != Need::NameOnly {
+        return None;
+    }
+    let end = closes
+        .iter()
+        .filter_map(|c| body.find(c))
+        .min()
+        .unwrap_or(body.len());
+    let start = body[..end].find('{')?;
+    let (value, len) = lenient::read_value(&body[start..]).ok()?;
+    let calls = calls_in(&value, Need::NameAndArguments)?;
+    let used = start + len;
+    Some((
+        calls_to_items(calls),
+        used + close_after(&body[used..], closes, false),
+    ))
+}
+
+/// Bytes of an optional closing fence and close tag after a call (stray close brackets before
+/// the tag belong to the call).
 fn close_after(rest: &str, closes: &[&str], fenced: bool) -> usize {
     let mut used = rest.len() - rest.trim_start().len();
     if fenced && rest[used..].starts_with("```") {
         used += 3;
         used += rest[used..].len() - rest[used..].trim_start().len();
+    }
+    let stray = rest[used..]
+        .bytes()
+        .take_while(|b| matches!(b, b']' | b'}'))
+        .count();
+    let tail = rest[used + stray..].trim_start();
+    let stray_taken = stray > 0 && (tail.is_empty() || closes.iter().any(|c| tail.starts_with(c)));
+    if stray_taken {
+        used += stray;
     }
     let after_ws = rest[used..].len() - rest[used..].trim_start().len();
     match closes
@@ -134,7 +165,7 @@ fn close_after(rest: &str, closes: &[&str], fenced: bool) -> usize {
         .find(|c| rest[used + after_ws..].starts_with(**c))
     {
         Some(close) => used + after_ws + close.len(),
-        None if fenced => used,
+        None if fenced || stray_taken => used,
         None => 0,
     }
 }

@@ -391,6 +391,8 @@ fn floor_char(buf: &str, mut i: usize) -> usize {
 
 /// Markers that are special tokens of a model, so always the start of a call region.
 const SPECIAL: &[&str] = &[
+    "<tool_call>",
+    "<TOOL_CALL>",
     "[TOOL_CALLS]",
     "<|python_tag|>",
     "<|python_start|>",
