@@ -2,7 +2,7 @@ complete -c ai -l resume -d 'With -i: continue the last REPL conversation, or th
 complete -c ai -s m -l model -d 'Model name [env: SWEBASH_AI_MODEL]' -r
 complete -c ai -l provider -d 'Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local [env: SWEBASH_AI_PROVIDER]' -r
 complete -c ai -l base-url -d 'Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 [env: SWEBASH_AI_BASE_URL]' -r
-complete -c ai -l tool-format -d 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]' -r
+complete -c ai -l tool-format -d 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite) [env: SWEBASH_AI_TOOL_FORMAT]' -r
 complete -c ai -l tools -d 'Tools to offer the model, comma-separated: fs,exec,web' -r
 complete -c ai -l max-iterations -d 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]' -r
 complete -c ai -l allow -d 'Approve commands matching this glob pattern, e.g. \'git push*\' (repeatable)' -r

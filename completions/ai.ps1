@@ -26,7 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name [env: SWEBASH_AI_MODEL]')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local [env: SWEBASH_AI_PROVIDER]')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 [env: SWEBASH_AI_BASE_URL]')
-            [CompletionResult]::new('--tool-format', '--tool-format', [CompletionResultType]::ParameterName, 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]')
+            [CompletionResult]::new('--tool-format', '--tool-format', [CompletionResultType]::ParameterName, 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite) [env: SWEBASH_AI_TOOL_FORMAT]')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Tools to offer the model, comma-separated: fs,exec,web')
             [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]')
             [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Approve commands matching this glob pattern, e.g. ''git push*'' (repeatable)')

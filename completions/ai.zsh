@@ -20,7 +20,7 @@ _ai() {
 '--model=[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
 '--provider=[Provider or service\: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local \[env\: SWEBASH_AI_PROVIDER\]]:NAME:_default' \
 '--base-url=[Base URL of an OpenAI-compatible endpoint, e.g. http\://127.0.0.1\:8080/v1 \[env\: SWEBASH_AI_BASE_URL\]]:URL:_default' \
-'--tool-format=[How tools are called\: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) \[env\: SWEBASH_AI_TOOL_FORMAT\]]:FORMAT:_default' \
+'--tool-format=[How tools are called\: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite) \[env\: SWEBASH_AI_TOOL_FORMAT\]]:FORMAT:_default' \
 '(--no-tools)--tools=[Tools to offer the model, comma-separated\: fs,exec,web]:LIST:_default' \
 '--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
 '*--allow=[Approve commands matching this glob pattern, e.g. '\''git push*'\'' (repeatable)]:PATTERN:_default' \

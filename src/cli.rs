@@ -41,7 +41,7 @@ pub struct Cli {
     pub base_url: Option<String>,
 
     /// How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen,
-    /// llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]
+    /// llama3, mistral, json, gemma, lfm2, granite) [env: SWEBASH_AI_TOOL_FORMAT]
     #[arg(help_heading = "Model", long, value_name = "FORMAT")]
     pub tool_format: Option<String>,
 

@@ -53,6 +53,9 @@ impl ToolMode {
             ToolFormat::Llama3 => Family::Llama3,
             ToolFormat::Mistral => Family::Mistral,
             ToolFormat::Json => Family::Json,
+            ToolFormat::Gemma => Family::Gemma,
+            ToolFormat::Lfm2 => Family::Lfm2,
+            ToolFormat::Granite => Family::Granite,
         };
         ToolMode::Prompt {
             format: format_for(family, tools),
@@ -69,6 +72,9 @@ impl ToolMode {
             ToolFormat::Llama3 => Family::Llama3,
             ToolFormat::Mistral => Family::Mistral,
             ToolFormat::Json => Family::Json,
+            ToolFormat::Gemma => Family::Gemma,
+            ToolFormat::Lfm2 => Family::Lfm2,
+            ToolFormat::Granite => Family::Granite,
             _ => Family::Generic,
         };
         ToolMode::Prompt {

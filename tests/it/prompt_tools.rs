@@ -38,6 +38,9 @@ fn every_family_runs_a_text_call_and_answers_in_its_own_form() {
         ("llama3", format!("{{\"name\": \"filesystem\", \"parameters\": {READ}}}"), "tool", "{\"output\":"),
         ("mistral", format!("[TOOL_CALLS] [{{\"name\": \"filesystem\", \"arguments\": {READ}}}]"), "user", "[TOOL_RESULTS]"),
         ("json", format!("{{\"name\": \"filesystem\", \"arguments\": {READ}}}"), "user", "Result of filesystem"),
+        ("gemma", "<|tool_call>call:filesystem{operation:<|\"|>read<|\"|>,path:<|\"|>Cargo.toml<|\"|>}<tool_call|>".to_string(), "user", "<|tool_response>response:filesystem"),
+        ("lfm2", "<|tool_call_start|>[filesystem(operation=\"read\", path=\"Cargo.toml\")]<|tool_call_end|>".to_string(), "tool", "0.3.1"),
+        ("granite", format!("<tool_call>{{\"name\": \"filesystem\", \"arguments\": {READ}}}</tool_call>"), "user", "<tool_response>"),
     ];
     for (family, call, role, marker) in cases {
         let (server, run) = run_family(family, &call);
