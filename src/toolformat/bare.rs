@@ -20,6 +20,7 @@ const CALL_KEYS: &[&str] = &[
     "id",
     "tool_call",
     "tool_calls",
+    "function_call",
 ];
 
 /// What the text at a `{` or `[` is.

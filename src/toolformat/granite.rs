@@ -18,9 +18,15 @@ const OPENS: &[&str] = &[
     "<function=",
     "<function name=",
     "<function_call>",
+    "<function>",
     "<tools>",
+    "<tool>",
+    "<tool_use>",
+    "<tool_code>",
     "<response>",
     "<json>",
+    "<JSON>",
+    "<xml>",
 ];
 
 impl Format for Granite {

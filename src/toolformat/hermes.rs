@@ -1,7 +1,8 @@
 //! Hermes 2 Pro / Hermes 3: signatures in `<tools>`, calls as
 //! `<tool_call>{"name": N, "arguments": A}</tool_call>` (often single-quoted dicts), results in
 //! `<tool_response>` blocks; and the other wrappers models write under Hermes-style templates
-//! (`<function=N>`, `<function_call>`, `<tools>`, `<response>`, `<json>`), read by every family
+//! (`<function=N>`, `<function_call>`, `<function>`, `<tools>`, `<tool>`, `<tool_use>`,
+//! `<tool_code>`, `<response>`, `<json>`, `<xml>`, as llama.cpp's Hermes parser lists them), read by every family
 //! that uses `<tool_call>` tags.
 
 use super::region::{self, Block, Item};
@@ -19,18 +20,30 @@ pub const OPENS: &[&str] = &[
     "<function=",
     "<function name=",
     "<function_call>",
+    "<function>",
     "<tools>",
+    "<tool>",
+    "<tool_use>",
+    "<tool_code>",
     "<response>",
     "<json>",
+    "<JSON>",
+    "<xml>",
 ];
 pub const CLOSES: &[&str] = &["</tool_call>", "</TOOL_CALL>"];
 
 /// The close tag of each loose wrapper, which holds a call only when it names its arguments.
 const LOOSE: &[(&str, &str)] = &[
     ("<function_call>", "</function_call>"),
+    ("<function>", "</function>"),
     ("<tools>", "</tools>"),
+    ("<tool>", "</tool>"),
+    ("<tool_use>", "</tool_use>"),
+    ("<tool_code>", "</tool_code>"),
     ("<response>", "</response>"),
     ("<json>", "</json>"),
+    ("<JSON>", "</JSON>"),
+    ("<xml>", "</xml>"),
 ];
 
 /// The calls in a region of a `<tool_call>` family; `extra` are further opening markers the

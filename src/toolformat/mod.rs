@@ -343,6 +343,8 @@ const STRAY_CLOSES: &[&str] = &[
     "</TOOL_CALL>",
     "</function>",
     "</function_call>",
+    "</tool_code>",
+    "</tool_use>",
     "<tool_call|>",
     "<|tool_call_end|>",
     "<|python_end|>",
