@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::region::{self, Item};
-use super::{Answered, Family, Format, hermes, pythonic, signatures, xml};
+use super::{Answered, Family, Format, ParsedCall, hermes, pythonic, signatures, xml};
 use crate::protocol::{Message, ToolSpec};
 
 pub struct Llama3 {
@@ -43,9 +43,12 @@ impl Format for Llama3 {
             let body = &after[lead..];
             let (items, used) = if body.starts_with('{') {
                 json_calls(body)?
-            } else {
-                let (items, used) = pythonic::list(body, &self.tools)?;
+            } else if let Some((items, used)) = pythonic::list(body, &self.tools) {
                 (items, used + hermes::close(&body[used..], ENDS))
+            } else if marker == "<|python_tag|>" {
+                code_call(body)
+            } else {
+                return None;
             };
             Some((items, lead + used))
         })
@@ -88,6 +91,26 @@ impl Format for Llama3 {
                 .join("\n"),
         }
     }
+}
+
+/// `<|python_tag|>` before code: Llama 3.1's built-in code interpreter, a call of `python` with
+/// the code (as llama.cpp reads it); nothing after the tag is no call at all.
+fn code_call(body: &str) -> (Vec<Item>, usize) {
+    let end = ENDS
+        .iter()
+        .filter_map(|e| body.find(e).map(|at| (at, at + e.len())))
+        .min()
+        .unwrap_or((body.len(), body.len()));
+    let code = body[..end.0].trim();
+    if code.is_empty() {
+        return (Vec::new(), end.1);
+    }
+    let call = ParsedCall {
+        name: "python".into(),
+        arguments: json!({"code": code}),
+        id: None,
+    };
+    (vec![Item::Call(Ok(call))], end.1)
 }
 
 /// `{…}` after `<|python_tag|>`, and more after `;`.
