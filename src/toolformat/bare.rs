@@ -38,7 +38,22 @@ pub enum Candidate {
 
 /// Whether `text` (starting with `{` or `[`) may hold calls.
 pub fn candidate(text: &str, format: &dyn Format, eof: bool) -> Candidate {
-    let opens = match text.as_bytes().first() {
+    match opens(text, format) {
+        None if eof => Candidate::No,
+        None => Candidate::Wait,
+        Some(false) => Candidate::No,
+        Some(true) => match pythonic::balanced_end(text, 0) {
+            Some(end) => Candidate::Span(end),
+            None if eof => Candidate::Unclosed,
+            None => Candidate::Wait,
+        },
+    }
+}
+
+/// Whether `text` (starting with `{` or `[`) opens like calls: `None` while too little has
+/// arrived to tell.
+pub fn opens(text: &str, format: &dyn Format) -> Option<bool> {
+    match text.as_bytes().first() {
         Some(b'{') => object_opens(text),
         Some(b'[') => {
             let inner = text[1..].trim_start();
@@ -53,16 +68,6 @@ pub fn candidate(text: &str, format: &dyn Format, eof: bool) -> Candidate {
             }
         }
         _ => Some(false),
-    };
-    match opens {
-        None if eof => Candidate::No,
-        None => Candidate::Wait,
-        Some(false) => Candidate::No,
-        Some(true) => match pythonic::balanced_end(text, 0) {
-            Some(end) => Candidate::Span(end),
-            None if eof => Candidate::Unclosed,
-            None => Candidate::Wait,
-        },
     }
 }
 

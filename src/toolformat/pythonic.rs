@@ -10,38 +10,61 @@ use super::region::{CUT_OFF, Item, short};
 use super::schema;
 use crate::protocol::ToolSpec;
 
-/// The byte just past the bracket closing the one at `open` (`(`, `[` or `{`), skipping
-/// quoted strings; `None` when the text ends first.
-pub fn balanced_end(text: &str, open: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut quote: Option<u8> = None;
-    let mut i = open;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match quote {
-            Some(q) => {
-                if b == b'\\' {
-                    i += 1;
-                } else if b == q {
-                    quote = None;
-                }
-            }
-            None => match b {
-                b'"' | b'\'' => quote = Some(b),
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        return Some(i + 1);
-                    }
-                }
-                _ => {}
-            },
+/// A bracket scan over `(`, `[` and `{` that skips quoted strings and can stop at the end of
+/// what has arrived and go on from there when more comes (so a long call streamed in small
+/// pieces is scanned once).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Balance {
+    pos: usize,
+    depth: usize,
+    quote: Option<u8>,
+    escaped: bool,
+}
+
+impl Balance {
+    /// A scan from the bracket at `open`.
+    pub fn new(open: usize) -> Self {
+        Balance {
+            pos: open,
+            ..Balance::default()
         }
-        i += 1;
     }
-    None
+
+    /// Scans on to the end of `text`: the byte just past the matching close bracket, or `None`
+    /// (the scan can go on when `text` has grown).
+    pub fn run(&mut self, text: &str) -> Option<usize> {
+        let bytes = text.as_bytes();
+        while let Some(&b) = bytes.get(self.pos) {
+            self.pos += 1;
+            if self.escaped {
+                self.escaped = false;
+                continue;
+            }
+            match self.quote {
+                Some(_) if b == b'\\' => self.escaped = true,
+                Some(q) if b == q => self.quote = None,
+                Some(_) => {}
+                None => match b {
+                    b'"' | b'\'' => self.quote = Some(b),
+                    b'(' | b'[' | b'{' => self.depth += 1,
+                    b')' | b']' | b'}' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            return Some(self.pos);
+                        }
+                    }
+                    _ => {}
+                },
+            }
+        }
+        None
+    }
+}
+
+/// The byte just past the bracket closing the one at `open`, skipping quoted strings; `None`
+/// when the text ends first.
+pub fn balanced_end(text: &str, open: usize) -> Option<usize> {
+    Balance::new(open).run(text)
 }
 
 fn skip_ws(text: &str, pos: usize) -> usize {

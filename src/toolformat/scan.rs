@@ -4,6 +4,7 @@
 //! code-aware: markers inside inline code or another language's code block are text.
 
 use super::bare::{self, Candidate};
+use super::pythonic::Balance;
 use super::region::Item;
 use super::{Format, ParsedCall};
 
@@ -40,6 +41,8 @@ pub struct Segmenter {
     in_region: bool,
     saw_think: bool,
     wait: Option<Wait>,
+    /// The bracket scan of a marker-less call at this byte: its end once found.
+    balance: Option<(usize, Result<usize, Balance>)>,
     pub segments: Vec<Segment>,
     /// Every piece of text decided as text, in order (what a stream may show at once).
     pub text_log: String,
@@ -161,7 +164,7 @@ impl Segmenter {
     /// wait for more text (or when the calls ran to the end).
     fn bare(&mut self, buf: &str, i: usize, eof: bool, format: &dyn Format) -> Option<usize> {
         let rest = &buf[i..];
-        let (items, end) = match bare::candidate(rest, format, eof) {
+        let (items, end) = match self.bare_candidate(rest, i, format, eof) {
             Candidate::Wait => {
                 self.text(buf, i);
                 return None;
@@ -211,6 +214,34 @@ impl Segmenter {
         }
         self.pos = end;
         Some(end)
+    }
+
+    /// `bare::candidate`, resuming the bracket scan of a candidate at `i` where the last call
+    /// left it.
+    fn bare_candidate(
+        &mut self,
+        rest: &str,
+        i: usize,
+        format: &dyn Format,
+        eof: bool,
+    ) -> Candidate {
+        match bare::opens(rest, format) {
+            None if eof => return Candidate::No,
+            None => return Candidate::Wait,
+            Some(false) => return Candidate::No,
+            Some(true) => {}
+        }
+        let found = match self.balance {
+            Some((at, found)) if at == i => found,
+            _ => Err(Balance::new(0)),
+        };
+        let found = found.or_else(|mut balance| balance.run(rest).ok_or(balance));
+        self.balance = Some((i, found));
+        match found {
+            Ok(len) => Candidate::Span(len),
+            Err(_) if eof => Candidate::Unclosed,
+            Err(_) => Candidate::Wait,
+        }
     }
 
     /// Where to resume a search for a construct starting at `at` (first search: `from`).

@@ -358,3 +358,25 @@ mod properties {
         }
     }
 }
+
+/// A long marker-less call streamed in small pieces is not re-scanned from its start on every
+/// piece (a 64 KB argument, as a file's content would be, in 4-byte pieces).
+#[test]
+fn a_long_bare_call_streams_in_linear_time() {
+    let body = "x".repeat(64 * 1024);
+    let text =
+        format!("Writing it: {{\"name\": \"write\", \"arguments\": {{\"content\": \"{body}\"}}}}");
+    for family in [Family::Json, Family::Llama3, Family::Hermes] {
+        let format = format_for(family, &[]);
+        let started = std::time::Instant::now();
+        let mut parser = StreamParser::new(format.as_ref());
+        let bytes = text.as_bytes();
+        for chunk in bytes.chunks(4) {
+            parser.feed(std::str::from_utf8(chunk).unwrap_or_default());
+        }
+        let (_, parsed) = parser.finish();
+        let took = started.elapsed();
+        assert_eq!(parsed.calls.len(), 1, "{}", family.name());
+        assert!(took.as_secs_f64() < 1.0, "{}: {took:?}", family.name());
+    }
+}
