@@ -2,7 +2,7 @@
 //! </tool_call>` (Granite 3's `<|tool_call|>[...]` too, and every wrapper Hermes reads),
 //! results in `<tool_response>` blocks.
 
-use super::hermes;
+use super::hermes::{self, OPENS};
 use super::region::Item;
 use super::{Answered, Family, Format, signatures, tool_responses};
 use crate::protocol::{Message, ToolSpec};
@@ -10,24 +10,6 @@ use crate::protocol::{Message, ToolSpec};
 pub struct Granite {
     pub tools: Vec<ToolSpec>,
 }
-
-const OPENS: &[&str] = &[
-    "<tool_call>",
-    "<TOOL_CALL>",
-    "<|tool_call|>",
-    "<function=",
-    "<function name=",
-    "<function_call>",
-    "<function>",
-    "<tools>",
-    "<tool>",
-    "<tool_use>",
-    "<tool_code>",
-    "<response>",
-    "<json>",
-    "<JSON>",
-    "<xml>",
-];
 
 impl Format for Granite {
     fn family(&self) -> Family {

@@ -17,6 +17,8 @@ pub struct Hermes {
 pub const OPENS: &[&str] = &[
     "<tool_call>",
     "<TOOL_CALL>",
+    // Granite 3's special token before a JSON array.
+    "<|tool_call|>",
     "<function=",
     "<function name=",
     "<function_call>",
@@ -46,8 +48,7 @@ const LOOSE: &[(&str, &str)] = &[
     ("<xml>", "</xml>"),
 ];
 
-/// The calls in a region of a `<tool_call>` family; `extra` are further opening markers the
-/// family reads as JSON blocks (Granite 3's `<|tool_call|>`).
+/// The calls in a region of a `<tool_call>` family, opened by any of `opens`.
 pub fn region(text: &str, opens: &[&str], tools: &[ToolSpec]) -> Vec<Item> {
     region::scan(text, opens, |marker, after| {
         block(marker, after, opens, tools)

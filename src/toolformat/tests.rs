@@ -250,14 +250,7 @@ mod properties {
 
     use super::super::{Family, StreamParser, format_for, parse};
 
-    const FAMILIES: [Family; 6] = [
-        Family::Generic,
-        Family::Hermes,
-        Family::Qwen,
-        Family::Llama3,
-        Family::Mistral,
-        Family::Json,
-    ];
+    const FAMILIES: [Family; 9] = Family::ALL;
 
     /// Text made of the pieces parsers care about, so random input reaches the tricky paths.
     fn model_text() -> impl Strategy<Value = String> {
