@@ -33,11 +33,14 @@ impl Format for Gemma {
         region::scan(text, OPENS, |_, after| {
             let lead = after.len() - after.trim_start().len();
             let body = &after[lead..];
-            let (items, used) = match body.strip_prefix("call:") {
-                Some(call) => {
-                    let (item, used) = call_body(call, &self.tools)?;
-                    (vec![Item::Call(item)], "call:".len() + used)
-                }
+            // `call:NAME{...}`; models also leave out `call:`, or write JSON.
+            let prefix = if body.starts_with("call:") {
+                "call:".len()
+            } else {
+                0
+            };
+            let (items, used) = match call_body(&body[prefix..], &self.tools) {
+                Some((item, used)) => (vec![Item::Call(item)], prefix + used),
                 None => region::json_block(body, CLOSES, OPENS)?,
             };
             let used = lead + used;
@@ -124,8 +127,10 @@ fn call_body(text: &str, tools: &[ToolSpec]) -> Option<(Result<ParsedCall, Strin
         return Some((Err(CUT_OFF.into()), text.len()));
     }
     if !text[name_len..].starts_with('{') {
+        // The block is broken as a whole: it ends at its close tag.
         let problem = format!("`{name}`: expected call:{name}{{key:value,...}}");
-        return Some((Err(problem), name_len));
+        let end = CLOSES.iter().filter_map(|c| text.find(c)).min();
+        return Some((Err(problem), end.unwrap_or(text.len())));
     }
     let Some((json, used)) = to_json(&text[name_len..]) else {
         return Some((Err(CUT_OFF.into()), text.len()));

@@ -103,7 +103,7 @@ pub fn json_block_with(after: &str, closes: &[&str], opens: &[&str], need: Need)
         Err(_) if need == Need::NameAndArguments && !looks_like_call_start(body) => None,
         Err(JsonError::Truncated) => Some((vec![Item::Call(Err(CUT_OFF.into()))], after.len())),
         Err(JsonError::Invalid(at)) => {
-            let message = format!("a malformed tool call: {}", short(body));
+            let message = malformed(body);
             let rest = &after[used..];
             let skip = closes
                 .iter()
