@@ -38,12 +38,21 @@ impl Format for Lfm2 {
             let body = &after[lead..];
             let json =
                 body.starts_with('{') || body.trim_start_matches('[').trim_start().starts_with('{');
-            let (items, used) = if json {
-                region::json_block(body, CLOSES, OPENS)?
+            let found = if json {
+                region::json_block(body, CLOSES, OPENS)
             } else {
-                let (items, used) = pythonic::list(body, &self.tools)?;
-                (items, used + hermes::close(&body[used..], CLOSES))
+                pythonic::list(body, &self.tools)
+                    .map(|(items, used)| (items, used + hermes::close(&body[used..], CLOSES)))
             };
+            // Between the special tokens and not a call: broken, up to the close token.
+            let (items, used) = found.or_else(|| {
+                let end = body.find(CLOSES[0])? + CLOSES[0].len();
+                let problem = format!(
+                    "not a call list: {}; expected [tool_name(key=\"value\")]",
+                    region::short(&body[..end - CLOSES[0].len()])
+                );
+                Some((vec![Item::Call(Err(problem))], end))
+            })?;
             Some((items, lead + used))
         })
     }
