@@ -62,6 +62,7 @@ enum Spelling {
     Json,
     Python,
     Gemma,
+    FunctionGemma,
 }
 
 fn write_value(out: &mut Out, value: &Value, spelling: Spelling) {
@@ -80,6 +81,7 @@ fn write_value(out: &mut Out, value: &Value, spelling: Spelling) {
             let start = out.text.len();
             match spelling {
                 Spelling::Gemma => out.value(&format!("<|\"|>{text}<|\"|>")),
+                Spelling::FunctionGemma => out.value(&format!("<escape>{text}<escape>")),
                 _ => out.value(&value.to_string()),
             };
             out.quoted.push(start..out.text.len());
@@ -101,7 +103,7 @@ fn write_object(out: &mut Out, arguments: &Map<String, Value>, spelling: Spellin
             out.lit(", ");
         }
         match spelling {
-            Spelling::Gemma => out.lit(&format!("{key}:")),
+            Spelling::Gemma | Spelling::FunctionGemma => out.lit(&format!("{key}:")),
             _ => out.lit(&format!("\"{key}\": ")),
         };
         write_value(out, value, spelling);
@@ -144,49 +146,115 @@ fn write_xml(out: &mut Out, name: &str, arguments: &Map<String, Value>) {
 /// The call in `family`'s spelling; `variant` picks among a family's spellings.
 fn render(family: Family, variant: usize, name: &str, arguments: &Map<String, Value>) -> Out {
     let mut out = Out::default();
-    match (family, variant % 2) {
-        (Family::Generic, _) => {
-            out.lit(&format!("<TOOL_CALL>{{\"tool\": \"{name}\", \"args\": "));
-            write_object(&mut out, arguments, Spelling::Json);
-            out.closer("}").closer("</TOOL_CALL>");
+    let o = &mut out;
+    match family {
+        Family::Generic => {
+            o.lit(&format!("<TOOL_CALL>{{\"tool\": \"{name}\", \"args\": "));
+            write_object(o, arguments, Spelling::Json);
+            o.closer("}").closer("</TOOL_CALL>");
         }
-        (Family::Hermes | Family::Granite, _) | (Family::Qwen, 0) => {
-            out.lit("<tool_call>\n");
-            write_json_call(&mut out, name, "arguments", arguments);
-            out.lit("\n").closer("</tool_call>");
+        Family::Hermes | Family::Granite => tool_call_family(o, family, variant, name, arguments),
+        Family::Qwen => qwen(o, variant, name, arguments),
+        Family::Llama3 => llama3(o, variant, name, arguments),
+        Family::Mistral if variant.is_multiple_of(2) => {
+            o.lit("[TOOL_CALLS] [");
+            write_json_call(o, name, "arguments", arguments);
+            o.closer("]");
         }
-        (Family::Qwen, _) => {
-            out.lit("<tool_call>\n");
-            write_xml(&mut out, name, arguments);
-            out.lit("\n").closer("</tool_call>");
+        Family::Mistral => {
+            o.lit(&format!("[TOOL_CALLS]{name}"));
+            write_object(o, arguments, Spelling::Json);
         }
-        (Family::Llama3, 0) => {
-            out.lit("<|python_tag|>");
-            write_json_call(&mut out, name, "parameters", arguments);
+        Family::Json => {
+            o.lit(["", "Calling it now:\n", "Sure. "][variant % 3]);
+            write_json_call(o, name, "arguments", arguments);
         }
-        (Family::Llama3, _) => write_pythonic(&mut out, name, arguments),
-        (Family::Mistral, 0) => {
-            out.lit("[TOOL_CALLS] [");
-            write_json_call(&mut out, name, "arguments", arguments);
-            out.closer("]");
+        Family::Gemma if variant.is_multiple_of(2) => {
+            o.lit(&format!("<|tool_call>call:{name}"));
+            write_object(o, arguments, Spelling::Gemma);
+            o.closer("<tool_call|>");
         }
-        (Family::Mistral, _) => {
-            out.lit(&format!("[TOOL_CALLS]{name}"));
-            write_object(&mut out, arguments, Spelling::Json);
+        Family::Gemma => {
+            o.lit(&format!("<start_function_call>call:{name}"));
+            write_object(o, arguments, Spelling::FunctionGemma);
+            o.closer("<end_function_call>");
         }
-        (Family::Json, _) => write_json_call(&mut out, name, "arguments", arguments),
-        (Family::Gemma, _) => {
-            out.lit(&format!("<|tool_call>call:{name}"));
-            write_object(&mut out, arguments, Spelling::Gemma);
-            out.closer("<tool_call|>");
+        Family::Lfm2 if variant.is_multiple_of(2) => {
+            o.lit("<|tool_call_start|>");
+            write_pythonic(o, name, arguments);
+            o.closer("<|tool_call_end|>");
         }
-        (Family::Lfm2, _) => {
-            out.lit("<|tool_call_start|>");
-            write_pythonic(&mut out, name, arguments);
-            out.closer("<|tool_call_end|>");
+        Family::Lfm2 => {
+            o.lit("<|tool_call_start|>[");
+            write_json_call(o, name, "arguments", arguments);
+            o.closer("]").closer("<|tool_call_end|>");
         }
     }
     out
+}
+
+fn tool_call_family(
+    o: &mut Out,
+    family: Family,
+    variant: usize,
+    name: &str,
+    arguments: &Map<String, Value>,
+) {
+    match variant % 3 {
+        0 => {
+            o.lit("<tool_call>\n");
+            write_json_call(o, name, "arguments", arguments);
+            o.lit("\n").closer("</tool_call>");
+        }
+        1 if family == Family::Granite => {
+            o.lit("<|tool_call|>[");
+            write_json_call(o, name, "arguments", arguments);
+            o.closer("]");
+        }
+        1 => {
+            o.lit(&format!("<function={name}>"));
+            write_object(o, arguments, Spelling::Json);
+            o.closer("</function>");
+        }
+        _ => {
+            o.lit("Let me check.\n```json\n");
+            write_json_call(o, name, "arguments", arguments);
+            o.lit("\n").closer("```");
+        }
+    }
+}
+
+fn qwen(o: &mut Out, variant: usize, name: &str, arguments: &Map<String, Value>) {
+    match variant % 3 {
+        0 => {
+            o.lit("<tool_call>\n");
+            write_json_call(o, name, "arguments", arguments);
+            o.lit("\n").closer("</tool_call>");
+        }
+        1 => {
+            o.lit("<tool_call>\n");
+            write_xml(o, name, arguments);
+            o.lit("\n").closer("</tool_call>");
+        }
+        _ => {
+            o.lit("I will look.\n\n");
+            write_xml(o, name, arguments);
+        }
+    }
+}
+
+fn llama3(o: &mut Out, variant: usize, name: &str, arguments: &Map<String, Value>) {
+    match variant % 3 {
+        0 => {
+            o.lit("<|python_tag|>");
+            write_json_call(o, name, "parameters", arguments);
+        }
+        1 => write_pythonic(o, name, arguments),
+        _ => {
+            o.lit("Here is the call: ");
+            write_json_call(o, name, "parameters", arguments);
+        }
+    }
 }
 
 fn arguments() -> impl Strategy<Value = Map<String, Value>> {
@@ -283,7 +351,7 @@ proptest! {
     #[test]
     fn a_damaged_call_is_the_original_call_or_a_diagnostic_never_another_call(
         family in prop::sample::select(Family::ALL.to_vec()),
-        variant in 0usize..2,
+        variant in 0usize..3,
         name in prop::sample::select(NAMES.to_vec()),
         arguments in arguments(),
         damage in damage(),

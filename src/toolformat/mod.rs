@@ -217,8 +217,20 @@ fn default_fence_calls<F: Format + ?Sized>(
                 })
                 .collect()
         } else if body.starts_with('{') || body.starts_with('[') {
-            let value = lenient::parse(body).ok()?;
-            shape::calls_in(&value, shape::Need::NameAndArguments)?
+            match lenient::parse(body) {
+                Ok(value) => shape::calls_in(&value, shape::Need::NameAndArguments)?,
+                // A call in a fence cut off or broken: a diagnostic, not a code block.
+                Err(_) => match region::bare_json(body)? {
+                    items if items.iter().any(|i| matches!(i, Item::Call(_))) => items
+                        .into_iter()
+                        .filter_map(|i| match i {
+                            Item::Call(call) => Some(call),
+                            Item::Content(_) => None,
+                        })
+                        .collect(),
+                    _ => return None,
+                },
+            }
         } else {
             return None;
         };
