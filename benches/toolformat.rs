@@ -20,14 +20,7 @@ fn corpus() -> String {
 fn main() {
     let text = corpus();
     let mb = text.len() as f64 / (1 << 20) as f64;
-    for family in [
-        Family::Generic,
-        Family::Hermes,
-        Family::Qwen,
-        Family::Llama3,
-        Family::Mistral,
-        Family::Json,
-    ] {
+    for family in Family::ALL {
         let format = format_for(family, &[]);
         let started = Instant::now();
         let whole = parse(format.as_ref(), &text);

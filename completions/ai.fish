@@ -3,7 +3,7 @@ complete -c ai -l shell -d 'With --command: the shell the command is for (bash, 
 complete -c ai -s m -l model -d 'Model name [env: SWEBASH_AI_MODEL]' -r
 complete -c ai -l provider -d 'Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local [env: SWEBASH_AI_PROVIDER]' -r
 complete -c ai -l base-url -d 'Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 [env: SWEBASH_AI_BASE_URL]' -r
-complete -c ai -l tool-format -d 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]' -r
+complete -c ai -l tool-format -d 'How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite) [env: SWEBASH_AI_TOOL_FORMAT]' -r
 complete -c ai -l tools -d 'Tools to offer the model, comma-separated: fs,exec,web' -r
 complete -c ai -l max-iterations -d 'Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]' -r
 complete -c ai -l allow -d 'Approve commands matching this glob pattern, e.g. \'make deploy*\', to run inside the sandbox (repeatable)' -r
@@ -14,7 +14,7 @@ complete -c ai -l check-command -d 'Print the policy decision for a shell comman
 complete -c ai -l init -d 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"' -r
 complete -c ai -l key -d 'With --init: the key that asks ai, in the shell\'s notation (default Alt-E: \'\\ee\', \'^[e\')' -r
 complete -c ai -l completions -d 'Print a completion script: bash, zsh, fish, elvish or powershell' -r
-complete -c ai -l parse-tool-calls -d 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json), then exit' -r
+complete -c ai -l parse-tool-calls -d 'Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit' -r
 complete -c ai -s i -l interactive -d 'Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply'
 complete -c ai -l command -d 'Widget mode: print exactly one shell command for the request, nothing else'
 complete -c ai -l no-stream -d 'Ask for the whole reply at once instead of streaming it'

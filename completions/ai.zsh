@@ -21,7 +21,7 @@ _ai() {
 '--model=[Model name \[env\: SWEBASH_AI_MODEL\]]:MODEL:_default' \
 '--provider=[Provider or service\: anthropic, openai (alias openai-compatible), gemini, groq, openrouter, deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local \[env\: SWEBASH_AI_PROVIDER\]]:NAME:_default' \
 '--base-url=[Base URL of an OpenAI-compatible endpoint, e.g. http\://127.0.0.1\:8080/v1 \[env\: SWEBASH_AI_BASE_URL\]]:URL:_default' \
-'--tool-format=[How tools are called\: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json) \[env\: SWEBASH_AI_TOOL_FORMAT\]]:FORMAT:_default' \
+'--tool-format=[How tools are called\: auto, native, or a prompt-based family (generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite) \[env\: SWEBASH_AI_TOOL_FORMAT\]]:FORMAT:_default' \
 '(--no-tools)--tools=[Tools to offer the model, comma-separated\: fs,exec,web]:LIST:_default' \
 '--max-iterations=[Maximum model requests in one turn \[env\: SWEBASH_AI_TOOLS_MAX_ITER\]]:N:_default' \
 '*--allow=[Approve commands matching this glob pattern, e.g. '\''make deploy*'\'', to run inside the sandbox (repeatable)]:PATTERN:_default' \
@@ -32,7 +32,7 @@ _ai() {
 '--init=[Print the shell integration script for bash, zsh or fish\: eval "\$(ai --init zsh)"]:SHELL:_default' \
 '--key=[With --init\: the key that asks ai, in the shell'\''s notation (default Alt-E\: '\''\\ee'\'', '\''^\[e'\'')]:KEY:_default' \
 '--completions=[Print a completion script\: bash, zsh, fish, elvish or powershell]:SHELL:_default' \
-'--parse-tool-calls=[Read model text on stdin and print the tool calls found in it as JSON (FORMAT\: generic, hermes, qwen, llama3, mistral, json), then exit]:FORMAT:_default' \
+'--parse-tool-calls=[Read model text on stdin and print the tool calls found in it as JSON (FORMAT\: generic, hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit]:FORMAT:_default' \
 '-i[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
 '--interactive[Start the REPL\: history, multi-line input, /commands, Ctrl-C cancels a reply]' \
 '--command[Widget mode\: print exactly one shell command for the request, nothing else]' \

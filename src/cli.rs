@@ -52,7 +52,7 @@ pub struct Cli {
     pub base_url: Option<String>,
 
     /// How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen,
-    /// llama3, mistral, json) [env: SWEBASH_AI_TOOL_FORMAT]
+    /// llama3, mistral, json, gemma, lfm2, granite) [env: SWEBASH_AI_TOOL_FORMAT]
     #[arg(help_heading = "Model", long, value_name = "FORMAT")]
     pub tool_format: Option<String>,
 
@@ -176,7 +176,7 @@ pub struct Cli {
     pub man: bool,
 
     /// Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic,
-    /// hermes, qwen, llama3, mistral, json), then exit.
+    /// hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit.
     #[arg(help_heading = "Utilities", long, value_name = "FORMAT")]
     pub parse_tool_calls: Option<String>,
 }

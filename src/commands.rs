@@ -11,6 +11,7 @@ use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Verdict};
 use crate::provider::{HttpClient, provider_for, select_endpoint};
 use crate::shell::{Shell, context_file, init_script};
+use crate::tool::{ExecTool, FilesystemTool, Registry, WebBackend, WebSearchTool, WebSettings};
 use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, fail};
 
@@ -92,10 +93,11 @@ fn verdict_name(verdict: Verdict) -> &'static str {
 /// `ai --parse-tool-calls FORMAT`: the calls found in model text read from stdin.
 pub fn parse_tool_calls(format: &str) -> i32 {
     let Some(family) = Family::parse(format) else {
+        let names: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
         return fail(&Report::from(ConfigError::Invalid {
             name: "--parse-tool-calls".into(),
             value: format.into(),
-            expected: "generic, hermes, qwen, llama3, mistral or json".into(),
+            expected: format!("one of {}", names.join(", ")),
         }));
     };
     let mut text = String::new();
@@ -106,13 +108,28 @@ pub fn parse_tool_calls(format: &str) -> i32 {
             &err,
         ));
     }
-    let mut parsed = toolformat::parse(format_for(family, &[]).as_ref(), &text);
+    // The built-in tools' schemas type the values of formats that carry raw text.
+    let mut tools = Registry::default();
+    tools.add(Box::new(FilesystemTool));
+    tools.add(Box::new(ExecTool));
+    tools.add(Box::new(WebSearchTool::new(WebSettings {
+        backend: WebBackend::DuckDuckGo,
+        base_url: None,
+        api_key: None,
+        timeout: std::time::Duration::from_secs(1),
+        min_interval: std::time::Duration::ZERO,
+        max_per_turn: 0,
+    })));
+    let mut parsed = toolformat::parse(format_for(family, &tools.specs()).as_ref(), &text);
     parsed.content = parsed.content.trim().to_string();
-    let value = serde_json::json!({
+    let mut value = serde_json::json!({
         "calls": parsed.calls.iter().map(|c| serde_json::json!({"name": c.name, "arguments": c.arguments})).collect::<Vec<_>>(),
         "content": parsed.content,
         "diagnostics": parsed.diagnostics,
     });
+    if !parsed.reasoning.trim().is_empty() {
+        value["reasoning"] = parsed.reasoning.trim().into();
+    }
     ui::to_stdout(&value.to_string());
     ExitCode::Ok.code()
 }

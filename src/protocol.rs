@@ -280,6 +280,9 @@ pub enum Event {
     },
     #[serde(rename = "message.delta")]
     MessageDelta { text: String },
+    /// A model's thinking (`<think>...</think>`), never part of the answer.
+    #[serde(rename = "reasoning.delta")]
+    ReasoningDelta { text: String },
     #[serde(rename = "tool_call.started")]
     ToolCallStarted {
         id: String,

@@ -82,6 +82,50 @@ fn a_grammar_constrained_call_is_parsed_executed_and_answered() {
     );
 }
 
+/// Issue 22: a tool loop completes in each prompt-based family the embedded engine is asked for
+/// (constrained): the call is read, run and answered in the family's own form, and the run ends.
+/// Protocol behaviour only.
+#[test]
+fn a_constrained_tool_loop_completes_in_the_hermes_llama3_and_generic_families() {
+    for family in ["hermes", "llama3", "generic"] {
+        let run = local()
+            .env("SWEBASH_AI_MODEL_PATH", &gguf())
+            .env("SWEBASH_AI_TOOL_CHOICE", "filesystem")
+            .env("SWEBASH_AI_TOOLS_MAX_ITER", "2")
+            .file("notes.txt", "hello\n")
+            .args(&[
+                "--json",
+                "--yes",
+                "--tools",
+                "fs",
+                "--tool-format",
+                family,
+                "List the files in this directory.",
+            ])
+            .run();
+        let result = run.json();
+        assert_eq!(result["tool_format"], json!(family), "{result}");
+        let status = result["status"].as_str().unwrap_or("");
+        assert!(
+            status == "ok" || status == "limit",
+            "{family}: {status}: {}",
+            run.stderr
+        );
+        let calls = result["tool_calls"].as_array().cloned().unwrap_or_default();
+        assert!(!calls.is_empty(), "{family}: {result}");
+        assert_eq!(calls[0]["name"], json!("filesystem"), "{family}");
+        assert_ne!(
+            calls[0]["decision"],
+            json!("invalid"),
+            "{family}: the grammar only allows schema-valid arguments: {result}"
+        );
+        assert!(
+            result["iterations"].as_u64().unwrap_or(0) >= 2,
+            "{family}: the result went back and the model was asked again: {result}"
+        );
+    }
+}
+
 /// Serves one file; the first request is cut off halfway, later ones honour `Range`.
 fn model_server(file: Vec<u8>, sha: String) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");

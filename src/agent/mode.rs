@@ -53,6 +53,9 @@ impl ToolMode {
             ToolFormat::Llama3 => Family::Llama3,
             ToolFormat::Mistral => Family::Mistral,
             ToolFormat::Json => Family::Json,
+            ToolFormat::Gemma => Family::Gemma,
+            ToolFormat::Lfm2 => Family::Lfm2,
+            ToolFormat::Granite => Family::Granite,
         };
         ToolMode::Prompt {
             format: format_for(family, tools),
@@ -69,6 +72,9 @@ impl ToolMode {
             ToolFormat::Llama3 => Family::Llama3,
             ToolFormat::Mistral => Family::Mistral,
             ToolFormat::Json => Family::Json,
+            ToolFormat::Gemma => Family::Gemma,
+            ToolFormat::Lfm2 => Family::Lfm2,
+            ToolFormat::Granite => Family::Granite,
             _ => Family::Generic,
         };
         ToolMode::Prompt {
@@ -310,10 +316,10 @@ impl Reader<'_> {
 
 fn show(events: Vec<StreamEvent>, emit: &mut dyn FnMut(&Event)) {
     for event in events {
-        if let StreamEvent::Text(text) = event
-            && !text.is_empty()
-        {
-            emit(&Event::MessageDelta { text });
+        match event {
+            StreamEvent::Text(text) if !text.is_empty() => emit(&Event::MessageDelta { text }),
+            StreamEvent::Reasoning(text) => emit(&Event::ReasoningDelta { text }),
+            _ => {}
         }
     }
 }

@@ -22,10 +22,13 @@ pub enum ToolFormat {
     Llama3,
     Mistral,
     Json,
+    Gemma,
+    Lfm2,
+    Granite,
 }
 
 impl ToolFormat {
-    const NAMES: [(&'static str, ToolFormat); 8] = [
+    const NAMES: [(&'static str, ToolFormat); 11] = [
         ("auto", ToolFormat::Auto),
         ("native", ToolFormat::Native),
         ("generic", ToolFormat::Generic),
@@ -34,6 +37,9 @@ impl ToolFormat {
         ("llama3", ToolFormat::Llama3),
         ("mistral", ToolFormat::Mistral),
         ("json", ToolFormat::Json),
+        ("gemma", ToolFormat::Gemma),
+        ("lfm2", ToolFormat::Lfm2),
+        ("granite", ToolFormat::Granite),
     ];
 
     /// Any case: `Qwen` is `qwen`.

@@ -101,7 +101,7 @@ settings_table! {
     api_key_cmd: Option<String> = text();
     tool_format: ToolFormat = get(
         ToolFormat::Auto,
-        "auto, native, generic, hermes, qwen, llama3, mistral or json",
+        "auto, native, generic, hermes, qwen, llama3, mistral, json, gemma, lfm2 or granite",
         ToolFormat::parse,
         |f: &ToolFormat| f.name().to_string(),
     );

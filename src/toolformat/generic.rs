@@ -2,14 +2,14 @@
 //! `<TOOL_CALL>{"tool": N, "args": A}</TOOL_CALL>`, results `TOOL_RESULT: {...}`, errors
 //! `TOOL_ERROR: ...`.
 
-use super::region::{self, Item};
+use super::hermes::{self, OPENS};
+use super::region::Item;
 use super::{Answered, Family, Format, signatures};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Generic;
-
-const OPENS: &[&str] = &["<TOOL_CALL>", "<tool_call>"];
-const CLOSES: &[&str] = &["</TOOL_CALL>", "</tool_call>"];
+pub struct Generic {
+    pub tools: Vec<ToolSpec>,
+}
 
 impl Format for Generic {
     fn family(&self) -> Family {
@@ -21,9 +21,11 @@ impl Format for Generic {
     }
 
     fn parse_region(&self, text: &str) -> Vec<Item> {
-        region::scan(text, OPENS, |_, after| {
-            region::json_block(after, CLOSES, OPENS)
-        })
+        hermes::region(text, OPENS, &self.tools)
+    }
+
+    fn tools(&self) -> &[ToolSpec] {
+        &self.tools
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
@@ -70,7 +72,7 @@ impl Format for Generic {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("TOOL_ERROR: {p}. Please try again with correct format."))
+                .map(|p| format!("TOOL_ERROR: {}", super::parse_error(p, "<TOOL_CALL>{\"tool\": \"tool_name\", \"args\": {\"key\": \"value\"}}</TOOL_CALL>")))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }

@@ -1,7 +1,7 @@
 //! The plain JSON family: a bare `{"name": N, "arguments": A}` as the whole reply, or one in a
 //! fenced `json` block; for models that follow instructions but know no tool format.
 
-use super::region::{self, Item};
+use super::region::Item;
 use super::{Answered, Family, Format, signatures};
 use crate::protocol::{Message, ToolSpec};
 
@@ -16,12 +16,8 @@ impl Format for Json {
         &[]
     }
 
-    fn bare_at_start(&self) -> bool {
-        true
-    }
-
     fn parse_region(&self, text: &str) -> Vec<Item> {
-        region::bare_json(text).unwrap_or_else(|| vec![Item::Content(text.to_string())])
+        vec![Item::Content(text.to_string())]
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {
@@ -60,7 +56,7 @@ impl Format for Json {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("Error: {p}. Reply with only a JSON object {{\"name\": ..., \"arguments\": {{...}}}}."))
+                .map(|p| super::parse_error(p, "only a JSON object {\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}"))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }

@@ -5,10 +5,12 @@
 use serde_json::json;
 
 use super::region::{self, Item};
-use super::{Answered, Family, Format, signatures};
+use super::{Answered, Family, Format, ParsedCall, hermes, pythonic, signatures, xml};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Llama3;
+pub struct Llama3 {
+    pub tools: Vec<ToolSpec>,
+}
 
 const OPENS: &[&str] = &["<|python_tag|>", "<|python_start|>", "<function="];
 const ENDS: &[&str] = &["<|eom_id|>", "<|eot_id|>", "<|python_end|>", "</function>"];
@@ -22,61 +24,31 @@ impl Format for Llama3 {
         OPENS
     }
 
-    fn bare_at_start(&self) -> bool {
+    fn pythonic(&self) -> bool {
         true
     }
 
+    fn tools(&self) -> &[ToolSpec] {
+        &self.tools
+    }
+
     fn parse_region(&self, text: &str) -> Vec<Item> {
-        let trimmed = text.trim_start();
-        if trimmed.starts_with('[')
-            && let Some((mut items, used)) = region::pythonic(trimmed)
-        {
-            region::push_content(&mut items, &trimmed[used..]);
-            return items;
-        }
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            return region::bare_json(text)
-                .unwrap_or_else(|| vec![Item::Content(text.to_string())]);
-        }
         region::scan(text, OPENS, |marker, after| {
             if marker == "<function=" {
-                let name_end = after.find('>')?;
-                let body = &after[name_end + 1..];
-                let lead = body.len() - body.trim_start().len();
-                let (items, used) = region::named_args(after[..name_end].trim(), &body[lead..]);
-                let rest = &body[lead + used..];
-                let close = rest
-                    .trim_start()
-                    .strip_prefix("</function>")
-                    .map_or(0, |_| {
-                        rest.len() - rest.trim_start().len() + "</function>".len()
-                    });
-                return Some((items, name_end + 1 + lead + used + close));
+                let whole = format!("{marker}{after}");
+                let (items, used) = xml::function(&whole, &self.tools)?;
+                return Some((items, used - marker.len()));
             }
             let lead = after.len() - after.trim_start().len();
             let body = &after[lead..];
             let (items, used) = if body.starts_with('{') {
-                let (mut items, mut used) = region::json_block(body, ENDS, &[])?;
-                // `{…}; {…}`: more calls after a semicolon.
-                while body[used..].trim_start().starts_with(';') {
-                    let skip = body[used..].find(';').map_or(0, |n| n + 1);
-                    match region::json_block(&body[used + skip..], ENDS, &[]) {
-                        Some((more, more_used)) => {
-                            items.extend(more);
-                            used += skip + more_used;
-                        }
-                        None => break,
-                    }
-                }
-                (items, used)
+                json_calls(body)?
+            } else if let Some((items, used)) = pythonic::list(body, &self.tools) {
+                (items, used + hermes::close(&body[used..], ENDS))
+            } else if marker == "<|python_tag|>" {
+                code_call(body)
             } else {
-                let (items, used) = region::pythonic(body)?;
-                let rest = &body[used..];
-                let end = ENDS
-                    .iter()
-                    .find(|e| rest.trim_start().starts_with(**e))
-                    .map_or(0, |e| rest.len() - rest.trim_start().len() + e.len());
-                (items, used + end)
+                return None;
             };
             Some((items, lead + used))
         })
@@ -114,9 +86,45 @@ impl Format for Llama3 {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("Error: {p}. Please respond with a valid JSON function call."))
+                .map(|p| super::parse_error(p, "{\"name\": \"tool_name\", \"parameters\": {\"key\": \"value\"}} or [tool_name(key=\"value\")]"))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }
     }
+}
+
+/// `<|python_tag|>` before code: Llama 3.1's built-in code interpreter, a call of `python` with
+/// the code (as llama.cpp reads it); nothing after the tag is no call at all.
+fn code_call(body: &str) -> (Vec<Item>, usize) {
+    let end = ENDS
+        .iter()
+        .filter_map(|e| body.find(e).map(|at| (at, at + e.len())))
+        .min()
+        .unwrap_or((body.len(), body.len()));
+    let code = body[..end.0].trim();
+    if code.is_empty() {
+        return (Vec::new(), end.1);
+    }
+    let call = ParsedCall {
+        name: "python".into(),
+        arguments: json!({"code": code}),
+        id: None,
+    };
+    (vec![Item::Call(Ok(call))], end.1)
+}
+
+/// `{…}` after `<|python_tag|>`, and more after `;`.
+fn json_calls(body: &str) -> Option<(Vec<Item>, usize)> {
+    let (mut items, mut used) = region::json_block(body, ENDS, &[])?;
+    while body[used..].trim_start().starts_with(';') {
+        let skip = body[used..].find(';').map_or(0, |n| n + 1);
+        match region::json_block(&body[used + skip..], ENDS, &[]) {
+            Some((more, more_used)) => {
+                items.extend(more);
+                used += skip + more_used;
+            }
+            None => break,
+        }
+    }
+    Some((items, used))
 }

@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::region::{self, Item};
-use super::{Answered, Family, Format, signatures};
+use super::{Answered, Family, Format, hermes, signatures};
 use crate::protocol::{Message, ToolSpec};
 
 pub struct Mistral;
@@ -21,38 +21,13 @@ impl Format for Mistral {
         OPENS
     }
 
-    fn bare_at_start(&self) -> bool {
-        true
-    }
-
     fn parse_region(&self, text: &str) -> Vec<Item> {
-        let trimmed = text.trim_start();
-        if !trimmed.starts_with("[TOOL_CALLS]") {
-            return region::bare_json(text)
-                .unwrap_or_else(|| vec![Item::Content(text.to_string())]);
-        }
         region::scan(text, OPENS, |_, after| {
-            let lead = after.len() - after.trim_start().len();
-            let body = &after[lead..];
-            if body.starts_with('{') || body.starts_with('[') {
-                let (items, used) = region::json_block(body, &[], OPENS)?;
-                return Some((items, lead + used));
-            }
-            // `name{...}` or `name[ARGS]{...}`
-            let name_len = body
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))?;
-            let name = &body[..name_len];
-            let mut rest = &body[name_len..];
-            let mut used = lead + name_len;
-            if let Some(stripped) = rest.strip_prefix("[ARGS]") {
-                rest = stripped;
-                used += "[ARGS]".len();
-            }
-            if !rest.starts_with('{') {
-                return None;
-            }
-            let (items, consumed) = region::named_args(name, rest);
-            Some((items, used + consumed))
+            let (items, used) = block(after)?;
+            Some((
+                items,
+                used + hermes::close(&after[used..], &["[/TOOL_CALLS]"]),
+            ))
         })
     }
 
@@ -91,9 +66,40 @@ impl Format for Mistral {
         Message::User {
             content: problems
                 .iter()
-                .map(|p| format!("[TOOL_RESULTS] {}[/TOOL_RESULTS]", json!({"content": format!("error: {p}. Please try again with correct format.")})))
+                .map(|p| format!("[TOOL_RESULTS] {}[/TOOL_RESULTS]", json!({"content": super::parse_error(p, "[TOOL_CALLS] [{\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}]")})))
                 .collect::<Vec<_>>()
                 .join("\n"),
         }
     }
+}
+
+/// One call block after `[TOOL_CALLS]`: a JSON array or object, `name{...}`, `name[ARGS]{...}`,
+/// or a JSON call after some junk on the marker's line.
+fn block(after: &str) -> Option<(Vec<Item>, usize)> {
+    let lead = after.len() - after.trim_start().len();
+    let body = &after[lead..];
+    if body.starts_with('{') || body.starts_with('[') {
+        let (items, used) = region::json_block(body, &[], OPENS)?;
+        return Some((items, lead + used));
+    }
+    let name_len = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(body.len());
+    let name = &body[..name_len];
+    let mut rest = &body[name_len..];
+    let mut used = lead + name_len;
+    if let Some(stripped) = rest.strip_prefix("[ARGS]") {
+        rest = stripped;
+        used += "[ARGS]".len();
+    }
+    if name_len > 0 && rest.starts_with('{') {
+        let (items, consumed) = region::named_args(name, rest);
+        return Some((items, used + consumed));
+    }
+    // `[TOOL_CALLS]  junk [{...}]`: the first call-shaped JSON after the junk.
+    let line_end = body.find('\n').unwrap_or(body.len());
+    let start = body[..line_end].find(['[', '{'])?;
+    let (items, used) = region::json_block(&body[start..], &[], OPENS)?;
+    let any_call = items.iter().any(|i| matches!(i, Item::Call(Ok(_))));
+    any_call.then_some((items, lead + start + used))
 }

@@ -3,16 +3,23 @@
 //! diagnostics out), plus a streaming parser that shows text as it arrives and ends with exactly
 //! the whole-text result for every chunking.
 
+mod bare;
+mod gemma;
 mod generic;
+mod granite;
 mod hermes;
 mod json;
 pub mod lenient;
+mod lfm2;
 mod llama3;
 mod mistral;
+mod pythonic;
 mod qwen;
 mod region;
 mod scan;
+mod schema;
 mod shape;
+mod xml;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -30,9 +37,28 @@ pub enum Family {
     Llama3,
     Mistral,
     Json,
+    /// Gemma 4: `<|tool_call>call:NAME{key:<|"|>v<|"|>}<tool_call|>`.
+    Gemma,
+    /// LFM2: `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+    Lfm2,
+    /// Granite 4: `<tool_call>` JSON as Hermes, Granite 3's `<|tool_call|>[...]` too.
+    Granite,
 }
 
 impl Family {
+    /// Every family, in the order help texts list them.
+    pub const ALL: [Family; 9] = [
+        Family::Generic,
+        Family::Hermes,
+        Family::Qwen,
+        Family::Llama3,
+        Family::Mistral,
+        Family::Json,
+        Family::Gemma,
+        Family::Lfm2,
+        Family::Granite,
+    ];
+
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name.to_ascii_lowercase().as_str() {
             "generic" => Family::Generic,
@@ -41,6 +67,9 @@ impl Family {
             "llama3" => Family::Llama3,
             "mistral" => Family::Mistral,
             "json" => Family::Json,
+            "gemma" | "gemma4" => Family::Gemma,
+            "lfm2" | "lfm" => Family::Lfm2,
+            "granite" => Family::Granite,
             _ => return None,
         })
     }
@@ -53,6 +82,9 @@ impl Family {
             Family::Llama3 => "llama3",
             Family::Mistral => "mistral",
             Family::Json => "json",
+            Family::Gemma => "gemma",
+            Family::Lfm2 => "lfm2",
+            Family::Granite => "granite",
         }
     }
 
@@ -62,6 +94,12 @@ impl Family {
         let has = |words: &[&str]| words.iter().any(|w| model.contains(w));
         if has(&["qwen"]) {
             Family::Qwen
+        } else if has(&["gemma-4", "gemma4", "gemma_4", "gemma-n4", "functiongemma"]) {
+            Family::Gemma
+        } else if has(&["lfm2", "lfm-2", "lfm_2", "liquid"]) {
+            Family::Lfm2
+        } else if has(&["granite"]) {
+            Family::Granite
         } else if has(&["hermes", "nous"]) {
             Family::Hermes
         } else if has(&["llama-3", "llama3", "llama_3", "llama-4", "llama4"]) {
@@ -112,9 +150,13 @@ pub trait Format {
     fn family(&self) -> Family;
     /// Strings that open a call.
     fn open_markers(&self) -> &'static [&'static str];
-    /// A `{` or `[` opening the reply starts a call (the bare-JSON families).
-    fn bare_at_start(&self) -> bool {
+    /// A bracketed list of `name(key=value)` anywhere is a call list (Llama 3.2/4, LFM2).
+    fn pythonic(&self) -> bool {
         false
+    }
+    /// The tools on offer, whose schemas type untyped values.
+    fn tools(&self) -> &[ToolSpec] {
+        &[]
     }
     /// Parses the call region: from the first marker (or the bare opening) to the end.
     fn parse_region(&self, region: &str) -> Vec<Item>;
@@ -132,15 +174,17 @@ pub trait Format {
 
 /// The family's format; `tools` type the values of formats that carry raw text.
 pub fn format_for(family: Family, tools: &[ToolSpec]) -> Box<dyn Format> {
+    let tools = tools.to_vec();
     match family {
-        Family::Generic => Box::new(generic::Generic),
-        Family::Hermes => Box::new(hermes::Hermes),
-        Family::Qwen => Box::new(qwen::Qwen {
-            tools: tools.to_vec(),
-        }),
-        Family::Llama3 => Box::new(llama3::Llama3),
+        Family::Generic => Box::new(generic::Generic { tools }),
+        Family::Hermes => Box::new(hermes::Hermes { tools }),
+        Family::Qwen => Box::new(qwen::Qwen { tools }),
+        Family::Llama3 => Box::new(llama3::Llama3 { tools }),
         Family::Mistral => Box::new(mistral::Mistral),
         Family::Json => Box::new(json::Json),
+        Family::Gemma => Box::new(gemma::Gemma { tools }),
+        Family::Lfm2 => Box::new(lfm2::Lfm2 { tools }),
+        Family::Granite => Box::new(granite::Granite { tools }),
     }
 }
 
@@ -173,8 +217,20 @@ fn default_fence_calls<F: Format + ?Sized>(
                 })
                 .collect()
         } else if body.starts_with('{') || body.starts_with('[') {
-            let value = lenient::parse(body).ok()?;
-            shape::calls_in(&value, shape::Need::NameAndArguments)?
+            match lenient::parse(body) {
+                Ok(value) => shape::calls_in(&value, shape::Need::NameAndArguments)?,
+                // A call in a fence cut off or broken: a diagnostic, not a code block.
+                Err(_) => match region::bare_json(body)? {
+                    items if items.iter().any(|i| matches!(i, Item::Call(_))) => items
+                        .into_iter()
+                        .filter_map(|i| match i {
+                            Item::Call(call) => Some(call),
+                            Item::Content(_) => None,
+                        })
+                        .collect(),
+                    _ => return None,
+                },
+            }
         } else {
             return None;
         };
@@ -249,13 +305,22 @@ fn tool_responses(answered: &[Answered<'_>]) -> Message {
     }
 }
 
+/// A `PARSE_ERROR` the model can act on: what was wrong, that nothing ran, the shape expected.
+fn parse_error(problem: &str, expected: &str) -> String {
+    format!("PARSE_ERROR: {problem}. Nothing was run. Write the call again as {expected}")
+}
+
+/// The `<tool_call>` families' expected shape.
+const TOOL_CALL_SHAPE: &str =
+    "<tool_call>{\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}</tool_call>";
+
 fn problem_responses(problems: &[String]) -> Message {
     let blocks: Vec<String> = problems
         .iter()
         .map(|p| {
             format!(
                 "<tool_response>\n{}\n</tool_response>",
-                serde_json::json!({"error": format!("{p}. Please try again with correct format.")})
+                serde_json::json!({"error": parse_error(p, TOOL_CALL_SHAPE)})
             )
         })
         .collect();
@@ -282,6 +347,22 @@ const END_TOKENS: &[&str] = &[
     "<|endoftext|>",
 ];
 
+/// Close tags a model leaves behind a call (doubled, or after a call it wrote without the
+/// opening tag): markup, never part of an answer that made calls.
+const STRAY_CLOSES: &[&str] = &[
+    "[/TOOL_CALLS]",
+    "</tool_call>",
+    "</TOOL_CALL>",
+    "</function>",
+    "</function_call>",
+    "</tool_code>",
+    "</tool_use>",
+    "<tool_call|>",
+    "<|tool_call_end|>",
+    "<|python_end|>",
+    "<end_function_call>",
+];
+
 /// Parses a whole reply.
 pub fn parse(format: &dyn Format, text: &str) -> Parsed {
     let mut segmenter = Segmenter::new();
@@ -300,7 +381,14 @@ fn assemble(format: &dyn Format, segments: Vec<Segment>) -> Parsed {
             Segment::Region(text) => {
                 for item in format.parse_region(&text) {
                     match item {
-                        Item::Content(text) => region::push_content(&mut items, &text),
+                        Item::Content(text) => {
+                            for found in bare::split(&text, format) {
+                                match found {
+                                    Item::Content(text) => region::push_content(&mut items, &text),
+                                    call => items.push(call),
+                                }
+                            }
+                        }
                         call => items.push(call),
                     }
                 }
@@ -326,7 +414,12 @@ fn assemble(format: &dyn Format, segments: Vec<Segment>) -> Parsed {
             }
         }
     }
-    for token in END_TOKENS {
+    let stray: &[&str] = if parsed.calls.is_empty() && parsed.diagnostics.is_empty() {
+        &[]
+    } else {
+        STRAY_CLOSES
+    };
+    for token in END_TOKENS.iter().chain(stray) {
         if parsed.content.contains(token) {
             parsed.content = parsed.content.replace(token, "");
         }
@@ -367,6 +460,8 @@ pub enum StreamEvent {
     Text(String),
     /// A call in a fenced block, complete.
     Call(ParsedCall),
+    /// A reasoning block, complete (never part of the answer).
+    Reasoning(String),
 }
 
 /// Parses a reply as it streams; `finish` returns exactly what `parse` would of the whole text.
@@ -434,6 +529,9 @@ impl<'f> StreamParser<'f> {
                             .map(StreamEvent::Call),
                     );
                 }
+                Segment::Reasoning(text) if !text.trim().is_empty() => {
+                    events.push(StreamEvent::Reasoning(text.clone()));
+                }
                 Segment::Text(_) | Segment::Reasoning(_) | Segment::Region(_) => {}
             }
             self.seen += 1;
@@ -442,6 +540,8 @@ impl<'f> StreamParser<'f> {
     }
 }
 
+#[cfg(test)]
+mod damage_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -472,15 +572,7 @@ mod section_tests {
             &["mcp_lookup"],
             &["filesystem", "web_search"],
         ];
-        let families = [
-            Family::Generic,
-            Family::Hermes,
-            Family::Qwen,
-            Family::Llama3,
-            Family::Mistral,
-            Family::Json,
-        ];
-        for family in families {
+        for family in Family::ALL {
             for offer in offers {
                 let offered = tools(offer);
                 let section = format_for(family, &offered).system_section(&offered);
@@ -493,6 +585,47 @@ mod section_tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A call that could not be understood is answered with a PARSE_ERROR saying what was wrong
+    /// and the shape the family expects, in every family.
+    #[test]
+    fn every_family_answers_a_damaged_call_with_a_parse_error_and_the_expected_shape() {
+        let offered = tools(&["filesystem"]);
+        for family in Family::ALL {
+            let message = format_for(family, &offered).render_problems(&["a cut-off call".into()]);
+            let text = serde_json::to_string(&message).unwrap_or_default();
+            assert!(
+                text.contains("PARSE_ERROR: a cut-off call") && text.contains("tool_name"),
+                "{}: {text}",
+                family.name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_model_name_picks_the_family() {
+        let cases = [
+            ("Qwen3-Coder-30B-A3B-Instruct", Family::Qwen),
+            ("qwen3.5-4b", Family::Qwen),
+            ("gemma-4-e2b-it", Family::Gemma),
+            ("google/functiongemma-270m-it", Family::Gemma),
+            ("LiquidAI/LFM2-1.2B-Tool", Family::Lfm2),
+            ("lfm2-350m", Family::Lfm2),
+            ("ibm-granite/granite-4.0-h-micro", Family::Granite),
+            ("granite4:tiny-h", Family::Granite),
+            ("Hermes-3-Llama-3.1-8B", Family::Hermes),
+            ("llama3.2:3b", Family::Llama3),
+            ("mistral-small", Family::Mistral),
+            ("gemma-3-1b-it", Family::Generic),
+            ("smollm2-135m", Family::Generic),
+        ];
+        for (model, family) in cases {
+            assert_eq!(Family::detect(model), family, "{model}");
+        }
+        for family in Family::ALL {
+            assert_eq!(Family::parse(family.name()), Some(family));
         }
     }
 }

@@ -1,8 +1,8 @@
 //! Qwen 2.5 / 3 (Hermes-style `<tool_call>` JSON, results in `<tool_response>` inside a user turn)
 //! and Qwen3-Coder's XML-ish `<function=N><parameter=K>v</parameter></function>`, typed by schema.
 
-use super::hermes::{CLOSES, OPENS};
-use super::region::{self, Item};
+use super::hermes::{self, OPENS};
+use super::region::Item;
 use super::{Answered, Family, Format, signatures, tool_responses};
 use crate::protocol::{Message, ToolSpec};
 
@@ -20,19 +20,11 @@ impl Format for Qwen {
     }
 
     fn parse_region(&self, text: &str) -> Vec<Item> {
-        region::scan(text, OPENS, |_, after| {
-            if after.trim_start().starts_with("<function=") {
-                let (items, used) = region::xml_function(after, &self.tools)?;
-                let rest = &after[used..];
-                let lead = rest.len() - rest.trim_start().len();
-                let close = CLOSES
-                    .iter()
-                    .find(|c| rest[lead..].starts_with(**c))
-                    .map_or(0, |c| lead + c.len());
-                return Some((items, used + close));
-            }
-            region::json_block(after, CLOSES, OPENS)
-        })
+        hermes::region(text, OPENS, &self.tools)
+    }
+
+    fn tools(&self) -> &[ToolSpec] {
+        &self.tools
     }
 
     fn system_section(&self, tools: &[ToolSpec]) -> String {

@@ -1,13 +1,11 @@
-//! Pieces the family parsers share: walking a call region block by block, reading a JSON call
-//! after a tag, the pythonic call list of Llama 3.2/4, and the XML-ish `<function=...>` form of
-//! Qwen3-Coder, each failure isolated to its own block.
+//! Pieces the family parsers share: walking a call region block by block and reading a JSON
+//! call after a tag, each failure isolated to its own block.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::ParsedCall;
 use super::lenient::{self, JsonError};
 use super::shape::{Need, calls_in};
-use crate::protocol::ToolSpec;
 
 /// One piece of a region, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,11 +60,17 @@ fn calls_to_items(calls: Vec<Result<ParsedCall, String>>) -> Vec<Item> {
     calls.into_iter().map(Item::Call).collect()
 }
 
-const CUT_OFF: &str = "a tool call was cut off before its end, so it was not run";
+pub const CUT_OFF: &str = "a tool call was cut off before its end, so it was not run";
 
 /// A JSON call (or array of calls) right after a tag, optionally fenced, then an optional close
 /// tag. Malformed: a diagnostic, and the block ends at its close tag (or the next opening tag).
 pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
+    json_block_with(after, closes, opens, Need::NameOnly)
+}
+
+/// `json_block` with the strictness of the wrapper: loose wrappers (`<response>`, `<json>`)
+/// hold a call only when it names its arguments.
+pub fn json_block_with(after: &str, closes: &[&str], opens: &[&str], need: Need) -> Block {
     let lead = after.len() - after.trim_start().len();
     let mut body = &after[lead..];
     let mut used = lead;
@@ -80,13 +84,14 @@ pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
         body = &body[inner_lead..];
     }
     if !(body.starts_with('{') || body.starts_with('[')) {
-        return None;
+        return junk_then_call(body, closes, need).map(|(items, skip)| (items, used + skip));
     }
     match lenient::read_value(body) {
         Ok((value, end)) => {
             used += end;
-            let items = match calls_in(&value, Need::NameOnly) {
+            let items = match calls_in(&value, need) {
                 Some(calls) => calls_to_items(calls),
+                None if need == Need::NameAndArguments => return None,
                 None => vec![Item::Call(Err(format!(
                     "not a tool call: {}",
                     short(&body[..end])
@@ -95,9 +100,10 @@ pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
             used += close_after(&after[used..], closes, fenced);
             Some((items, used))
         }
+        Err(_) if need == Need::NameAndArguments && !looks_like_call_start(body) => None,
         Err(JsonError::Truncated) => Some((vec![Item::Call(Err(CUT_OFF.into()))], after.len())),
         Err(JsonError::Invalid(at)) => {
-            let message = format!("a malformed tool call: {}", short(body));
+            let message = malformed(body);
             let rest = &after[used..];
             let skip = closes
                 .iter()
@@ -115,12 +121,43 @@ pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
     }
 }
 
-/// Bytes of an optional closing fence and close tag after a call.
+/// `<tool_call>junk {"name": ...}</tool_call>`: a call-shaped object after text inside a tag is
+/// the call (the junk is dropped); anything else is not a block.
+fn junk_then_call(body: &str, closes: &[&str], need: Need) -> Block {
+    if need != Need::NameOnly {
+        return None;
+    }
+    let end = closes
+        .iter()
+        .filter_map(|c| body.find(c))
+        .min()
+        .unwrap_or(body.len());
+    let start = body[..end].find('{')?;
+    let (value, len) = lenient::read_value(&body[start..]).ok()?;
+    let calls = calls_in(&value, Need::NameAndArguments)?;
+    let used = start + len;
+    Some((
+        calls_to_items(calls),
+        used + close_after(&body[used..], closes, false),
+    ))
+}
+
+/// Bytes of an optional closing fence and close tag after a call (stray close brackets before
+/// the tag belong to the call).
 fn close_after(rest: &str, closes: &[&str], fenced: bool) -> usize {
     let mut used = rest.len() - rest.trim_start().len();
     if fenced && rest[used..].starts_with("```") {
         used += 3;
         used += rest[used..].len() - rest[used..].trim_start().len();
+    }
+    let stray = rest[used..]
+        .bytes()
+        .take_while(|b| matches!(b, b']' | b'}'))
+        .count();
+    let tail = rest[used + stray..].trim_start();
+    let stray_taken = stray > 0 && (tail.is_empty() || closes.iter().any(|c| tail.starts_with(c)));
+    if stray_taken {
+        used += stray;
     }
     let after_ws = rest[used..].len() - rest[used..].trim_start().len();
     match closes
@@ -128,7 +165,7 @@ fn close_after(rest: &str, closes: &[&str], fenced: bool) -> usize {
         .find(|c| rest[used + after_ws..].starts_with(**c))
     {
         Some(close) => used + after_ws + close.len(),
-        None if fenced => used,
+        None if fenced || stray_taken => used,
         None => 0,
     }
 }
@@ -203,6 +240,11 @@ pub fn bare_json(region: &str) -> Option<Vec<Item>> {
                 cursor = region.len();
                 break;
             }
+            Err(JsonError::Invalid(_)) if items.is_empty() && names_a_call(body) => {
+                items.push(Item::Call(Err(malformed(body))));
+                cursor = region.len();
+                break;
+            }
             Err(JsonError::Invalid(_)) if items.is_empty() => return None,
             Err(JsonError::Invalid(_)) => break,
         }
@@ -211,212 +253,26 @@ pub fn bare_json(region: &str) -> Option<Vec<Item>> {
     Some(items)
 }
 
+/// JSON that is broken but plainly meant as a call: it names a tool and its arguments.
+pub fn names_a_call(body: &str) -> bool {
+    let has = |keys: &[&str]| {
+        keys.iter()
+            .any(|k| body.contains(&format!("\"{k}\"")) || body.contains(&format!("'{k}'")))
+    };
+    has(&["name", "tool", "function"]) && has(&["arguments", "parameters", "args"])
+}
+
+pub fn malformed(body: &str) -> String {
+    format!(
+        "a malformed tool call: {}; expected {{\"name\": ..., \"arguments\": {{...}}}}",
+        short(body)
+    )
+}
+
 /// A cut-off bare object counts as a call only if it already names one.
 fn looks_like_call_start(body: &str) -> bool {
     let head: String = body.chars().take(64).collect();
     ["\"name\"", "'name'", "\"tool\"", "\"function\""]
         .iter()
         .any(|k| head.contains(k))
-}
-
-/// The pythonic list `[f(a=1, b="x"), g()]` (Llama 3.2/4). `None` if `text` is not one.
-pub fn pythonic(text: &str) -> Option<(Vec<Item>, usize)> {
-    let bytes = text.as_bytes();
-    let mut pos = skip_ws(text, 0);
-    let bracketed = bytes.get(pos) == Some(&b'[');
-    if bracketed {
-        pos = skip_ws(text, pos + 1);
-    }
-    let mut items = Vec::new();
-    loop {
-        let name_start = pos;
-        while pos < bytes.len()
-            && (bytes[pos].is_ascii_alphanumeric() || matches!(bytes[pos], b'_' | b'.' | b'-'))
-        {
-            pos += 1;
-        }
-        if pos == name_start || bytes.get(pos) != Some(&b'(') {
-            return None;
-        }
-        let name = text[name_start..pos].trim_end_matches(".call").to_string();
-        pos += 1;
-        let mut arguments = Map::new();
-        loop {
-            pos = skip_ws(text, pos);
-            match bytes.get(pos) {
-                None => {
-                    items.push(Item::Call(Err(CUT_OFF.into())));
-                    return Some((items, text.len()));
-                }
-                Some(b')') => {
-                    pos += 1;
-                    break;
-                }
-                Some(b',') => {
-                    pos += 1;
-                    continue;
-                }
-                _ => {}
-            }
-            let key_start = pos;
-            while pos < bytes.len() && (bytes[pos].is_ascii_alphanumeric() || bytes[pos] == b'_') {
-                pos += 1;
-            }
-            let key = text[key_start..pos].to_string();
-            pos = skip_ws(text, pos);
-            if key.is_empty() || bytes.get(pos) != Some(&b'=') {
-                return if pos >= bytes.len() {
-                    Some((vec![Item::Call(Err(CUT_OFF.into()))], text.len()))
-                } else {
-                    None
-                };
-            }
-            pos = skip_ws(text, pos + 1);
-            match lenient::read_value(&text[pos..]) {
-                Ok((value, end)) => {
-                    arguments.insert(key, value);
-                    pos += end;
-                }
-                Err(JsonError::Truncated) => {
-                    items.push(Item::Call(Err(CUT_OFF.into())));
-                    return Some((items, text.len()));
-                }
-                Err(JsonError::Invalid(_)) => return None,
-            }
-        }
-        items.push(Item::Call(Ok(ParsedCall {
-            name,
-            arguments: Value::Object(arguments),
-            id: None,
-        })));
-        pos = skip_ws(text, pos);
-        match bytes.get(pos) {
-            Some(b',') if bracketed => pos = skip_ws(text, pos + 1),
-            Some(b']') if bracketed => return Some((items, pos + 1)),
-            // A missing `]` at the very end.
-            None => return Some((items, pos)),
-            _ if !bracketed => return Some((items, pos)),
-            _ => return Some((items, pos)),
-        }
-    }
-}
-
-fn skip_ws(text: &str, mut pos: usize) -> usize {
-    let bytes = text.as_bytes();
-    while pos < bytes.len() && bytes[pos].is_ascii_whitespace() {
-        pos += 1;
-    }
-    pos
-}
-
-/// Qwen3-Coder's `<function=N><parameter=K>value</parameter>...</function>`, values typed by the
-/// tool's schema (strings stay raw text).
-pub fn xml_function(text: &str, tools: &[ToolSpec]) -> Option<(Vec<Item>, usize)> {
-    let start = text.find("<function=")?;
-    if !text[..start].trim().is_empty() {
-        return None;
-    }
-    let name_start = start + "<function=".len();
-    let name_end = name_start + text[name_start..].find('>')?;
-    let name = text[name_start..name_end].trim().to_string();
-    let Some(body_len) = text[name_end..].find("</function>") else {
-        return Some((vec![Item::Call(Err(CUT_OFF.into()))], text.len()));
-    };
-    let body = &text[name_end + 1..name_end + body_len];
-    let schema = tools.iter().find(|t| t.name == name).map(|t| &t.parameters);
-    let mut arguments = Map::new();
-    let mut rest = body;
-    while let Some(open) = rest.find("<parameter=") {
-        let key_start = open + "<parameter=".len();
-        let Some(key_len) = rest[key_start..].find('>') else {
-            break;
-        };
-        let key = rest[key_start..key_start + key_len].trim().to_string();
-        let value_start = key_start + key_len + 1;
-        let value_len = rest[value_start..]
-            .find("</parameter>")
-            .unwrap_or(rest.len() - value_start);
-        let raw = &rest[value_start..value_start + value_len];
-        let raw = raw.strip_prefix('\n').unwrap_or(raw);
-        let raw = raw.strip_suffix('\n').unwrap_or(raw);
-        let kind = schema
-            .and_then(|s| s.pointer(&format!("/properties/{key}/type")))
-            .and_then(Value::as_str);
-        arguments.insert(key, typed(raw, kind));
-        rest = &rest[(value_start + value_len + "</parameter>".len()).min(rest.len())..];
-    }
-    let call = ParsedCall {
-        name,
-        arguments: Value::Object(arguments),
-        id: None,
-    };
-    Some((
-        vec![Item::Call(Ok(call))],
-        name_end + body_len + "</function>".len(),
-    ))
-}
-
-fn typed(raw: &str, kind: Option<&str>) -> Value {
-    match kind {
-        Some("string") => Value::String(raw.to_string()),
-        Some(_) | None => match lenient::parse(raw.trim()) {
-            Ok(value) => value,
-            Err(_) => Value::String(raw.to_string()),
-        },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn ok_calls(items: &[Item]) -> Vec<(String, Value)> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Call(Ok(c)) => Some((c.name.clone(), c.arguments.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn pythonic_lists_parse_with_python_literals() {
-        let (items, used) = pythonic(
-            r#"[get_weather(city="SF", days=3), ping(), f(x=[1, 2], y={'a': True})] tail"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(
-            ok_calls(&items),
-            vec![
-                ("get_weather".into(), json!({"city": "SF", "days": 3})),
-                ("ping".into(), json!({})),
-                ("f".into(), json!({"x": [1, 2], "y": {"a": true}})),
-            ]
-        );
-        assert_eq!(
-            &r#"[get_weather(city="SF", days=3), ping(), f(x=[1, 2], y={'a': True})] tail"#[used..],
-            " tail"
-        );
-        assert!(pythonic("[special delivery]").is_none());
-        assert!(pythonic("[1, 2, 3]").is_none());
-        let (cut, _) = pythonic(r#"[f(a="unfinished"#).unwrap_or_default();
-        assert!(matches!(cut[0], Item::Call(Err(_))));
-    }
-
-    #[test]
-    fn qwen_coder_xml_is_typed_by_the_schema() {
-        let tools = [ToolSpec {
-            name: "run".into(),
-            description: String::new(),
-            parameters: json!({"type": "object", "properties": {"command": {"type": "string"}, "timeout": {"type": "integer"}}}),
-        }];
-        let text = "<function=run>\n<parameter=command>\necho 42\n</parameter>\n<parameter=timeout>\n5\n</parameter>\n</function>";
-        let (items, _) = xml_function(text, &tools).unwrap_or_default();
-        assert_eq!(
-            ok_calls(&items),
-            vec![("run".into(), json!({"command": "echo 42", "timeout": 5}))]
-        );
-    }
 }

@@ -3,12 +3,17 @@
 //! enough text has arrived, so every chunking of a reply gives the same pieces. Quote- and
 //! code-aware: markers inside inline code or another language's code block are text.
 
+use super::bare::{self, Candidate};
+use super::pythonic::Balance;
+use super::region::Item;
 use super::{Format, ParsedCall};
 
-const THINK: [(&str, &str); 3] = [
+const THINK: [(&str, &str); 4] = [
     ("<think>", "</think>"),
     ("<thinking>", "</thinking>"),
     ("[THINK]", "[/THINK]"),
+    // Gemma 4's thought channel.
+    ("<|channel>", "<channel|>"),
 ];
 
 /// One decided piece of a reply.
@@ -33,11 +38,11 @@ struct Wait {
 #[derive(Debug, Default)]
 pub struct Segmenter {
     pos: usize,
-    /// Only whitespace or reasoning so far.
-    at_start: bool,
     in_region: bool,
     saw_think: bool,
     wait: Option<Wait>,
+    /// The bracket scan of a marker-less call at this byte: its end once found.
+    balance: Option<(usize, Result<usize, Balance>)>,
     pub segments: Vec<Segment>,
     /// Every piece of text decided as text, in order (what a stream may show at once).
     pub text_log: String,
@@ -45,10 +50,7 @@ pub struct Segmenter {
 
 impl Segmenter {
     pub fn new() -> Self {
-        Segmenter {
-            at_start: true,
-            ..Segmenter::default()
-        }
+        Segmenter::default()
     }
 
     /// Decides what it can of `buf` (the whole text so far); at `eof` everything is decided.
@@ -64,44 +66,9 @@ impl Segmenter {
         let bytes = buf.as_bytes();
         let mut scan = self.pos;
         loop {
-            if self.at_start && format.bare_at_start() {
-                let rest = &buf[self.pos..];
-                let trimmed = rest.trim_start();
-                if trimmed.is_empty() {
-                    if eof {
-                        self.text(buf, buf.len());
-                    }
-                    return;
-                }
-                let marker_ahead = THINK
-                    .iter()
-                    .any(|(open, _)| open.starts_with(trimmed) || trimmed.starts_with(open))
-                    || format
-                        .open_markers()
-                        .iter()
-                        .any(|m| m.starts_with(trimmed) || trimmed.starts_with(m));
-                if marker_ahead
-                    && !eof
-                    && THINK
-                        .iter()
-                        .map(|t| t.0)
-                        .chain(format.open_markers().iter().copied())
-                        .any(|m| m.len() > trimmed.len() && m.starts_with(trimmed))
-                {
-                    return; // `[TH` may become `[THINK]`
-                }
-                if !marker_ahead && (trimmed.starts_with('{') || trimmed.starts_with('[')) {
-                    self.text(buf, self.pos + rest.len() - trimmed.len());
-                    self.in_region = true;
-                    return self.advance(buf, eof, format);
-                }
-                if !marker_ahead && !trimmed.starts_with('<') && !trimmed.starts_with('`') {
-                    self.at_start = false;
-                }
-            }
             let Some(offset) = bytes[scan..]
                 .iter()
-                .position(|b| matches!(b, b'<' | b'[' | b'`'))
+                .position(|b| matches!(b, b'<' | b'[' | b'`' | b'{'))
             else {
                 self.text(buf, buf.len());
                 return;
@@ -171,6 +138,15 @@ impl Segmenter {
                 self.text(buf, i);
                 return;
             }
+            if matches!(bytes[i], b'{' | b'[') {
+                match self.bare(buf, i, eof, format) {
+                    Some(next) => {
+                        scan = next;
+                        continue;
+                    }
+                    None => return,
+                }
+            }
             if bytes[i] == b'`' {
                 match self.code(buf, i, eof, format) {
                     Some(next) => {
@@ -181,6 +157,90 @@ impl Segmenter {
                 }
             }
             scan = i + 1;
+        }
+    }
+
+    /// A call with no marker at `i` (`{` or `[`). Returns where scanning goes on, or `None` to
+    /// wait for more text (or when the calls ran to the end).
+    fn bare(&mut self, buf: &str, i: usize, eof: bool, format: &dyn Format) -> Option<usize> {
+        let rest = &buf[i..];
+        let (items, end) = match self.bare_candidate(rest, i, format, eof) {
+            Candidate::Wait => {
+                self.text(buf, i);
+                return None;
+            }
+            Candidate::No => return Some(i + 1),
+            // A stray close bracket right after the call belongs to it; wait to see the next byte.
+            Candidate::Span(len) if !eof && i + len == buf.len() => {
+                self.text(buf, i);
+                return None;
+            }
+            Candidate::Span(len) => {
+                let tail = &rest[len..];
+                let stray = tail
+                    .bytes()
+                    .take_while(|b| matches!(b, b']' | b'}'))
+                    .count();
+                // `{…}; {…}`: the separator belongs to the calls.
+                let after = tail[stray..].trim_start();
+                if !eof && after.is_empty() {
+                    self.text(buf, i);
+                    return None;
+                }
+                let separator = if after.starts_with(';') {
+                    tail.len() - after.len() + 1
+                } else {
+                    stray
+                };
+                (bare::calls(&rest[..len], format), i + len + separator)
+            }
+            Candidate::Unclosed => (bare::unclosed(rest, format), buf.len()),
+        };
+        let Some(items) = items else {
+            return Some(i + 1);
+        };
+        self.text(buf, i);
+        let mut calls = Vec::new();
+        let mut after = String::new();
+        for item in items {
+            match item {
+                Item::Call(call) => calls.push(call),
+                Item::Content(text) => after.push_str(&text),
+            }
+        }
+        self.segments.push(Segment::FenceCalls(calls));
+        if !after.is_empty() {
+            self.segments.push(Segment::Text(after));
+        }
+        self.pos = end;
+        Some(end)
+    }
+
+    /// `bare::candidate`, resuming the bracket scan of a candidate at `i` where the last call
+    /// left it.
+    fn bare_candidate(
+        &mut self,
+        rest: &str,
+        i: usize,
+        format: &dyn Format,
+        eof: bool,
+    ) -> Candidate {
+        match bare::opens(rest, format) {
+            None if eof => return Candidate::No,
+            None => return Candidate::Wait,
+            Some(false) => return Candidate::No,
+            Some(true) => {}
+        }
+        let found = match self.balance {
+            Some((at, found)) if at == i => found,
+            _ => Err(Balance::new(0)),
+        };
+        let found = found.or_else(|mut balance| balance.run(rest).ok_or(balance));
+        self.balance = Some((i, found));
+        match found {
+            Ok(len) => Candidate::Span(len),
+            Err(_) if eof => Candidate::Unclosed,
+            Err(_) => Candidate::Wait,
         }
     }
 
@@ -196,9 +256,6 @@ impl Segmenter {
     fn text(&mut self, buf: &str, end: usize) {
         if end > self.pos {
             let piece = &buf[self.pos..end];
-            if !piece.trim().is_empty() {
-                self.at_start = false;
-            }
             self.text_log.push_str(piece);
             match self.segments.last_mut() {
                 Some(Segment::Text(text)) => text.push_str(piece),
@@ -336,11 +393,14 @@ fn find_fence_close(buf: &str, from: usize, run: usize, eof: bool) -> Option<(us
 
 /// Whether what follows a marker starts a call (not prose that mentions the marker).
 fn opens_call(after: &str, marker: &str) -> bool {
-    after.starts_with('{')
+    // Special tokens are never prose.
+    SPECIAL.contains(&marker)
+        || after.starts_with('{')
         || after.starts_with('[')
         || after.starts_with("<function=")
         || after.starts_with("```")
-        || marker.starts_with("<function=")
+        || marker == "<function="
+        || marker == "<function name="
         // Mistral v11: `[TOOL_CALLS]name{...}`; Llama 3: `<|python_tag|>name.call(...)`.
         || ((marker == "[TOOL_CALLS]" || marker.starts_with("<|python")) && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }
@@ -359,6 +419,19 @@ fn floor_char(buf: &str, mut i: usize) -> usize {
     }
     i
 }
+
+/// Markers that are special tokens of a model, so always the start of a call region.
+const SPECIAL: &[&str] = &[
+    "<tool_call>",
+    "<TOOL_CALL>",
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<|python_start|>",
+    "<|tool_call>",
+    "<|tool_call_start|>",
+    "<|tool_call|>",
+    "<start_function_call>",
+];
 
 /// What follows a marker is too short to tell yet whether a call starts.
 fn could_still_open(after: &str) -> bool {

@@ -34,8 +34,10 @@ pub fn calls_in(value: &Value, need: Need) -> Option<Vec<Result<ParsedCall, Stri
             if let Some(inner) = map.get("tool_calls").filter(|_| map.len() <= 2) {
                 return calls_in(inner, Need::NameOnly);
             }
-            if let Some(inner) = map.get("tool_call").filter(|_| map.len() == 1) {
-                return calls_in(inner, Need::NameOnly);
+            for wrapper in ["tool_call", "function_call"] {
+                if let Some(inner) = map.get(wrapper).filter(|_| map.len() == 1) {
+                    return calls_in(inner, Need::NameOnly);
+                }
             }
             one_call(map, need).map(|call| vec![call])
         }

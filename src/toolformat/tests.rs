@@ -1,6 +1,8 @@
 //! The fixture corpus (tests/fixtures/toolformat/corpus.json: family, model text, the calls and
-//! content it must give, how many diagnostics): every case parsed whole, one character at a
-//! time, and in random chunks, with the same result each way.
+//! content it must give, how many diagnostics) and the table of issue 22's categories
+//! (categories.json, the same shape plus a category) and replies recorded from real models
+//! (recorded.json, each with its source): every case parsed whole, one character at
+//! a time, and in random chunks, with the same result each way.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -16,6 +18,8 @@ struct ExpectedCall {
 
 #[derive(Deserialize)]
 struct Case {
+    #[serde(default)]
+    category: String,
     family: String,
     text: String,
     calls: Vec<ExpectedCall>,
@@ -24,22 +28,50 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    serde_json::from_str(include_str!("../../tests/fixtures/toolformat/corpus.json"))
-        .unwrap_or_default()
+    let mut cases: Vec<Case> =
+        serde_json::from_str(include_str!("../../tests/fixtures/toolformat/corpus.json"))
+            .unwrap_or_default();
+    cases.extend(categories());
+    cases.extend(recorded());
+    cases
+}
+
+/// Replies real small models wrote (each case names its recording).
+fn recorded() -> Vec<Case> {
+    serde_json::from_str(include_str!(
+        "../../tests/fixtures/toolformat/recorded.json"
+    ))
+    .unwrap_or_default()
+}
+
+fn categories() -> Vec<Case> {
+    serde_json::from_str(include_str!(
+        "../../tests/fixtures/toolformat/categories.json"
+    ))
+    .unwrap_or_default()
 }
 
 fn tools() -> Vec<ToolSpec> {
     let schema = serde_json::json!({"type": "object", "properties": {
         "command": {"type": "string"}, "timeout_seconds": {"type": "integer"},
         "flag": {"type": "boolean"}, "opts": {"type": "object"}, "label": {"type": "string"}}});
-    ["run", "set"]
+    let weather = serde_json::json!({"type": "object", "properties": {
+        "city": {"type": "string"}, "state": {"type": "string"}, "zip": {"type": "string"},
+        "days": {"type": "integer"}, "units": {"type": ["string", "null"], "enum": ["c", "f", null]}}});
+    let mut tools: Vec<ToolSpec> = ["run", "set"]
         .iter()
         .map(|name| ToolSpec {
             name: name.to_string(),
             description: String::new(),
             parameters: schema.clone(),
         })
-        .collect()
+        .collect();
+    tools.push(ToolSpec {
+        name: "weather".into(),
+        description: String::new(),
+        parameters: weather,
+    });
+    tools
 }
 
 fn check(case: &Case, parsed: &Parsed, how: &str) -> Option<String> {
@@ -101,6 +133,33 @@ fn the_corpus_has_enough_cases_for_every_family() {
 }
 
 #[test]
+fn every_category_has_several_spellings() {
+    let cases = categories();
+    assert!(cases.len() >= 60, "{} cases", cases.len());
+    for category in [
+        "damaged",
+        "schema",
+        "after_prose",
+        "bad_element",
+        "wrappers",
+        "junk",
+        "clean",
+        "gemma",
+        "lfm2",
+        "granite",
+        "qwen_xml",
+        "reasoning",
+    ] {
+        let count = cases.iter().filter(|c| c.category == category).count();
+        assert!(count >= 3, "{category}: {count}");
+    }
+    for family in ["gemma", "lfm2", "granite"] {
+        assert!(Family::parse(family).is_some(), "{family}");
+    }
+    assert!(recorded().len() >= 30, "{}", recorded().len());
+}
+
+#[test]
 fn every_case_parses_whole() {
     let tools = tools();
     let cases = corpus();
@@ -143,7 +202,7 @@ fn every_case_parses_the_same_fed_one_character_at_a_time() {
         // Known, documented exceptions: a reply that starts mid-reasoning (only a `</think>`
         // tells), and end-of-turn tokens, are shown before they can be recognised.
         let exception = (case.text.contains("</think>") && !case.text.contains("<think>"))
-            || case.text.contains("<|");
+            || super::END_TOKENS.iter().any(|t| case.text.contains(t));
         if !whole.content.starts_with(&shown) && !exception {
             failures.push(format!(
                 "[{}] {:?}: shown {shown:?} is not a prefix of the content {:?}",
@@ -191,14 +250,7 @@ mod properties {
 
     use super::super::{Family, StreamParser, format_for, parse};
 
-    const FAMILIES: [Family; 6] = [
-        Family::Generic,
-        Family::Hermes,
-        Family::Qwen,
-        Family::Llama3,
-        Family::Mistral,
-        Family::Json,
-    ];
+    const FAMILIES: [Family; 9] = Family::ALL;
 
     /// Text made of the pieces parsers care about, so random input reaches the tricky paths.
     fn model_text() -> impl Strategy<Value = String> {
@@ -297,5 +349,27 @@ mod properties {
                 let _ = parse(format_for(family, &[]).as_ref(), &format!("<tool_call>{text}"));
             }
         }
+    }
+}
+
+/// A long marker-less call streamed in small pieces is not re-scanned from its start on every
+/// piece (a 64 KB argument, as a file's content would be, in 4-byte pieces).
+#[test]
+fn a_long_bare_call_streams_in_linear_time() {
+    let body = "x".repeat(64 * 1024);
+    let text =
+        format!("Writing it: {{\"name\": \"write\", \"arguments\": {{\"content\": \"{body}\"}}}}");
+    for family in [Family::Json, Family::Llama3, Family::Hermes] {
+        let format = format_for(family, &[]);
+        let started = std::time::Instant::now();
+        let mut parser = StreamParser::new(format.as_ref());
+        let bytes = text.as_bytes();
+        for chunk in bytes.chunks(4) {
+            parser.feed(std::str::from_utf8(chunk).unwrap_or_default());
+        }
+        let (_, parsed) = parser.finish();
+        let took = started.elapsed();
+        assert_eq!(parsed.calls.len(), 1, "{}", family.name());
+        assert!(took.as_secs_f64() < 1.0, "{}: {took:?}", family.name());
     }
 }

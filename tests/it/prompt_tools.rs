@@ -38,6 +38,9 @@ fn every_family_runs_a_text_call_and_answers_in_its_own_form() {
         ("llama3", format!("{{\"name\": \"filesystem\", \"parameters\": {READ}}}"), "tool", "{\"output\":"),
         ("mistral", format!("[TOOL_CALLS] [{{\"name\": \"filesystem\", \"arguments\": {READ}}}]"), "user", "[TOOL_RESULTS]"),
         ("json", format!("{{\"name\": \"filesystem\", \"arguments\": {READ}}}"), "user", "Result of filesystem"),
+        ("gemma", "<|tool_call>call:filesystem{operation:<|\"|>read<|\"|>,path:<|\"|>Cargo.toml<|\"|>}<tool_call|>".to_string(), "user", "<|tool_response>response:filesystem"),
+        ("lfm2", "<|tool_call_start|>[filesystem(operation=\"read\", path=\"Cargo.toml\")]<|tool_call_end|>".to_string(), "tool", "0.3.1"),
+        ("granite", format!("<tool_call>{{\"name\": \"filesystem\", \"arguments\": {READ}}}</tool_call>"), "user", "<tool_response>"),
     ];
     for (family, call, role, marker) in cases {
         let (server, run) = run_family(family, &call);
@@ -98,11 +101,11 @@ fn a_malformed_call_is_answered_with_tool_error_and_the_loop_goes_on() {
     let feedback = last_messages(&server).last().cloned().unwrap_or_default();
     let text = feedback["content"].as_str().unwrap_or("");
     assert!(
-        text.starts_with("TOOL_ERROR: a malformed tool call"),
+        text.starts_with("TOOL_ERROR: PARSE_ERROR: a malformed tool call"),
         "{text}"
     );
     assert!(
-        text.ends_with("Please try again with correct format."),
+        text.ends_with("Write the call again as <TOOL_CALL>{\"tool\": \"tool_name\", \"args\": {\"key\": \"value\"}}</TOOL_CALL>"),
         "{text}"
     );
 }
@@ -237,11 +240,53 @@ fn parse_tool_calls_prints_calls_content_and_diagnostics() {
     );
     assert_eq!(value["content"], json!("Let me look."));
     assert_eq!(value["diagnostics"].as_array().map(Vec::len), Some(1));
+    let typed = Ai::bare()
+        .args(&["--parse-tool-calls", "qwen"])
+        .stdin("<think>plan</think><function=execute_command>\n<parameter=command>\n42\n</parameter>\n<parameter=timeout_seconds>\n5\n</parameter>\n</function>")
+        .run();
+    assert_eq!(
+        typed.json()["calls"],
+        json!([{"name": "execute_command", "arguments": {"command": "42", "timeout_seconds": 5}}]),
+        "the built-in tools' schemas type raw values"
+    );
+    assert_eq!(typed.json()["reasoning"], json!("plan"));
     let bad = Ai::bare()
         .args(&["--parse-tool-calls", "klingon"])
         .stdin("x")
         .run();
     assert_eq!(bad.code, 2);
+}
+
+/// README shows one `--parse-tool-calls` example per family; each prints what README says.
+#[test]
+fn the_readme_examples_of_parse_tool_calls_hold_for_every_family() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .unwrap_or_default();
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut families = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("$ echo '") else {
+            continue;
+        };
+        let Some((input, family)) = rest.rsplit_once("' | ai --parse-tool-calls ") else {
+            continue;
+        };
+        let run = Ai::bare()
+            .args(&["--parse-tool-calls", family])
+            .stdin(format!("{input}\n"))
+            .run();
+        let want: Value = serde_json::from_str(lines.get(n + 1).unwrap_or(&"")).unwrap_or_default();
+        assert_eq!(run.json(), want, "{line}");
+        families.push(family.to_string());
+    }
+    for family in [
+        "generic", "hermes", "qwen", "llama3", "mistral", "json", "gemma", "lfm2", "granite",
+    ] {
+        assert!(
+            families.iter().any(|f| f == family),
+            "no README example for {family}"
+        );
+    }
 }
 
 #[test]
@@ -259,6 +304,36 @@ fn streamed_prompt_based_text_hides_the_call_markup() {
     assert!(!run.stdout.contains("TOOL_CALL"), "{}", run.stdout);
     assert!(run.stdout.starts_with("Checking now."), "{}", run.stdout);
     assert!(run.stdout.trim_end().ends_with("Done."), "{}", run.stdout);
+}
+
+/// Reasoning is its own `--jsonl` event and never part of the answer, and a call drafted inside
+/// it is not run.
+#[test]
+fn reasoning_is_its_own_jsonl_event_and_never_the_answer() {
+    let server = FakeServer::start(vec![text_reply(
+        "<think>maybe <tool_call>{\"name\": \"filesystem\", \"arguments\": {\"operation\": \"exists\", \"path\": \"x\"}}</tool_call></think>It is 4.",
+    )]);
+    let run = Ai::new(&server.url)
+        .args(&["--jsonl", "--tool-format", "qwen", "go"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let of = |kind: &str| -> Vec<&Value> { events.iter().filter(|e| e["type"] == kind).collect() };
+    let reasoning = of("reasoning.delta");
+    assert_eq!(reasoning.len(), 1, "{}", run.stdout);
+    assert!(
+        reasoning[0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("maybe")
+    );
+    assert!(of("tool_call.started").is_empty(), "{}", run.stdout);
+    let answer = &of("run.completed")[0]["answer"];
+    assert_eq!(answer, &json!("It is 4."));
 }
 
 #[test]
