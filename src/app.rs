@@ -8,7 +8,8 @@ use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::Cli;
 use crate::commands;
 use crate::config::{
-    Diagnostics, Env, FileLayer, Flags, OutputMode, Paths, Settings, project_doc_paths, resolve,
+    Diagnostics, Env, FetchNeeds, FileLayer, Flags, OutputMode, Paths, Settings, project_doc_paths,
+    resolve,
 };
 use crate::conversation::ConversationStore;
 use crate::conversation::Mode;
@@ -90,7 +91,7 @@ pub fn run(cli: Cli, env: Env) -> i32 {
         return show_config(&settings);
     }
     if let Some(command) = &cli.check_command {
-        let sandbox = sandbox_report(&settings, Some(command));
+        let sandbox = |fetch: &FetchNeeds| sandbox_report(&settings, Some(fetch));
         return commands::check_command(command, cli.json, &settings, &sandbox);
     }
     if cli.list_tools || cli.list_models {
@@ -312,15 +313,15 @@ fn project_docs_line(settings: &Settings) -> String {
 
 /// What the sandbox enforces on this kernel for a session started here, and for `command`
 /// (`--show-config`, `--check-command`).
-fn sandbox_report(settings: &Settings, command: Option<&str>) -> Vec<String> {
+fn sandbox_report(settings: &Settings, fetch: Option<&FetchNeeds>) -> Vec<String> {
     let cwd = (settings.paths.cwd.clone()).unwrap_or_else(|| std::path::PathBuf::from("."));
     let plan = crate::session::sandbox_plan(settings, &cwd);
     let capabilities = plan.probe();
     let mut lines = capabilities.lines(&plan);
-    let fetchers = command.map(crate::sandbox::fetchers).unwrap_or_default();
-    if capabilities.filesystem && !fetchers.is_empty() {
-        let names: Vec<&str> = fetchers.iter().map(|f| f.name()).collect();
-        let network = if command.is_some_and(crate::sandbox::fetches) {
+    let fetch = fetch.cloned().unwrap_or_default();
+    if capabilities.filesystem && !fetch.managers.is_empty() {
+        let names: Vec<&str> = fetch.managers.iter().map(|f| f.name()).collect();
+        let network = if fetch.network {
             "network open and "
         } else {
             ""

@@ -6,7 +6,7 @@ use std::io::Read;
 use clap::CommandFactory;
 
 use crate::cli::Cli;
-use crate::config::{Paths, Settings};
+use crate::config::{FetchNeeds, Paths, Settings};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Verdict};
 use crate::provider::{HttpClient, provider_for, select_endpoint};
@@ -18,7 +18,12 @@ use crate::ui::{self, fail};
 /// `ai --check-command CMD`: the policy's decision and its reasons, each simple command's verdict,
 /// the allow rule that would approve it, and for a command that would run without asking, what
 /// the sandbox it runs in enforces (`sandbox` lines).
-pub fn check_command(command: &str, json: bool, settings: &Settings, sandbox: &[String]) -> i32 {
+pub fn check_command(
+    command: &str,
+    json: bool,
+    settings: &Settings,
+    sandbox: &dyn Fn(&FetchNeeds) -> Vec<String>,
+) -> i32 {
     let rules = match crate::session::Parts::rules(settings) {
         Ok(rules) => rules,
         Err(report) => return fail(&report),
@@ -30,6 +35,7 @@ pub fn check_command(command: &str, json: bool, settings: &Settings, sandbox: &[
     let roots = Roots::new(&settings.fs_roots, &cwd, &temp, home.as_deref());
     let policy = Policy::new(roots, home, cwd, temp, rules.clone());
     let assessment = policy.command(command);
+    let sandbox = sandbox(&assessment.fetch);
     let sandboxed = assessment.verdict == Verdict::Allow && !sandbox.is_empty();
     let approved_by: Vec<Option<String>> = assessment
         .commands

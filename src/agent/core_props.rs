@@ -88,6 +88,7 @@ fn assessment(verdict: Verdict, untrusted: bool) -> Assessment {
             reasons: Vec::new(),
         }],
         untrusted: untrusted.then(|| "a file outside the project".into()),
+        fetch: Default::default(),
     }
 }
 

@@ -245,9 +245,9 @@ impl Driver<'_> {
         }
         let (action, assessment) = strictest(tool, &call.arguments, self.ctx, self.policy);
         let (containment, prefix) = match (&action, assessment.verdict) {
-            (Action::Exec { command }, Verdict::Allow | Verdict::Ask) => {
-                self.sandbox.containment(command, &mut |e| emitter.send(e))
-            }
+            (Action::Exec { .. }, Verdict::Allow | Verdict::Ask) => self
+                .sandbox
+                .containment(&assessment.fetch, &mut |e| emitter.send(e)),
             _ => (Containment::Off, None),
         };
         let judgement = Judgement::Judged {

@@ -48,6 +48,7 @@ pub fn strictest(
             reasons: vec!["the call names nothing to act on".into()],
             commands: Vec::new(),
             untrusted: None,
+            fetch: Default::default(),
         };
         return (tool.action(arguments, ctx), denied);
     };

@@ -1,6 +1,7 @@
 //! The sandbox of allowed commands as the loop sees it: whether this kernel can contain a
 //! command, the launcher prefix that does, and what it cannot do, said once per session.
 
+use crate::config::FetchNeeds;
 use crate::protocol::Event;
 use crate::sandbox::{Capabilities, Launch, Plan, SandboxMode};
 
@@ -28,11 +29,11 @@ impl Sandbox {
     }
 
     /// The launcher prefix for an allowed command (`None`: run it directly).
-    pub fn prefix(&self, command: &str, emit: &mut dyn FnMut(&Event)) -> Option<Launch> {
+    pub fn prefix(&self, fetch: &FetchNeeds, emit: &mut dyn FnMut(&Event)) -> Option<Launch> {
         if self.plan.mode == SandboxMode::Off || !self.capabilities(emit).filesystem {
             return None;
         }
-        self.plan.prefix(command)
+        self.plan.prefix(fetch)
     }
 
     /// After a contained call: what its launcher left behind is removed, and a git repository
@@ -82,14 +83,14 @@ impl Sandbox {
     /// Whether an allowed command can run contained, with the prefix that contains it.
     pub fn containment(
         &self,
-        command: &str,
+        fetch: &FetchNeeds,
         emit: &mut dyn FnMut(&Event),
     ) -> (Containment, Option<Launch>) {
         if self.plan.mode == SandboxMode::Off {
             return (Containment::Off, None);
         }
         let network = self.capabilities(emit).network;
-        match (self.must_ask(emit), self.prefix(command, emit)) {
+        match (self.must_ask(emit), self.prefix(fetch, emit)) {
             (Some(reason), Some(prefix)) if !network => {
                 (Containment::Partial(reason), Some(prefix))
             }

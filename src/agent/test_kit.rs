@@ -140,6 +140,7 @@ pub(super) fn assessment(verdict: Verdict, line: &str) -> Assessment {
             reasons: Vec::new(),
         }],
         untrusted: None,
+        fetch: Default::default(),
     }
 }
 

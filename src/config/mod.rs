@@ -2,6 +2,7 @@
 //! with the paths `ai` uses. Below this module nothing reads env vars or clap types again.
 
 mod command_env;
+mod fetcher;
 mod foreign;
 mod kinds;
 mod layer;
@@ -18,6 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use command_env::{looks_secret, sandboxed_env};
+pub use fetcher::{FetchNeeds, Fetcher};
 pub use foreign::{
     ANTHROPIC_BASE_URL, CACHE_VARS, ForeignVars, KEY_VARS, OLLAMA_HOST, OWN_KEY_VARS, secret_vars,
 };

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::args::{operands, option_values, skip_options, subcommand};
 use super::danger::{self, basename, is_block_device, risky_assignment};
+use super::fetch;
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
@@ -16,6 +17,7 @@ use super::reach::{Place, has_glob};
 use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
 use super::{Finding, Verdict};
+use crate::config::{FetchNeeds, Fetcher};
 
 /// How deep `bash -c "bash -c '...'"` strings are followed before giving up and asking.
 const MAX_STRING_DEPTH: usize = 6;
@@ -45,10 +47,40 @@ pub struct Unit {
 #[derive(Debug, Clone, Default)]
 pub struct Judgement {
     pub units: Vec<Unit>,
-    /// Something in it talks to the network.
-    pub network: bool,
     /// It reads something from outside the project (a file, the network): its output is untrusted.
     pub untrusted: Option<String>,
+    /// The package managers it runs, and what else runs beside them.
+    pub fetch: Fetches,
+}
+
+/// What the line's package managers fetch, and whether anything else runs beside them.
+#[derive(Debug, Clone, Default)]
+pub struct Fetches {
+    managers: Vec<Fetcher>,
+    /// A manager fetches from its own index.
+    fetching: bool,
+    /// A manager is pointed at another index, registry, proxy or source.
+    elsewhere: bool,
+    /// A program other than a manager (or a harmless builtin) runs on the line.
+    others: bool,
+}
+
+impl Fetches {
+    /// The caches and the network: the network only for a line of package managers fetching
+    /// from their own index.
+    pub fn needs(&self) -> FetchNeeds {
+        FetchNeeds {
+            managers: self.managers.clone(),
+            network: self.fetching && !self.elsewhere && !self.others,
+        }
+    }
+
+    fn manager(&mut self, manager: Fetcher, fetches: bool) {
+        if !self.managers.contains(&manager) {
+            self.managers.push(manager);
+        }
+        self.fetching |= fetches;
+    }
 }
 
 pub fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
@@ -165,7 +197,28 @@ impl Judge<'_> {
         }
     }
 
+    /// Notes the package manager a simple command runs (or that something else runs).
+    fn fetch(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        match fetch::manager_of(base, args) {
+            Some((manager, fetches)) => {
+                self.out.fetch.manager(manager, fetches);
+                if let Some(why) = fetch::elsewhere(base, args).filter(|_| fetches) {
+                    self.out.fetch.elsewhere = true;
+                    findings.push(ask(why));
+                }
+            }
+            None if fetch::harmless(base) => {}
+            None => self.out.fetch.others = true,
+        }
+    }
+
     fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
+        if fetch::points_elsewhere(name) {
+            self.out.fetch.elsewhere = true;
+            findings.push(ask(format!(
+                "`{name}=` points package managers at another index or proxy"
+            )));
+        }
         if let Some(why) = risky_assignment(name, &value.text) {
             findings.push(ask(format!("`{name}=` {why}")));
         }
@@ -236,6 +289,7 @@ impl Judge<'_> {
             return;
         }
         if name.dynamic || has_glob(&name.text) {
+            self.out.fetch.others = true;
             findings.push(ask(format!(
                 "the command name `{}` is computed at run time",
                 name.text
@@ -244,6 +298,7 @@ impl Judge<'_> {
             return;
         }
         if name.text.contains('/') && !in_system_bin(&name.text) {
+            self.out.fetch.others = true;
             self.project_file(name, findings);
             self.secrets_in(args, findings);
             return;
@@ -261,6 +316,7 @@ impl Judge<'_> {
         if matches!(base, "cd" | "pushd") {
             self.cd(args, findings);
         }
+        self.fetch(base, args, findings);
         let home = self.place.home.map(|h| h.to_string_lossy().into_owned());
         let judged = safe::judge(base, args);
         let explained = danger::explain(base, args, home.as_deref());
@@ -334,7 +390,6 @@ impl Judge<'_> {
             self.note_untrusted(read);
         }
         if judged.network {
-            self.out.network = true;
             self.out
                 .untrusted
                 .get_or_insert_with(|| "the network".into());

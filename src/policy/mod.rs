@@ -9,6 +9,7 @@
 mod args;
 mod classify;
 mod danger;
+mod fetch;
 mod judged;
 mod kind;
 mod path;
@@ -33,6 +34,7 @@ pub use classify::Unit;
 pub use path::{Roots, sensitive};
 pub use rules::{Rules, RulesError};
 
+use crate::config::FetchNeeds;
 use crate::protocol::Action;
 
 /// The three outcomes, ordered from least to most restrictive.
@@ -63,6 +65,10 @@ pub struct Assessment {
     /// For commands: what untrusted input it takes in (a file outside the project, the network).
     #[serde(skip)]
     pub untrusted: Option<String>,
+    /// For commands: the package managers it runs and whether the sandbox opens the network to
+    /// their fetch (decided on the parse, nowhere else).
+    #[serde(skip)]
+    pub fetch: FetchNeeds,
 }
 
 impl Assessment {
@@ -88,6 +94,7 @@ impl Assessment {
             reasons,
             commands: units,
             untrusted: None,
+            fetch: FetchNeeds::default(),
         }
     }
 
@@ -101,6 +108,7 @@ impl Assessment {
             reasons: vec![reason],
             commands: Vec::new(),
             untrusted: None,
+            fetch: FetchNeeds::default(),
         }
     }
 
@@ -121,6 +129,7 @@ impl Assessment {
             reasons: vec![reason],
             commands,
             untrusted: self.untrusted.clone(),
+            fetch: self.fetch.clone(),
         }
     }
 
@@ -209,6 +218,14 @@ impl Policy {
             "every part of it is a read-only or build command ai knows to be safe",
         );
         assessment.untrusted = judgement.untrusted;
+        assessment.fetch = judgement.fetch.needs();
+        if assessment.fetch.network {
+            // What comes back over the network (a dependency's build script, a registry's
+            // answer) is not the project's: the turn is tainted after it.
+            assessment
+                .untrusted
+                .get_or_insert_with(|| "a package manager's fetch from the network".into());
+        }
         assessment
     }
 

@@ -33,7 +33,6 @@
 //! `launch`) that restricts itself and then execs the program.
 
 mod capabilities;
-mod fetch;
 mod git;
 mod isolate;
 mod launch;
@@ -50,10 +49,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub use crate::config::SandboxMode;
 use crate::config::{
-    ForeignVars, Paths, home_secrets, project_root, secret_file_name, system_secrets,
+    FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, secret_file_name,
+    system_secrets,
 };
 pub use capabilities::Capabilities;
-pub use fetch::{Fetcher, fetchers, fetches};
 use git::GitState;
 pub use launch::launch;
 
@@ -179,8 +178,9 @@ impl Plan {
         self
     }
 
-    /// What the launcher is told for `command`; `None` when the sandbox is off.
-    pub fn request(&self, command: &str) -> Option<request::Request> {
+    /// What the launcher is told for a command that needs `fetch` of the package managers (the
+    /// policy's reading of it); `None` when the sandbox is off.
+    pub fn request(&self, fetch: &FetchNeeds) -> Option<request::Request> {
         if self.mode == SandboxMode::Off {
             return None;
         }
@@ -207,9 +207,9 @@ impl Plan {
             _ => request.hide.extend(project_secrets),
         }
         if self.home.is_some() {
-            request.net = fetches(command);
-            for fetcher in fetchers(command) {
-                let found = self.fetch_caches.iter().find(|(f, _, _)| *f == fetcher);
+            request.net = fetch.network;
+            for fetcher in &fetch.managers {
+                let found = self.fetch_caches.iter().find(|(f, _, _)| f == fetcher);
                 if let (SandboxMode::Workspace, Some((_, caches, locks))) = (self.mode, found) {
                     request.caches.extend(caches.iter().cloned());
                     request.cache_files.extend(locks.iter().cloned());
@@ -249,10 +249,10 @@ impl Plan {
         }
     }
 
-    /// How to run a program for `command` under the sandbox.
-    pub fn prefix(&self, command: &str) -> Option<Launch> {
+    /// How to run a command that needs `fetch` under the sandbox.
+    pub fn prefix(&self, fetch: &FetchNeeds) -> Option<Launch> {
         self.sweep();
-        let request = self.request(command)?;
+        let request = self.request(fetch)?;
         let exe = std::env::current_exe().ok()?;
         let mut argv = vec![exe.into_os_string(), LAUNCHER_ARG.into()];
         // A path JSON cannot carry (not UTF-8) leaves the command uncontained: it asks.
@@ -330,7 +330,7 @@ impl Plan {
 
     /// Whether the sandbox can be used on this kernel, and what it enforces there.
     pub fn probe(&self) -> Capabilities {
-        let Some(mut request) = self.request("") else {
+        let Some(mut request) = self.request(&FetchNeeds::default()) else {
             return Capabilities::default();
         };
         request.probe = true;
@@ -458,12 +458,16 @@ mod tests {
             &ForeignVars::default(),
         );
         assert_eq!(plan.own, [config.canonicalize().unwrap()]);
-        let request = plan.request("ls").unwrap();
+        let request = plan.request(&FetchNeeds::default()).unwrap();
         assert!(request.write.contains(&project.canonicalize().unwrap()));
         assert_eq!(request.home, Some(home.canonicalize().unwrap()));
         assert!(request.hide.iter().any(|p| p.ends_with(".ssh")));
         assert!(!request.net);
-        let cargo = plan.request("cargo build").unwrap();
+        let fetch = FetchNeeds {
+            managers: vec![Fetcher::Cargo],
+            network: true,
+        };
+        let cargo = plan.request(&fetch).unwrap();
         assert!(cargo.net);
         assert!(cargo.caches.iter().any(|p| p.ends_with(".cargo/registry")));
         let from_home = Plan::new(

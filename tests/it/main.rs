@@ -28,6 +28,7 @@ mod repl;
 mod sandbox;
 mod sandbox_approvals;
 mod sandbox_git;
+mod sandbox_network;
 mod sandbox_secrets;
 mod shell;
 mod stats;
