@@ -40,19 +40,34 @@ impl Sandbox {
     /// it made is moved aside; says what was moved, for the model and the user.
     pub fn after_call(&self) -> Option<String> {
         self.plan.sweep();
-        let moved: Vec<String> = self
-            .plan
-            .quarantine()
-            .into_iter()
-            .map(|(from, to)| format!("{} (now {})", from.display(), to.display()))
-            .collect();
-        (!moved.is_empty()).then(|| {
-            format!(
+        let done = self.plan.quarantine();
+        let mut notes = Vec::new();
+        if !done.moved.is_empty() {
+            let moved: Vec<String> = (done.moved.iter())
+                .map(|(from, to)| format!("{} (now {})", from.display(), to.display()))
+                .collect();
+            notes.push(format!(
                 "the command made a git repository, moved aside because git would later run \
                  what its config and hooks say, outside the sandbox: {}",
                 moved.join(", ")
-            )
-        })
+            ));
+        }
+        if !done.stuck.is_empty() {
+            let stuck: Vec<String> = done.stuck.iter().map(|p| p.display().to_string()).collect();
+            notes.push(format!(
+                "WARNING: the command made a git repository ai could not move aside; do not run \
+                 git there before checking its config and hooks: {}",
+                stuck.join(", ")
+            ));
+        }
+        if !done.complete {
+            notes.push(
+                "WARNING: the project now holds too many directories to check for git \
+                 repositories a command made; later commands ask"
+                    .into(),
+            );
+        }
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 
     /// After a command ran outside the sandbox (approved, or the sandbox is off): the git state
@@ -88,6 +103,9 @@ impl Sandbox {
     ) -> (Containment, Option<Launch>) {
         if self.plan.mode == SandboxMode::Off {
             return (Containment::Off, None);
+        }
+        if let Some(why) = self.plan.unverifiable() {
+            return (Containment::Unavailable(why), None);
         }
         let network = self.capabilities(emit).network;
         match (self.must_ask(emit), self.prefix(fetch, emit)) {

@@ -18,18 +18,41 @@ use super::walk::walk;
 pub const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
 
 /// The git state of a project as it was when the run started.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitState {
     /// Every `.git` (directory or file) under the project.
     pub entries: BTreeSet<PathBuf>,
     /// What must be read-only: the entries, the git directories they name, hooks directories.
     pub protected: Vec<PathBuf>,
+    /// The whole project was seen (a tree too big to walk hides what lies past the limit).
+    pub complete: bool,
+}
+
+impl Default for GitState {
+    fn default() -> Self {
+        GitState {
+            entries: BTreeSet::new(),
+            protected: Vec::new(),
+            complete: true,
+        }
+    }
+}
+
+/// What a check after a call did.
+#[derive(Debug, Default)]
+pub struct Quarantine {
+    /// Each `.git` moved aside: where it was, where it is.
+    pub moved: Vec<(PathBuf, PathBuf)>,
+    /// Each `.git` that could be neither moved aside nor removed.
+    pub stuck: Vec<PathBuf>,
+    /// The whole project was seen.
+    pub complete: bool,
 }
 
 impl GitState {
     /// Reads the tree under `project` once.
     pub fn of(project: &Path) -> GitState {
-        let entries = git_entries(project);
+        let (entries, complete) = git_entries(project);
         let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
         for entry in &entries {
             let Some(dir) = git_dir(entry) else { continue };
@@ -45,39 +68,73 @@ impl GitState {
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.
         protected.retain(|p| p.starts_with(project));
-        GitState { entries, protected }
+        GitState {
+            entries,
+            protected,
+            complete,
+        }
     }
 
-    /// Moves aside every `.git` under `project` that was not there when the run started, and
-    /// returns where each went. Called after a call, when nothing of it is running any more.
-    pub fn quarantine(&self, project: &Path) -> Vec<(PathBuf, PathBuf)> {
-        let mut moved = Vec::new();
-        for entry in git_entries(project) {
-            if self.entries.contains(&entry) {
-                continue;
-            }
-            let mut aside = entry.clone().into_os_string();
-            aside.push(QUARANTINE_SUFFIX);
-            let aside = PathBuf::from(aside);
-            if std::fs::rename(&entry, &aside).is_ok() {
-                moved.push((entry, aside));
+    /// Moves aside every `.git` under `project` that was not there when the run started (or,
+    /// where that fails, removes it). Called after a call, when nothing of it is running.
+    pub fn quarantine(&self, project: &Path) -> Quarantine {
+        let (found, complete) = git_entries(project);
+        let mut done = Quarantine {
+            complete,
+            ..Quarantine::default()
+        };
+        for entry in found.difference(&self.entries) {
+            match move_aside(entry) {
+                Some(aside) => done.moved.push((entry.clone(), aside)),
+                None => done.stuck.push(entry.clone()),
             }
         }
-        moved
+        done
     }
 }
 
-/// Every `.git` under `root`, not following links, not entering git directories.
-fn git_entries(root: &Path) -> BTreeSet<PathBuf> {
+/// Renames `entry` to a free `<entry>.ai-quarantined[-N]`, making its directory writable first
+/// if the call took that away; else removes it. The new name, or `None` if it is still there.
+fn move_aside(entry: &Path) -> Option<PathBuf> {
+    if let Some(parent) = entry.parent()
+        && let Ok(meta) = std::fs::metadata(parent)
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut permissions = meta.permissions();
+        permissions.set_mode(permissions.mode() | 0o700);
+        let _ = std::fs::set_permissions(parent, permissions);
+    }
+    for n in 0..100 {
+        let mut aside = entry.as_os_str().to_owned();
+        aside.push(QUARANTINE_SUFFIX);
+        if n > 0 {
+            aside.push(format!("-{n}"));
+        }
+        let aside = PathBuf::from(aside);
+        if aside.symlink_metadata().is_err() && std::fs::rename(entry, &aside).is_ok() {
+            return Some(aside);
+        }
+    }
+    let removed = if entry.is_dir() {
+        std::fs::remove_dir_all(entry)
+    } else {
+        std::fs::remove_file(entry)
+    };
+    removed.ok().map(|()| PathBuf::from("(removed)"))
+}
+
+/// Every `.git` under `root`, not following links, not entering git directories; and whether
+/// the whole tree was seen.
+fn git_entries(root: &Path) -> (BTreeSet<PathBuf>, bool) {
     let mut found = BTreeSet::new();
-    walk(root, |path, name, _| {
+    let complete = walk(root, |path, name, _| {
         if name == ".git" {
             found.insert(path.to_path_buf());
             return false;
         }
         true
     });
-    found
+    (found, complete)
 }
 
 /// The git directory a `.git` entry stands for: itself, or what its `gitdir:` line names.
@@ -170,7 +227,9 @@ mod tests {
         std::fs::write(project.join("b.git"), "").unwrap();
         std::fs::create_dir_all(project.join("c")).unwrap();
         std::fs::write(project.join("c/.git"), "gitdir: /etc\n").unwrap();
-        let moved = state.quarantine(project);
+        // A name in the way and a parent made read-only do not keep it there.
+        std::fs::create_dir_all(project.join("a/.git.ai-quarantined/keep")).unwrap();
+        let moved = state.quarantine(project).moved;
         assert_eq!(moved.len(), 2, "{moved:?}");
         assert!(!project.join("a/.git").exists() && !project.join("c/.git").exists());
         assert!(project.join(".git").exists() && project.join("b.git").exists());

@@ -6,6 +6,13 @@ use rustix::process::{Resource, Rlimit, Signal};
 
 use super::request::Request;
 
+/// Gives this process (and what it starts) its own System V IPC objects and POSIX message
+/// queues: a queue or shared memory segment of the machine's is out of reach. False when not
+/// allowed.
+pub fn new_ipc_namespace() -> bool {
+    unshare(rustix::thread::UnshareFlags::NEWIPC)
+}
+
 /// Moves this process's future children into a new PID namespace: the first becomes its init,
 /// and when it exits the kernel kills every process left in it. False when not allowed.
 pub fn new_pid_namespace() -> bool {

@@ -57,9 +57,18 @@ fn stage_one(mut request: Request) -> i32 {
     request.mount_namespace = super::mounts::enter();
     if request.mount_namespace {
         let grants = Grants::of(&request, true);
-        request.read_only_mounts = super::mounts::read_only_except(&grants.writable)
+        // Device nodes stay on the read-only mounts (writing to /dev/null still works; its
+        // mode and times cannot change), and /dev/shm becomes the call's own.
+        let writable: Vec<PathBuf> = grants
+            .writable
+            .into_iter()
+            .filter(|p| !DEVICES.iter().any(|d| p == Path::new(d)))
+            .collect();
+        request.read_only_mounts = super::mounts::read_only_except(&writable)
             && super::mounts::mask(&request.mask)
-            && super::mounts::read_only(&request.read_only);
+            && super::mounts::read_only(&request.read_only)
+            && super::mounts::private_shm()
+            && super::isolate::new_ipc_namespace();
         // The working directory still points into the old (now read-only) mount: enter it
         // again by name, through the writable bind mounts.
         if let Ok(cwd) = std::env::current_dir() {
@@ -141,9 +150,9 @@ fn stage_two(request: &Request) -> i32 {
         Err(message) => return fail(&message),
     };
     // After Landlock, which set no_new_privs (seccomp needs it without privilege).
-    let sockets_filtered = super::seccomp::restrict_sockets(request.net);
+    let sockets_filtered = super::seccomp::restrict(request.net);
     // Last: mounting /proc and writing pid_max above needed them.
-    let unprivileged = super::privileges::drop_all();
+    let unprivileged = super::privileges::drop_all() && super::privileges::close_inherited();
     if request.probe {
         let report = super::Capabilities {
             landlock_abi: enforced.abi,
@@ -183,6 +192,9 @@ struct Enforced {
     network: bool,
     scoped: bool,
 }
+
+/// The TCP ports a package manager's fetch may connect to (Landlock ABI 4): HTTP and HTTPS.
+const FETCH_PORTS: &[u16] = &[80, 443];
 
 /// Devices a command may read and write; every other file under /dev (terminals, disks) is closed.
 const DEVICES: &[&str] = &[
@@ -256,8 +268,8 @@ impl Grants {
 
 fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     use landlock::{
-        ABI, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetStatus, Scope, path_beneath_rules,
+        ABI, Access, AccessFs, AccessNet, LandlockStatus, NetPort, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
     };
     let abi = ABI::V6;
     let Grants {
@@ -268,14 +280,22 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .map_err(|e| e.to_string())?;
-    if !request.net && !request.no_landlock_network {
+    if !request.no_landlock_network {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
             .map_err(|e| e.to_string())?;
     }
+    // A fetch connects to its registry over HTTP(S) only: no other port, no listening, so a
+    // build script sharing the network cannot reach a local service or an arbitrary one.
+    let ports: &[u16] = if request.net { FETCH_PORTS } else { &[] };
     let status = ruleset
         .scope(Scope::from_all(abi))
         .and_then(|r| r.create())
+        .and_then(|r| {
+            r.add_rules(ports.iter().map(|port| {
+                Ok::<_, landlock::RulesetError>(NetPort::new(*port, AccessNet::ConnectTcp))
+            }))
+        })
         .and_then(|r| r.add_rules(path_beneath_rules(readable, AccessFs::from_read(abi))))
         .and_then(|r| r.add_rules(path_beneath_rules(listable, AccessFs::ReadDir)))
         .and_then(|r| r.add_rules(path_beneath_rules(writable, AccessFs::from_all(abi))))
@@ -291,7 +311,7 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     Ok(Enforced {
         abi: u8::try_from(number).unwrap_or(0),
         filesystem,
-        network: filesystem && !request.net && kernel >= ABI::V4 && !request.no_landlock_network,
+        network: filesystem && kernel >= ABI::V4 && !request.no_landlock_network,
         scoped: filesystem && kernel >= ABI::V6,
     })
 }

@@ -53,7 +53,7 @@ use crate::config::{
     system_secrets,
 };
 pub use capabilities::Capabilities;
-use git::GitState;
+use git::{GitState, Quarantine};
 pub use launch::launch;
 
 /// The hidden first argument that turns `ai` into the launcher.
@@ -120,8 +120,9 @@ pub struct Plan {
     pub config: Option<PathBuf>,
     /// Each package manager's caches and lock files (where its variables put them).
     fetch_caches: Vec<(Fetcher, Vec<PathBuf>, Vec<PathBuf>)>,
-    /// The project's git state as the run found it (updated only after runs a person approved).
-    git: Arc<Mutex<GitState>>,
+    /// The project's git state and secret files as the run found them before its first
+    /// sandboxed command (updated only after runs a person approved); `None` until then.
+    tree: Arc<Mutex<Option<Tree>>>,
     probed: Arc<OnceLock<Capabilities>>,
 }
 
@@ -153,10 +154,6 @@ impl Plan {
         }
         let project = project_root(&canonical(cwd), home.as_deref());
         let toolchains = toolchain_dirs(home.as_deref(), vars);
-        let git = match (&project, mode) {
-            (Ok(project), SandboxMode::Workspace) => GitState::of(project),
-            _ => GitState::default(),
-        };
         Plan {
             mode,
             project,
@@ -167,7 +164,7 @@ impl Plan {
             fetch_caches,
             extra_read: Vec::new(),
             toolchains,
-            git: Arc::new(Mutex::new(git)),
+            tree: Arc::default(),
             probed: Arc::default(),
         }
     }
@@ -189,22 +186,23 @@ impl Plan {
             max_processes: Some(MAX_PROCESSES),
             ..request::Request::default()
         };
+        // What could not be checked is not vouched for: the command is not contained.
+        let mut tree = self.tree.lock().ok()?;
+        let tree = self.found(&mut tree);
+        if !tree.complete() {
+            return None;
+        }
         if self.mode == SandboxMode::Workspace {
             request.write.extend(self.project.iter().cloned());
             request.write.extend(self.temp.iter().cloned());
-            if let Ok(git) = self.git.lock() {
-                request.read_only.clone_from(&git.protected);
-            } else {
-                return None;
-            }
+            request.read_only.clone_from(&tree.git.protected);
         }
         request.home.clone_from(&self.home);
         request.hide = self.secrets();
         request.read = self.readable();
-        let project_secrets = self.project_secrets();
         match self.mode {
-            SandboxMode::Workspace => request.mask = project_secrets,
-            _ => request.hide.extend(project_secrets),
+            SandboxMode::Workspace => request.mask.clone_from(&tree.secrets),
+            _ => request.hide.extend(tree.secrets.iter().cloned()),
         }
         if self.home.is_some() {
             request.net = fetch.network;
@@ -232,21 +230,44 @@ impl Plan {
 
     /// After a call in the sandbox: a `.git` it made is moved aside (git would run what its
     /// config and hooks say, later, outside the sandbox). Returns (where it was, where it is).
-    pub fn quarantine(&self) -> Vec<(PathBuf, PathBuf)> {
-        let (Ok(project), Ok(git)) = (&self.project, self.git.lock()) else {
-            return Vec::new();
+    pub fn quarantine(&self) -> Quarantine {
+        let (Ok(project), SandboxMode::Workspace, Ok(mut tree)) =
+            (&self.project, self.mode, self.tree.lock())
+        else {
+            return Quarantine {
+                complete: true,
+                ..Quarantine::default()
+            };
         };
-        git.quarantine(project)
+        let tree = self.found(&mut tree);
+        let done = tree.git.quarantine(project);
+        // Something may hide past what the walk could see: later calls are not contained.
+        tree.git.complete &= done.complete;
+        done
+    }
+
+    /// Why the sandbox cannot vouch for this project, if it cannot: a tree too big to check
+    /// for secret files and git repositories (it may have been made so to hide one).
+    pub fn unverifiable(&self) -> Option<String> {
+        let mut tree = self.tree.lock().ok()?;
+        (!self.found(&mut tree).complete()).then(|| {
+            "the project holds too many directories to check for secret files and git \
+             repositories, so the sandbox cannot vouch for it"
+                .to_string()
+        })
     }
 
     /// After a run outside the sandbox that a person approved: whatever git state it made is
     /// the user's, and protected from now on.
     pub fn trust_git_state(&self) {
-        if let (Ok(project), SandboxMode::Workspace, Ok(mut git)) =
-            (&self.project, self.mode, self.git.lock())
-        {
-            *git = GitState::of(project);
+        if let Ok(mut tree) = self.tree.lock() {
+            *tree = Some(Tree::of(self.project.as_ref().ok(), self.mode));
         }
+    }
+
+    /// The project's tree as found before the first sandboxed command (found now if not yet).
+    fn found<'t>(&self, tree: &'t mut Option<Tree>) -> &'t mut Tree {
+        tree.get_or_insert_with(|| Tree::of(self.project.as_ref().ok(), self.mode))
     }
 
     /// How to run a command that needs `fetch` under the sandbox.
@@ -298,14 +319,6 @@ impl Plan {
         read.extend(self.toolchains.iter().cloned());
         read.extend(self.extra_read.iter().cloned());
         read
-    }
-
-    /// The project's own secret files (`.env`, keys, credentials), found in a bounded walk.
-    fn project_secrets(&self) -> Vec<PathBuf> {
-        let Ok(project) = &self.project else {
-            return Vec::new();
-        };
-        secret_files(project)
     }
 
     /// The same plan in `mode` (what was probed is shared only when the mode is the same).
@@ -391,17 +404,46 @@ fn toolchain_dirs(home: Option<&Path>, vars: &ForeignVars) -> Vec<PathBuf> {
     dirs
 }
 
-/// The secret files below `project` (by name: `.env`, keys, credentials), git directories left
-/// out.
-fn secret_files(project: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    walk::walk(project, |path, name, kind| {
-        if kind.is_file() && secret_file_name(&name.to_string_lossy()).is_some() {
-            found.push(path.to_path_buf());
+/// What the project holds that the sandbox must know of, found once per run from the tree as it
+/// was: its git directories and its own secret files.
+#[derive(Debug, Default)]
+struct Tree {
+    git: GitState,
+    /// The secret files below the project (by name: `.env`, keys, credentials).
+    secrets: Vec<PathBuf>,
+    secrets_complete: bool,
+}
+
+impl Tree {
+    fn of(project: Option<&PathBuf>, mode: SandboxMode) -> Tree {
+        let Some(project) = project.filter(|_| mode != SandboxMode::Off) else {
+            return Tree {
+                secrets_complete: true,
+                ..Tree::default()
+            };
+        };
+        let mut secrets = Vec::new();
+        let secrets_complete = walk::walk(project, |path, name, kind| {
+            if kind.is_file() && secret_file_name(&name.to_string_lossy()).is_some() {
+                secrets.push(path.to_path_buf());
+            }
+            name != ".git"
+        });
+        let git = match mode {
+            SandboxMode::Workspace => GitState::of(project),
+            _ => GitState::default(),
+        };
+        Tree {
+            git,
+            secrets,
+            secrets_complete,
         }
-        name != ".git"
-    });
-    found
+    }
+
+    /// Both walks saw the whole project.
+    fn complete(&self) -> bool {
+        self.git.complete && self.secrets_complete
+    }
 }
 
 /// The name of a launcher's private temp directory in a writable root.

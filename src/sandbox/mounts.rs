@@ -78,6 +78,13 @@ pub fn read_only_except(writable: &[PathBuf]) -> bool {
     all
 }
 
+/// A fresh, small tmpfs on /dev/shm: shared memory and POSIX semaphores work, but nothing is
+/// shared with the machine's /dev/shm (or left there after the call).
+pub fn private_shm() -> bool {
+    let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+    rustix::mount::mount("tmpfs", "/dev/shm", "tmpfs", flags, c"size=64m,mode=1777").is_ok()
+}
+
 /// Covers each secret file of `paths` with an empty, read-only one (`/dev/null`): reading it
 /// gives nothing, and it can be neither written, renamed nor removed. True when every mask took.
 pub fn mask(paths: &[PathBuf]) -> bool {

@@ -2,7 +2,9 @@
 //! root (the bounding set emptied, so no later exec regains any; the ambient, effective,
 //! permitted and inheritable sets emptied), and `no_new_privs` is set, so a setuid program gains
 //! nothing. Without this, root inside the sandbox could open raw sockets, load kernel modules,
-//! make device nodes or undo the mounts.
+//! make device nodes or undo the mounts. And nothing `ai` was started with reaches the program:
+//! every inherited descriptor but stdin, stdout and stderr is closed at exec (a descriptor
+//! opened before Landlock, on `~/.bashrc` or a socket, would carry around every rule).
 
 use rustix::thread::{CapabilitySet, CapabilitySets};
 
@@ -28,4 +30,20 @@ pub fn drop_all() -> bool {
             sets.effective.is_empty() && sets.permitted.is_empty() && sets.inheritable.is_empty()
         })
         && rustix::thread::no_new_privs().unwrap_or(false)
+}
+
+/// Marks every descriptor above stderr close-on-exec, so the program starts with 0, 1 and 2
+/// only. True when the kernel did it.
+#[allow(unsafe_code)]
+pub fn close_inherited() -> bool {
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC closes nothing now; it only sets a flag on
+    // descriptors of this single-threaded launcher, whose own descriptors it never uses after
+    // exec.
+    unsafe {
+        libc::close_range(
+            3,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC as libc::c_int,
+        ) == 0
+    }
 }

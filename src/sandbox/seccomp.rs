@@ -1,12 +1,23 @@
-//! A seccomp filter over the sockets a sandboxed call may open. Without network it refuses every
-//! socket but netlink (no TCP, UDP, ICMP, raw or packet sockets): the network is closed on any
-//! kernel, not only where Landlock has network rules (6.7+), which stay as a second layer. With
-//! network (a package manager's fetch) only IP and netlink sockets open. Either way it refuses
-//! new UNIX sockets (and io_uring, which could make sockets behind seccomp's back): Landlock
-//! scopes abstract sockets only, and a socket file (`tmux -S`, ssh-agent, docker, gpg-agent) is
-//! reached by `connect`, which no file rule governs. Socket pairs and pipes between a call's own
-//! processes still work. A 32-bit system call from a 64-bit process kills it (seccompiler's
-//! architecture check), so `socketcall` cannot go around the filter.
+//! A seccomp filter over what Landlock and dropped capabilities do not govern.
+//! - **Sockets.** Without network it refuses every socket but netlink's route family (no TCP,
+//!   UDP, ICMP, raw or packet sockets): the network is closed on any kernel, not only where
+//!   Landlock has network rules (6.7+), which stay as a second layer. With network (a package
+//!   manager's fetch) only IP sockets open too. Either way it refuses UNIX sockets (and
+//!   io_uring, which could make sockets behind seccomp's back): Landlock scopes abstract sockets
+//!   only, and a socket file (`tmux -S`, ssh-agent, docker, gpg-agent) is reached by `connect`,
+//!   which no file rule governs; and netlink protocols that reach other processes
+//!   (`NETLINK_USERSOCK`). Socket pairs and pipes between a call's own processes still work.
+//! - **Keyrings.** `keyctl`, `add_key` and `request_key` are refused: the session and user
+//!   keyrings are shared with the machine (Kerberos tickets, disk keys), and `request_key` makes
+//!   the kernel run `/sbin/request-key` as root, outside every sandbox.
+//! - **Set-user-ID bits.** A mode with `S_ISUID` or `S_ISGID` is refused in `chmod`, `open`
+//!   and their relatives (and `openat2`, whose mode seccomp cannot see): a file owned by the user
+//!   (or by root) and made setuid in temp would hand that identity to anyone, later, outside.
+//!
+//! A 32-bit system call from a 64-bit process kills it (seccompiler's architecture check), so
+//! `socketcall` cannot go around the filter.
+
+use std::collections::BTreeMap;
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -15,41 +26,80 @@ use seccompiler::{
 
 /// Installs the filter on this process (inherited by what it execs). False when the kernel or
 /// the architecture does not allow it.
-pub fn restrict_sockets(network: bool) -> bool {
+pub fn restrict(network: bool) -> bool {
     program(network).is_some_and(|program| seccompiler::apply_filter(&program).is_ok())
 }
 
-/// A condition on the first argument of `socket` (the domain): it is not `domain`.
-fn domain_is_not(domain: i32) -> Option<SeccompCondition> {
-    SeccompCondition::new(
-        0,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Ne,
-        u64::try_from(domain).ok()?,
-    )
-    .ok()
+/// A condition on argument `arg`.
+fn arg(arg: u8, op: SeccompCmpOp, value: i64) -> Option<SeccompCondition> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, u64::try_from(value).ok()?).ok()
 }
 
-fn program(network: bool) -> Option<BpfProgram> {
-    let arch = std::env::consts::ARCH.try_into().ok()?;
-    // A rule matches (and refuses) when all its conditions hold: the domain is none of these.
+/// Rules that match a mode argument (`at`) holding a set-user-ID or set-group-ID bit.
+fn setid_mode(at: u8) -> Option<Vec<SeccompRule>> {
+    let bits = [i64::from(libc::S_ISUID), i64::from(libc::S_ISGID)];
+    bits.iter()
+        .map(|bit| {
+            let mask = u64::try_from(*bit).ok()?;
+            SeccompRule::new(vec![arg(at, SeccompCmpOp::MaskedEq(mask), *bit)?]).ok()
+        })
+        .collect()
+}
+
+fn socket_rules(network: bool) -> Option<Vec<SeccompRule>> {
     let open: &[i32] = if network {
         &[libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK]
     } else {
         &[libc::AF_NETLINK]
     };
-    let conditions = open
+    // A rule matches (and refuses) when all its conditions hold: the domain is none of these.
+    let other_domain = open
         .iter()
-        .map(|domain| domain_is_not(*domain))
+        .map(|domain| arg(0, SeccompCmpOp::Ne, i64::from(*domain)))
         .collect::<Option<Vec<_>>>()?;
-    let rules = [
-        (libc::SYS_socket, vec![SeccompRule::new(conditions).ok()?]),
-        (libc::SYS_io_uring_setup, Vec::new()),
+    // Netlink, but not its route family (what `getaddrinfo` and `ip` use).
+    let other_netlink = vec![
+        arg(0, SeccompCmpOp::Eq, i64::from(libc::AF_NETLINK))?,
+        arg(2, SeccompCmpOp::Ne, i64::from(libc::NETLINK_ROUTE))?,
     ];
+    Some(vec![
+        SeccompRule::new(other_domain).ok()?,
+        SeccompRule::new(other_netlink).ok()?,
+    ])
+}
+
+fn program(network: bool) -> Option<BpfProgram> {
+    let arch = std::env::consts::ARCH.try_into().ok()?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    rules.insert(libc::SYS_socket, socket_rules(network)?);
+    for always in [
+        libc::SYS_io_uring_setup,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_openat2,
+    ] {
+        rules.insert(always, Vec::new());
+    }
+    let mut modes = vec![
+        (libc::SYS_fchmod, 1),
+        (libc::SYS_fchmodat, 2),
+        (libc::SYS_fchmodat2, 2),
+        (libc::SYS_openat, 3),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    modes.extend([
+        (libc::SYS_chmod, 1),
+        (libc::SYS_open, 2),
+        (libc::SYS_creat, 1),
+    ]);
+    for (call, at) in modes {
+        rules.insert(call, setid_mode(at)?);
+    }
     let filter = SeccompFilter::new(
-        rules.into_iter().collect(),
+        rules,
         SeccompAction::Allow,
-        SeccompAction::Errno(u32::try_from(libc::EACCES).ok()?),
+        SeccompAction::Errno(u32::try_from(libc::EPERM).ok()?),
         arch,
     )
     .ok()?;

@@ -1,23 +1,33 @@
 //! One bounded walk of a tree, for what the sandbox must find in a project before a call (git
 //! directories, secret files) and after it (a `.git` the call made).
 
+use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fs::FileType;
 use std::path::Path;
 
-/// Most directories one walk reads: past this it stops (a huge tree would cost time on every
-/// call; what lies deeper is rarely where a person runs git or keeps a key).
-const WALK_LIMIT: usize = 20_000;
+/// Most directories one walk reads. Past this it stops and says so: the caller then fails
+/// closed (an attacker can make a tree of any size to hide something beyond a limit).
+const WALK_LIMIT: usize = 100_000;
 
-/// Calls `visit(path, name, kind)` for every entry below `root`, links not followed, and goes
-/// into the directories for which it returns true.
-pub fn walk(root: &Path, mut visit: impl FnMut(&Path, &OsStr, FileType) -> bool) {
-    let mut pending = vec![root.to_path_buf()];
+/// Calls `visit(path, name, kind)` for every entry below `root`, links not followed, breadth
+/// first, and goes into the directories for which it returns true. Returns whether it saw the
+/// whole tree.
+pub fn walk(root: &Path, visit: impl FnMut(&Path, &OsStr, FileType) -> bool) -> bool {
+    walk_at_most(root, WALK_LIMIT, visit)
+}
+
+fn walk_at_most(
+    root: &Path,
+    limit: usize,
+    mut visit: impl FnMut(&Path, &OsStr, FileType) -> bool,
+) -> bool {
+    let mut pending = VecDeque::from([root.to_path_buf()]);
     let mut read = 0;
-    while let Some(dir) = pending.pop() {
+    while let Some(dir) = pending.pop_front() {
         read += 1;
-        if read > WALK_LIMIT {
-            return;
+        if read > limit {
+            return false;
         }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -28,8 +38,29 @@ pub fn walk(root: &Path, mut visit: impl FnMut(&Path, &OsStr, FileType) -> bool)
             };
             let path = entry.path();
             if visit(&path, &entry.file_name(), kind) && kind.is_dir() {
-                pending.push(path);
+                pending.push_back(path);
             }
         }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_past_the_limit_is_said_to_be_incomplete() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..5 {
+            std::fs::create_dir_all(dir.path().join(format!("d{i}/e"))).unwrap();
+        }
+        let mut seen = 0;
+        assert!(walk_at_most(dir.path(), 100, |_, _, _| {
+            seen += 1;
+            true
+        }));
+        assert_eq!(seen, 10);
+        assert!(!walk_at_most(dir.path(), 3, |_, _, _| true));
     }
 }

@@ -29,6 +29,7 @@ mod sandbox;
 mod sandbox_approvals;
 mod sandbox_git;
 mod sandbox_network;
+mod sandbox_persistence;
 mod sandbox_secrets;
 mod shell;
 mod stats;

@@ -164,10 +164,17 @@ fn a_repository_made_during_a_call_is_moved_aside() {
             "mkdir -p deep/er && cd deep/er && git init -q && git config core.fsmonitor 'touch {m}'"
         ),
         "mkdir -p other && echo 'gitdir: /etc' > other/.git".to_string(),
+        // The quarantine's own name taken first, and a parent made unwritable.
+        format!(
+            "mkdir -p taken/.git.ai-quarantined/keep && git init -q taken && git -C taken config core.fsmonitor 'touch {m}'"
+        ),
+        format!(
+            "mkdir -p locked && git init -q locked && git -C locked config core.fsmonitor 'touch {m}' && chmod 555 locked"
+        ),
     ];
     let recipe: Vec<&str> = attacks.iter().map(String::as_str).collect();
     let (ai, stderr, server) = make_in_with_server(ai, &recipe);
-    for dir in [".", "deep/er", "other"] {
+    for dir in [".", "deep/er", "other", "taken", "locked"] {
         assert!(
             !ai.work().join(dir).join(".git").exists(),
             "{dir}: {stderr}"

@@ -242,3 +242,98 @@ fn many_sandboxed_calls_leave_no_directory_behind() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Runs a Python program in the sandbox through the launcher (`fields` laid over its request),
+/// and returns what it printed.
+fn python_inside(fields: Value, program: &str) -> String {
+    let output = launcher(fields, &["python3", "-c", program])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn keyrings_netlink_ipc_and_shared_memory_of_the_machine_are_out_of_reach() {
+    if !require_sandbox() {
+        return;
+    }
+    let program = r#"
+import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+for name, number, args in [("add_key", 248, (b"user", b"k", b"v", 1, -3)),
+                           ("keyctl", 250, (0, -3)),
+                           ("request_key", 249, (b"user", b"k", None, 0))]:
+    print(name, "OPEN" if libc.syscall(number, *args) >= 0 else "refused")
+for proto, name in [(0, "route"), (2, "usersock"), (15, "kobject")]:
+    try:
+        socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto); print("netlink", name, "open")
+    except OSError:
+        print("netlink", name, "refused")
+open("/dev/shm/ai-sandbox-test-leak", "w").write("x")
+print("ipc", os.popen("ipcmk -Q 2>&1").read().strip())
+"#;
+    let before = std::process::Command::new("ipcs")
+        .arg("-q")
+        .output()
+        .unwrap()
+        .stdout;
+    let printed = python_inside(json!({}), program);
+    assert!(!printed.contains("OPEN"), "{printed}");
+    assert!(printed.contains("netlink route open"), "{printed}");
+    assert!(printed.contains("netlink usersock refused"), "{printed}");
+    assert!(!std::path::Path::new("/dev/shm/ai-sandbox-test-leak").exists());
+    let after = std::process::Command::new("ipcs")
+        .arg("-q")
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(
+        before, after,
+        "a message queue of the machine's was made: {printed}"
+    );
+}
+
+#[test]
+fn a_descriptor_ai_inherits_never_reaches_the_command() {
+    if !require_sandbox() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "SECRET-INHERITED\n").unwrap();
+    let launcher = launcher(json!({}), &["sh", "-c", "cat <&7; echo appended >&8"]);
+    let command = format!(
+        "exec 7<'{}' 8>>'{}'; exec \"$@\"",
+        secret.display(),
+        secret.display()
+    );
+    let output = std::process::Command::new("sh")
+        .args(["-c", &command, "sh"])
+        .arg(launcher.get_program())
+        .args(launcher.get_args())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("SECRET-INHERITED"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "SECRET-INHERITED\n"
+    );
+}
+
+#[test]
+fn a_fetch_reaches_http_and_https_ports_only() {
+    if !require_sandbox()
+        || crate::launcher::capabilities().is_none_or(|c| c["landlock_network"] != json!(true))
+    {
+        return;
+    }
+    let (tcp, _udp) = listeners();
+    let port = tcp.local_addr().unwrap().port();
+    let program = format!(
+        "import socket\ntry:\n\tsocket.create_connection(('127.0.0.1', {port}), 2); print('OPEN')\nexcept OSError as e:\n\tprint('closed', e)\n"
+    );
+    let printed = python_inside(json!({"net": true}), &program);
+    assert!(printed.contains("closed"), "{printed}");
+    assert!(tcp.accept().is_err());
+}

@@ -1,0 +1,62 @@
+//! Rule: nothing a command run without asking leaves behind hands out privileges later. A
+//! set-user-ID file made in temp would give anyone the identity of its owner (root, when `ai`
+//! runs as root), outside any sandbox; device nodes and temp directories keep their modes.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+
+use crate::launcher::{launcher, require_sandbox};
+
+#[test]
+fn no_spelling_makes_a_set_user_id_file() {
+    if !require_sandbox() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().display().to_string();
+    let script = format!(
+        "cd {root}; cp /bin/true a; chmod 4755 a; cp /bin/true b; chmod u+s,g+s b; \
+         install -m 6755 /bin/true c; \
+         python3 -c \"import os; os.close(os.open('d', os.O_CREAT|os.O_WRONLY, 0o4755)); os.chmod('e', 0o2755) if os.path.exists('e') else None\"; \
+         cp /bin/true f; python3 -c \"import os; os.chmod('f', 0o4755)\"; \
+         cp /bin/true g; perl -e 'chmod 04755, \"g\"'; ls -l"
+    );
+    let output = launcher(json!({"write": [root]}), &["sh", "-c", &script])
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&output.stdout);
+    for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
+        let mode = entry.metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o6000, 0, "{:?} is set-id: {listing}", entry.path());
+    }
+    assert!(
+        dir.path().join("a").exists(),
+        "the copy itself works: {listing}"
+    );
+}
+
+#[test]
+fn device_nodes_keep_their_modes_and_times() {
+    if !require_sandbox() {
+        return;
+    }
+    let before = std::fs::metadata("/dev/full").unwrap();
+    let output = launcher(
+        json!({}),
+        &[
+            "sh",
+            "-c",
+            "chmod 0600 /dev/full; touch -d 2001-01-01 /dev/full; echo x > /dev/null && echo WROTE",
+        ],
+    )
+    .output()
+    .unwrap();
+    let after = std::fs::metadata("/dev/full").unwrap();
+    assert_eq!(before.permissions().mode(), after.permissions().mode());
+    assert_eq!(before.modified().ok(), after.modified().ok());
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("WROTE"),
+        "/dev/null still works"
+    );
+}
