@@ -11,6 +11,7 @@ use super::Env;
 const ALLOWED: &[&str] = &[
     // The basics.
     "PATH",
+    "TMPDIR",
     "HOME",
     "USER",
     "LOGNAME",

@@ -56,6 +56,7 @@ fn stage_one(mut request: Request) -> i32 {
     // that mounting needs (stage two runs as the user again).
     request.mount_namespace = super::mounts::enter();
     if request.mount_namespace {
+        super::mounts::cover(&request.cover);
         let grants = Grants::of(&request, true);
         // Device nodes stay on the read-only mounts (writing to /dev/null still works; its
         // mode and times cannot change), and /dev/shm becomes the call's own.

@@ -124,6 +124,22 @@ pub struct Plan {
     /// sandboxed command (updated only after runs a person approved); `None` until then.
     tree: Arc<Mutex<Option<Tree>>>,
     probed: Arc<OnceLock<Capabilities>>,
+    /// The session's own temp directories, removed when the last clone of the plan goes.
+    sessions: Arc<SessionTemps>,
+}
+
+/// The session's own directories in temp: made on first use, removed at the end of the run.
+#[derive(Debug, Default)]
+struct SessionTemps(Mutex<Vec<PathBuf>>);
+
+impl Drop for SessionTemps {
+    fn drop(&mut self) {
+        if let Ok(dirs) = self.0.lock() {
+            for dir in dirs.iter() {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
 }
 
 impl Plan {
@@ -166,6 +182,7 @@ impl Plan {
             toolchains,
             tree: Arc::default(),
             probed: Arc::default(),
+            sessions: Arc::default(),
         }
     }
 
@@ -197,6 +214,7 @@ impl Plan {
             request.write.extend(self.temp.iter().cloned());
             request.read_only.clone_from(&tree.git.protected);
         }
+        request.cover = self.session_temps();
         request.home.clone_from(&self.home);
         request.hide = self.secrets();
         request.read = self.readable();
@@ -215,6 +233,40 @@ impl Plan {
             }
         }
         Some(request)
+    }
+
+    /// The temp directories a call sees only its session's part of: each one that holds
+    /// nothing of the user's that a call needs (the project, the home, ai's own directories),
+    /// with the session's directory in it (made now, kept for the session, swept after).
+    fn session_temps(&self) -> Vec<(PathBuf, PathBuf)> {
+        let needed: Vec<&PathBuf> = (self.project.iter())
+            .chain(&self.home)
+            .chain(&self.own)
+            .collect();
+        self.temp
+            .iter()
+            .filter(|temp| !needed.iter().any(|n| n.starts_with(temp)))
+            .filter_map(|temp| {
+                let session = temp.join(format!("{SESSION_TEMP_PREFIX}{}", std::process::id()));
+                let made = std::fs::create_dir(&session).is_ok() || session.is_dir();
+                // Only a directory of our own, never one planted for this pid beforehand.
+                let ours = session.symlink_metadata().is_ok_and(|m| {
+                    use std::os::unix::fs::MetadataExt;
+                    m.is_dir() && m.uid() == rustix::process::getuid().as_raw()
+                });
+                (made && ours).then(|| {
+                    if let Ok(mut dirs) = self.sessions.0.lock()
+                        && !dirs.contains(&session)
+                    {
+                        dirs.push(session.clone());
+                    }
+                    use std::os::unix::fs::PermissionsExt;
+                    let _ =
+                        std::fs::set_permissions(&session, std::fs::Permissions::from_mode(0o700));
+                    (temp.clone(), session)
+                })
+            })
+            .collect()
     }
 
     /// Removes what launchers that have exited left behind: their private temp directories
@@ -453,6 +505,9 @@ pub(crate) fn private_temp_name(pid: u32) -> String {
 
 const PRIVATE_TEMP_PREFIX: &str = ".ai-sandbox-";
 
+/// The name of a session's own directory in a temp directory (then the pid of `ai`).
+const SESSION_TEMP_PREFIX: &str = ".ai-session-";
+
 /// Removes the private temp directories in `root` whose launcher is no longer running.
 fn sweep_private_temps(root: &Path) {
     let Ok(entries) = std::fs::read_dir(root) else {
@@ -462,7 +517,10 @@ fn sweep_private_temps(root: &Path) {
         let name = entry.file_name();
         let Some(pid) = name
             .to_str()
-            .and_then(|n| n.strip_prefix(PRIVATE_TEMP_PREFIX))
+            .and_then(|n| {
+                n.strip_prefix(PRIVATE_TEMP_PREFIX)
+                    .or_else(|| n.strip_prefix(SESSION_TEMP_PREFIX))
+            })
             .and_then(|pid| pid.parse::<u32>().ok())
         else {
             continue;

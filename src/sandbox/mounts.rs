@@ -78,6 +78,15 @@ pub fn read_only_except(writable: &[PathBuf]) -> bool {
     all
 }
 
+/// Puts each session directory over its temp directory (a bind mount): the call sees and writes
+/// the session's own temp only. Best effort: where one fails, that temp stays as it is, which
+/// the Landlock grants still confine.
+pub fn cover(covers: &[(PathBuf, PathBuf)]) {
+    for (temp, session) in covers {
+        let _ = rustix::mount::mount_bind(session.as_path(), temp.as_path());
+    }
+}
+
 /// A fresh, small tmpfs on /dev/shm: shared memory and POSIX semaphores work, but nothing is
 /// shared with the machine's /dev/shm (or left there after the call).
 pub fn private_shm() -> bool {

@@ -22,6 +22,10 @@ pub struct Request {
     /// The home directory: never writable through a writable root that holds it (temp holding
     /// a test's home); a project inside it stays writable.
     pub home: Option<PathBuf>,
+    /// Temp directories each covered, for the call, by the session's own directory in it
+    /// (temp, then the directory seen there): what else lives in temp (other projects, other
+    /// users' files, credentials caches) is out of sight and out of reach.
+    pub cover: Vec<(PathBuf, PathBuf)>,
     /// Inside writable trees but read-only: git directories and hooks (read-only mounts where
     /// the kernel allows them, else left out of Landlock's write grants).
     pub read_only: Vec<PathBuf>,
@@ -94,6 +98,7 @@ mod tests {
             mask: vec!["/w/.env".into()],
             home: Some("/home/u".into()),
             read_only: vec!["/w/.git".into()],
+            cover: vec![("/tmp".into(), "/tmp/.ai-session-1".into())],
             hide: vec!["/h".into()],
             caches: vec!["/c".into()],
             cache_files: vec!["/c/lock".into()],

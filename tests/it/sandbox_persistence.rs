@@ -60,3 +60,71 @@ fn device_nodes_keep_their_modes_and_times() {
         "/dev/null still works"
     );
 }
+
+#[test]
+fn a_temp_directory_the_project_is_not_in_is_the_sessions_own() {
+    if !require_sandbox() {
+        return;
+    }
+    // Something of the machine's in /var/tmp: another project's repository with its hooks.
+    let victim = tempfile::Builder::new()
+        .prefix("ai-victim-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    std::fs::create_dir_all(victim.path().join(".git/hooks")).unwrap();
+    std::fs::write(victim.path().join("notes"), "SECRET-OTHER-PROJECT\n").unwrap();
+    let hook = victim.path().join(".git/hooks/pre-commit");
+    let name = victim
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let marker = format!("ai-session-marker-{}", std::process::id());
+    let calls = [
+        format!(
+            "cat /var/tmp/{name}/notes; echo planted > /var/tmp/{name}/.git/hooks/pre-commit; echo kept > /var/tmp/{marker}"
+        ),
+        format!("cat /var/tmp/{marker}"),
+    ];
+    let mut script: Vec<_> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, command)| {
+            crate::server::tool_reply(&[(
+                &format!("c{i}"),
+                "execute_command",
+                json!({"command": format!("sh -c '{command}'")}),
+            )])
+        })
+        .collect();
+    script.push(crate::server::text_reply("done"));
+    let server = crate::server::FakeServer::start(script);
+    let ai = crate::harness::Ai::new(&server.url).args(&["--json", "--yes", "go"]);
+    let run = ai.run();
+    let sent: String = server.chat_bodies().iter().map(|b| b.to_string()).collect();
+    assert!(!sent.contains("SECRET-OTHER-PROJECT"), "{sent}");
+    assert!(!hook.exists(), "{}", run.stderr);
+    assert!(!std::path::Path::new("/var/tmp").join(&marker).exists());
+    // Within the session, temp keeps what an earlier call wrote there.
+    let last = server.last_tool_result().to_string();
+    assert!(last.contains("kept"), "{last}");
+}
+
+#[test]
+fn the_sessions_temp_directories_go_with_the_session() {
+    if !require_sandbox() {
+        return;
+    }
+    let server = crate::server::FakeServer::start(vec![
+        crate::server::tool_reply(&[("c1", "execute_command", json!({"command": "ls"}))]),
+        crate::server::text_reply("done"),
+    ]);
+    let ai = crate::harness::Ai::new(&server.url).args(&["--json", "go"]);
+    let child = ai.spawn();
+    let pid = child.id();
+    let run = crate::harness::finish(child.wait_with_output().unwrap());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let left = std::path::Path::new("/var/tmp").join(format!(".ai-session-{pid}"));
+    assert!(!left.exists(), "{left:?} outlived the run");
+}
