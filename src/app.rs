@@ -5,14 +5,14 @@ use std::io::IsTerminal;
 use std::time::Instant;
 
 use crate::agent::{Recorder, TurnEnd, millis};
-use crate::cli::Cli;
+use crate::cli::{Cli, Mode};
 use crate::commands;
 use crate::config::{
     Diagnostics, Env, FetchNeeds, FileLayer, Flags, OutputMode, Paths, Settings, project_doc_paths,
     resolve,
 };
 use crate::conversation::ConversationStore;
-use crate::conversation::Mode;
+use crate::conversation::Mode as SavedAs;
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::excerpt::read_excerpt;
 use crate::policy::{Policy, Verdict};
@@ -79,47 +79,49 @@ pub fn flags(cli: &Cli) -> Flags {
 /// exit code.
 pub fn run(cli: Cli, env: Env) -> i32 {
     let started = Instant::now();
-    if let Some(code) = utility(&cli, &Paths::new(&env)) {
+    let mode = match cli.mode() {
+        Ok(mode) => mode,
+        Err(message) => {
+            let report = Report::from(ConfigError::Usage(message));
+            let output = crate::config::output_mode(&flags(&cli));
+            return fail_run(output, &report.into(), started);
+        }
+    };
+    if let Some(code) = utility(&mode, &cli, &Paths::new(&env)) {
         return code;
     }
-    let output = run_output(&cli);
+    let output = run_output(&cli, &mode);
     let settings = match load_settings(&cli, &env) {
         Ok(settings) => settings,
         Err(report) => return fail_run(output, &report.into(), started),
     };
-    if cli.show_config {
-        return show_config(&settings);
+    match mode {
+        Mode::ShowConfig => show_config(&settings),
+        Mode::CheckCommand(command) => {
+            let sandbox = |fetch: &FetchNeeds| sandbox_report(&settings, Some(fetch));
+            commands::check_command(&command, cli.json, &settings, &sandbox)
+        }
+        Mode::ListTools => on_runtime(commands::list_tools(&settings, cli.json)),
+        Mode::ListModels => on_runtime(commands::list_models(&settings, cli.json)),
+        Mode::Interactive => {
+            let (resume, words) = resume_and_prompt(&cli, &settings);
+            // `ai -i "prompt"`: the words are the first turn, not dropped.
+            let first = Some(words.join(" ").trim().to_string()).filter(|p| !p.is_empty());
+            on_runtime(crate::repl::run(&settings, resume.as_deref(), first))
+        }
+        _ => one_shot(&cli, &settings, output, started),
     }
-    if let Some(command) = &cli.check_command {
-        let sandbox = |fetch: &FetchNeeds| sandbox_report(&settings, Some(fetch));
-        return commands::check_command(command, cli.json, &settings, &sandbox);
-    }
-    if cli.list_tools || cli.list_models {
-        return match runtime() {
-            Ok(runtime) if cli.list_tools => {
-                runtime.block_on(commands::list_tools(&settings, cli.json))
-            }
-            Ok(runtime) => runtime.block_on(commands::list_models(&settings, cli.json)),
-            Err(report) => fail(&report),
-        };
-    }
-    let (resume, words) = resume_and_prompt(&cli, &settings);
-    if cli.interactive {
-        return match runtime() {
-            Ok(runtime) => {
-                // `ai -i "prompt"`: the words are the first turn, not dropped.
-                let first = Some(words.join(" ").trim().to_string()).filter(|p| !p.is_empty());
-                runtime.block_on(crate::repl::run(&settings, resume.as_deref(), first))
-            }
-            Err(report) => fail(&report),
-        };
-    }
-    let prompt = match read_prompt(&words, &settings) {
+}
+
+/// A one-shot run (`ai PROMPT`, `ai --command PROMPT`).
+fn one_shot(cli: &Cli, settings: &Settings, output: OutputMode, started: Instant) -> i32 {
+    let (resume, words) = resume_and_prompt(cli, settings);
+    let prompt = match read_prompt(&words, settings) {
         Ok(prompt) => prompt,
         Err(report) => return fail_run(output, &report.into(), started),
     };
     let run = OneShot {
-        settings: &settings,
+        settings,
         resume: resume.as_deref(),
         started,
     };
@@ -129,18 +131,20 @@ pub fn run(cli: Cli, env: Env) -> i32 {
     }
 }
 
+/// Runs `future` to its exit code on a runtime of its own.
+fn on_runtime(future: impl std::future::Future<Output = i32>) -> i32 {
+    match runtime() {
+        Ok(runtime) => runtime.block_on(future),
+        Err(report) => fail(&report),
+    }
+}
+
 /// The output of a run as the flags ask for it, before settings are read: the utilities that
 /// print their own JSON (or none) are not runs.
-fn run_output(cli: &Cli) -> OutputMode {
-    let utility = cli.show_config
-        || cli.check_command.is_some()
-        || cli.list_tools
-        || cli.list_models
-        || cli.interactive;
-    if utility {
-        OutputMode::Plain
-    } else {
-        crate::config::output_mode(&flags(cli))
+fn run_output(cli: &Cli, mode: &Mode) -> OutputMode {
+    match mode {
+        Mode::Ask | Mode::Widget => crate::config::output_mode(&flags(cli)),
+        _ => OutputMode::Plain,
     }
 }
 
@@ -196,28 +200,16 @@ fn fail_run(output: OutputMode, err: &SetupError, started: Instant) -> i32 {
 
 /// The commands that answer without settings or a conversation (a bad setting must not stop
 /// them: they need only the paths).
-fn utility(cli: &Cli, paths: &Paths) -> Option<i32> {
-    if let Some(format) = &cli.parse_tool_calls {
-        return Some(commands::parse_tool_calls(format));
-    }
-    if let Some(shell) = &cli.init {
-        return Some(commands::init(
-            shell,
-            cli.key.as_deref(),
-            cli.context,
-            paths,
-        ));
-    }
-    if cli.history {
-        return Some(commands::history(paths, cli.json));
-    }
-    if cli.stats {
-        return Some(commands::stats(paths, cli.since.as_deref(), cli.json));
-    }
-    if let Some(shell) = &cli.completions {
-        return Some(commands::completions(shell));
-    }
-    cli.man.then(commands::man)
+fn utility(mode: &Mode, cli: &Cli, paths: &Paths) -> Option<i32> {
+    Some(match mode {
+        Mode::ParseToolCalls(format) => commands::parse_tool_calls(format),
+        Mode::Init(shell) => commands::init(shell, cli.key.as_deref(), cli.context, paths),
+        Mode::History => commands::history(paths, cli.json),
+        Mode::Stats => commands::stats(paths, cli.since.as_deref(), cli.json),
+        Mode::Completions(shell) => commands::completions(shell),
+        Mode::Man => commands::man(),
+        _ => return None,
+    })
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Report> {
@@ -461,9 +453,9 @@ impl OneShot<'_> {
             }
             None => {
                 let mode = if command_mode {
-                    Mode::Command
+                    SavedAs::Command
                 } else {
-                    Mode::OneShot
+                    SavedAs::OneShot
                 };
                 new_store(&parts.provider_label(), mode, settings)
             }

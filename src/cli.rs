@@ -180,3 +180,92 @@ pub struct Cli {
     #[arg(help_heading = "Utilities", long, value_name = "FORMAT")]
     pub parse_tool_calls: Option<String>,
 }
+
+/// What `ai` was asked to do: exactly one mode. Two mode flags together (`--history --man`,
+/// `-i --list-tools`) are a usage error, never a silent choice by order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `ai PROMPT`: one question, one answer (also `--resume ID PROMPT`).
+    Ask,
+    /// `ai --command PROMPT`: the shell widget's one command line.
+    Widget,
+    Interactive,
+    History,
+    Stats,
+    ShowConfig,
+    CheckCommand(String),
+    ListTools,
+    ListModels,
+    Init(String),
+    Completions(String),
+    Man,
+    ParseToolCalls(String),
+}
+
+impl Cli {
+    /// The one mode the flags ask for, or which of them cannot go together.
+    pub fn mode(&self) -> Result<Mode, String> {
+        let text = |flag: &'static str, value: &Option<String>, mode: fn(String) -> Mode| {
+            value.clone().map(|v| (flag, mode(v)))
+        };
+        let switch = |flag: &'static str, on: bool, mode: Mode| on.then_some((flag, mode));
+        let chosen: Vec<(&str, Mode)> = [
+            switch("--interactive", self.interactive, Mode::Interactive),
+            switch("--command", self.command, Mode::Widget),
+            switch("--history", self.history, Mode::History),
+            switch("--stats", self.stats, Mode::Stats),
+            switch("--show-config", self.show_config, Mode::ShowConfig),
+            text("--check-command", &self.check_command, Mode::CheckCommand),
+            switch("--list-tools", self.list_tools, Mode::ListTools),
+            switch("--list-models", self.list_models, Mode::ListModels),
+            text("--init", &self.init, Mode::Init),
+            text("--completions", &self.completions, Mode::Completions),
+            switch("--man", self.man, Mode::Man),
+            text(
+                "--parse-tool-calls",
+                &self.parse_tool_calls,
+                Mode::ParseToolCalls,
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        match chosen.as_slice() {
+            [] => Ok(Mode::Ask),
+            [(_, mode)] => Ok(mode.clone()),
+            more => {
+                let flags: Vec<&str> = more.iter().map(|(flag, _)| *flag).collect();
+                Err(format!(
+                    "{} cannot be used together: each chooses what ai does",
+                    flags.join(" and ")
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_mode_flag_chooses_and_two_are_refused() {
+        let parse =
+            |args: &[&str]| Cli::try_parse_from(["ai"].iter().chain(args)).map(|c| c.mode());
+        assert_eq!(parse(&["why"]).ok(), Some(Ok(Mode::Ask)));
+        assert_eq!(parse(&["--man"]).ok(), Some(Ok(Mode::Man)));
+        assert_eq!(
+            parse(&["--check-command", "ls"]).ok(),
+            Some(Ok(Mode::CheckCommand("ls".into())))
+        );
+        for conflict in [
+            &["--history", "--man"][..],
+            &["-i", "--list-tools"],
+            &["--command", "--show-config", "x"],
+            &["--init", "zsh", "--completions", "zsh"],
+        ] {
+            let mode = parse(conflict).ok();
+            assert!(matches!(mode, Some(Err(_))), "{conflict:?}: {mode:?}");
+        }
+    }
+}

@@ -27,6 +27,27 @@ fn an_unknown_flag_is_a_usage_error() {
 }
 
 #[test]
+fn two_mode_flags_are_a_usage_error_naming_both() {
+    for (flags, named) in [
+        (&["--history", "--man"][..], ["--history", "--man"]),
+        (&["-i", "--list-tools"], ["--interactive", "--list-tools"]),
+        (
+            &["--command", "--check-command", "ls", "x"],
+            ["--command", "--check-command"],
+        ),
+        (&["--stats", "--show-config"], ["--stats", "--show-config"]),
+    ] {
+        let run = Ai::bare().run_with(flags);
+        assert_eq!(run.code, 2, "{flags:?}: {}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        for flag in named {
+            assert!(run.stderr.contains(flag), "{flags:?}: {}", run.stderr);
+        }
+        assert!(run.stdout.is_empty(), "nothing else ran: {}", run.stdout);
+    }
+}
+
+#[test]
 fn an_invalid_env_value_exits_2_naming_the_variable() {
     let run = Ai::bare()
         .env("SWEBASH_AI_TOOLS_MAX_ITER", "abc")
