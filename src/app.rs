@@ -7,8 +7,9 @@ use std::time::Instant;
 use crate::agent::{Recorder, TurnEnd, millis};
 use crate::cli::{Cli, Mode};
 use crate::commands;
+pub use crate::config::Env;
 use crate::config::{
-    Diagnostics, Env, FetchNeeds, FileLayer, Flags, OutputMode, Paths, Settings, project_doc_paths,
+    Diagnostics, FetchNeeds, FileLayer, Flags, OutputMode, Paths, Settings, project_doc_paths,
     resolve,
 };
 use crate::conversation::ConversationStore;
@@ -53,7 +54,7 @@ fn install_panic_hook(env: &Env) {
 }
 
 /// The command line's setting flags as `config` takes them.
-pub fn flags(cli: &Cli) -> Flags {
+pub(crate) fn flags(cli: &Cli) -> Flags {
     Flags {
         model: cli.model.clone(),
         provider: cli.provider.clone(),

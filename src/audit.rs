@@ -15,7 +15,7 @@ use crate::protocol::Event;
 /// When the log passes this size it is moved to `audit.jsonl.1` and a new one started.
 const ROTATE_BYTES: u64 = 5 * 1024 * 1024;
 
-pub struct AuditLog {
+pub(crate) struct AuditLog {
     file: File,
     secrets: Vec<String>,
     decided_by: HashMap<String, String>,
@@ -26,7 +26,7 @@ pub struct AuditLog {
 }
 
 /// The rotated part of the log at `path` (`audit.jsonl.1`).
-pub fn rotated(path: &Path) -> PathBuf {
+pub(crate) fn rotated(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(".1");
     PathBuf::from(name)
@@ -35,7 +35,7 @@ pub fn rotated(path: &Path) -> PathBuf {
 impl AuditLog {
     /// Opens (creating, rotating) the log at `path`; the reason when it cannot be written, which
     /// must not stop the run.
-    pub fn open(path: &Path, secrets: &[Secret]) -> Result<Self, String> {
+    pub(crate) fn open(path: &Path, secrets: &[Secret]) -> Result<Self, String> {
         let unwritable = |err: std::io::Error| format!("{}: {err}", path.display());
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(unwritable)?;
@@ -57,7 +57,7 @@ impl AuditLog {
         })
     }
 
-    pub fn observe(&mut self, event: &Event) {
+    pub(crate) fn observe(&mut self, event: &Event) {
         match event {
             Event::RunStarted {
                 provider, model, ..

@@ -11,20 +11,20 @@ use clap::Parser;
 pub struct Cli {
     /// The request; words are joined by spaces. Piped stdin is appended as context.
     #[arg(value_name = "PROMPT", trailing_var_arg = true)]
-    pub prompt: Vec<String>,
+    pub(crate) prompt: Vec<String>,
 
     /// Start the REPL: history, multi-line input, /commands, Ctrl-C cancels a reply.
     #[arg(help_heading = "Modes", short = 'i', long)]
-    pub interactive: bool,
+    pub(crate) interactive: bool,
 
     /// Continue the last conversation (one-shot or REPL), or the one with this ID (see
     /// --history): `ai --resume "and the second error?"`, or `ai -i --resume`.
     #[arg(help_heading = "Modes", long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
-    pub resume: Option<String>,
+    pub(crate) resume: Option<String>,
 
     /// Widget mode: print exactly one shell command for the request, nothing else.
     #[arg(help_heading = "Modes", long)]
-    pub command: bool,
+    pub(crate) command: bool,
 
     /// With --command: the shell the command is for (bash, zsh, fish, ...); the widget scripts
     /// pass theirs. Default: the name of $SHELL.
@@ -34,31 +34,31 @@ pub struct Cli {
         value_name = "NAME",
         requires = "command"
     )]
-    pub shell: Option<String>,
+    pub(crate) shell: Option<String>,
 
     /// Model name [env: SWEBASH_AI_MODEL]
     #[arg(help_heading = "Model", short = 'm', long, value_name = "MODEL")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// Provider or service: anthropic, openai (alias openai-compatible), gemini, groq, openrouter,
     /// deepseek, mistral, together, lmstudio, vllm, llamacpp, ollama, ollama-openai, local
     /// [env: SWEBASH_AI_PROVIDER]
     #[arg(help_heading = "Model", long, value_name = "NAME")]
-    pub provider: Option<String>,
+    pub(crate) provider: Option<String>,
 
     /// Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
     /// [env: SWEBASH_AI_BASE_URL]
     #[arg(help_heading = "Model", long, value_name = "URL")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 
     /// How tools are called: auto, native, or a prompt-based family (generic, hermes, qwen,
     /// llama3, mistral, json, gemma, lfm2, granite) [env: SWEBASH_AI_TOOL_FORMAT]
     #[arg(help_heading = "Model", long, value_name = "FORMAT")]
-    pub tool_format: Option<String>,
+    pub(crate) tool_format: Option<String>,
 
     /// Ask for the whole reply at once instead of streaming it.
     #[arg(help_heading = "Model", long)]
-    pub no_stream: bool,
+    pub(crate) no_stream: bool,
 
     /// Tools to offer the model, comma-separated: fs,exec,web
     #[arg(
@@ -67,38 +67,38 @@ pub struct Cli {
         value_name = "LIST",
         conflicts_with = "no_tools"
     )]
-    pub tools: Option<String>,
+    pub(crate) tools: Option<String>,
 
     /// Offer no tools at all.
     #[arg(help_heading = "Tools and safety", long)]
-    pub no_tools: bool,
+    pub(crate) no_tools: bool,
 
     /// Maximum model requests in one turn [env: SWEBASH_AI_TOOLS_MAX_ITER]
     #[arg(help_heading = "Tools and safety", long, value_name = "N")]
-    pub max_iterations: Option<String>,
+    pub(crate) max_iterations: Option<String>,
 
     /// Approve every tool call that would ask, to run inside the sandbox (calls the policy denies
     /// still never run; leaving the sandbox takes a person at the terminal).
     #[arg(help_heading = "Tools and safety", short = 'y', long)]
-    pub yes: bool,
+    pub(crate) yes: bool,
 
     /// Approve commands matching this glob pattern, e.g. 'make deploy*', to run inside the
     /// sandbox (repeatable).
     #[arg(help_heading = "Tools and safety", long, value_name = "PATTERN")]
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
 
     /// Sandbox for commands that run without asking: workspace (writes only under the working
     /// and temp dirs), read-only, or off [env: SWEBASH_AI_SANDBOX]
     #[arg(help_heading = "Tools and safety", long, value_name = "MODE")]
-    pub sandbox: Option<String>,
+    pub(crate) sandbox: Option<String>,
 
     /// Print one JSON object on stdout when the run ends (schema_version 1).
     #[arg(help_heading = "Output", long, conflicts_with = "jsonl")]
-    pub json: bool,
+    pub(crate) json: bool,
 
     /// Print one JSON event per line on stdout while the run goes on.
     #[arg(help_heading = "Output", long)]
-    pub jsonl: bool,
+    pub(crate) jsonl: bool,
 
     /// The final answer must be one JSON value valid against this JSON Schema file: printed
     /// alone (with --json, `answer` is the value); exit 1 if the model cannot comply
@@ -109,20 +109,20 @@ pub struct Cli {
         value_name = "FILE",
         conflicts_with_all = ["interactive", "command"]
     )]
-    pub output_schema: Option<String>,
+    pub(crate) output_schema: Option<String>,
 
     /// Print only the answer: no tool traces or notices on stderr (errors still appear).
     #[arg(help_heading = "Output", short, long)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     /// List recent saved conversations (id, date, directory, turns, status), then exit.
     #[arg(help_heading = "Utilities", long)]
-    pub history: bool,
+    pub(crate) history: bool,
 
     /// Tool calls per tool, success rates, durations, iteration depth and tokens per model,
     /// from the audit log (one JSON object with --json), then exit.
     #[arg(help_heading = "Utilities", long)]
-    pub stats: bool,
+    pub(crate) stats: bool,
 
     /// With --stats: only the last PERIOD, e.g. 7d, 12h, 30m.
     #[arg(
@@ -131,27 +131,27 @@ pub struct Cli {
         requires = "stats",
         value_name = "PERIOD"
     )]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
 
     /// Print every effective setting and where it came from (secrets redacted), then exit.
     #[arg(help_heading = "Utilities", long)]
-    pub show_config: bool,
+    pub(crate) show_config: bool,
 
     /// Print the policy decision for a shell command and why (JSON with --json), then exit.
     #[arg(help_heading = "Utilities", long, value_name = "CMD")]
-    pub check_command: Option<String>,
+    pub(crate) check_command: Option<String>,
 
     /// List every tool the model would see (built-in and MCP), its source and when it asks.
     #[arg(help_heading = "Utilities", long)]
-    pub list_tools: bool,
+    pub(crate) list_tools: bool,
 
     /// List the models the configured endpoint serves, then exit.
     #[arg(help_heading = "Utilities", long)]
-    pub list_models: bool,
+    pub(crate) list_models: bool,
 
     /// Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)".
     #[arg(help_heading = "Utilities", long, value_name = "SHELL")]
-    pub init: Option<String>,
+    pub(crate) init: Option<String>,
 
     /// With --init: the key that asks ai, in the shell's notation (default Alt-E: '\ee', '^[e').
     #[arg(
@@ -160,31 +160,31 @@ pub struct Cli {
         value_name = "KEY",
         requires = "init"
     )]
-    pub key: Option<String>,
+    pub(crate) key: Option<String>,
 
     /// With --init: also record the last command and its exit status, so `ai "why did that
     /// fail?"` knows them.
     #[arg(help_heading = "Utilities", long, requires = "init")]
-    pub context: bool,
+    pub(crate) context: bool,
 
     /// Print a completion script: bash, zsh, fish, elvish or powershell.
     #[arg(help_heading = "Utilities", long, value_name = "SHELL")]
-    pub completions: Option<String>,
+    pub(crate) completions: Option<String>,
 
     /// Print the man page (roff).
     #[arg(help_heading = "Utilities", long)]
-    pub man: bool,
+    pub(crate) man: bool,
 
     /// Read model text on stdin and print the tool calls found in it as JSON (FORMAT: generic,
     /// hermes, qwen, llama3, mistral, json, gemma, lfm2, granite), then exit.
     #[arg(help_heading = "Utilities", long, value_name = "FORMAT")]
-    pub parse_tool_calls: Option<String>,
+    pub(crate) parse_tool_calls: Option<String>,
 }
 
 /// What `ai` was asked to do: exactly one mode. Two mode flags together (`--history --man`,
 /// `-i --list-tools`) are a usage error, never a silent choice by order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// `ai PROMPT`: one question, one answer (also `--resume ID PROMPT`).
     Ask,
     /// `ai --command PROMPT`: the shell widget's one command line.
@@ -204,7 +204,7 @@ pub enum Mode {
 
 impl Cli {
     /// The one mode the flags ask for, or which of them cannot go together.
-    pub fn mode(&self) -> Result<Mode, String> {
+    pub(crate) fn mode(&self) -> Result<Mode, String> {
         let text = |flag: &'static str, value: &Option<String>, mode: fn(String) -> Mode| {
             value.clone().map(|v| (flag, mode(v)))
         };

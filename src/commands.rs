@@ -18,7 +18,7 @@ use crate::ui::{self, fail};
 /// `ai --check-command CMD`: the policy's decision and its reasons, each simple command's verdict,
 /// the allow rule that would approve it, and for a command that would run without asking, what
 /// the sandbox it runs in enforces (`sandbox` lines).
-pub fn check_command(
+pub(crate) fn check_command(
     command: &str,
     json: bool,
     settings: &Settings,
@@ -97,7 +97,7 @@ fn verdict_name(verdict: Verdict) -> &'static str {
 }
 
 /// `ai --parse-tool-calls FORMAT`: the calls found in model text read from stdin.
-pub fn parse_tool_calls(format: &str) -> i32 {
+pub(crate) fn parse_tool_calls(format: &str) -> i32 {
     let Some(family) = Family::parse(format) else {
         let names: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
         return fail(&Report::from(ConfigError::Invalid {
@@ -141,7 +141,7 @@ pub fn parse_tool_calls(format: &str) -> i32 {
 }
 
 /// `ai --list-models`: what the configured endpoint serves, one per line (a JSON array with --json).
-pub async fn list_models(settings: &Settings, json: bool) -> i32 {
+pub(crate) async fn list_models(settings: &Settings, json: bool) -> i32 {
     let endpoint = match select_endpoint(settings) {
         Ok(endpoint) => endpoint,
         Err(err) => return fail(&Report::from(err)),
@@ -168,7 +168,7 @@ pub async fn list_models(settings: &Settings, json: bool) -> i32 {
 }
 
 /// `ai --init SHELL [--key KEY] [--context]`: the widget script to eval.
-pub fn init(shell: &str, key: Option<&str>, context: bool, paths: &Paths) -> i32 {
+pub(crate) fn init(shell: &str, key: Option<&str>, context: bool, paths: &Paths) -> i32 {
     let Some(shell) = Shell::parse(shell) else {
         return usage("--init", shell, "bash, zsh or fish");
     };
@@ -200,7 +200,7 @@ pub fn init(shell: &str, key: Option<&str>, context: bool, paths: &Paths) -> i32
 }
 
 /// `ai --list-tools`: every tool the model would see, where it comes from and when it asks.
-pub async fn list_tools(settings: &Settings, json: bool) -> i32 {
+pub(crate) async fn list_tools(settings: &Settings, json: bool) -> i32 {
     let (registry, mcp) = crate::session::tools(settings, false).await;
     let listing = registry.listing();
     mcp.shutdown().await;
@@ -224,7 +224,7 @@ pub async fn list_tools(settings: &Settings, json: bool) -> i32 {
 }
 
 /// `ai --stats [--since PERIOD]`: the metrics of the audit log (the rotated part first).
-pub fn stats(paths: &Paths, since: Option<&str>, json: bool) -> i32 {
+pub(crate) fn stats(paths: &Paths, since: Option<&str>, json: bool) -> i32 {
     let since_unix_ms = match since.map(|text| (text, crate::stats::parse_period(text))) {
         None => 0,
         Some((_, Some(period))) => {
@@ -256,7 +256,7 @@ pub fn stats(paths: &Paths, since: Option<&str>, json: bool) -> i32 {
 
 /// `ai --history`: recent saved conversations, newest first, empty runs hidden (a JSON array
 /// with --json). The id is what `ai -i --resume ID` takes.
-pub fn history(paths: &Paths, json: bool) -> i32 {
+pub(crate) fn history(paths: &Paths, json: bool) -> i32 {
     let conversations = crate::conversation::recent(paths, 20);
     let text = if json {
         serde_json::Value::from(
@@ -302,7 +302,7 @@ pub fn history(paths: &Paths, json: bool) -> i32 {
 }
 
 /// `ai --completions SHELL`: a completion script generated from the command line definition.
-pub fn completions(shell: &str) -> i32 {
+pub(crate) fn completions(shell: &str) -> i32 {
     use clap_complete::Shell as Target;
     let target = match shell {
         "bash" => Target::Bash,
@@ -325,7 +325,7 @@ pub fn completions(shell: &str) -> i32 {
 }
 
 /// `ai --man`: the man page, in roff.
-pub fn man() -> i32 {
+pub(crate) fn man() -> i32 {
     let mut out = Vec::new();
     if let Err(err) = clap_mangen::Man::new(Cli::command()).render(&mut out) {
         return fail(&Report::from_error(

@@ -11,7 +11,7 @@ use crate::journal;
 use crate::protocol::Message;
 
 /// One conversation being written.
-pub struct ConversationStore {
+pub(crate) struct ConversationStore {
     path: PathBuf,
     /// Messages of the conversation already in the file.
     saved: usize,
@@ -19,26 +19,26 @@ pub struct ConversationStore {
 
 /// A line of `ai --history`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
-    pub path: PathBuf,
+pub(crate) struct Summary {
+    pub(crate) path: PathBuf,
     /// The file's name without `.jsonl`: what `--resume ID` takes.
-    pub id: String,
-    pub started_unix_ms: u64,
-    pub model: String,
+    pub(crate) id: String,
+    pub(crate) started_unix_ms: u64,
+    pub(crate) model: String,
     /// `repl`, `oneshot` or `command` (empty for files written before the mode was kept).
-    pub mode: String,
-    pub cwd: String,
-    pub first_question: String,
-    pub messages: usize,
+    pub(crate) mode: String,
+    pub(crate) cwd: String,
+    pub(crate) first_question: String,
+    pub(crate) messages: usize,
     /// Questions asked.
-    pub turns: usize,
+    pub(crate) turns: usize,
     /// How the conversation stands: `answered`, `no answer`, `interrupted` or `unfinished`.
-    pub status: &'static str,
+    pub(crate) status: &'static str,
 }
 
 /// What kind of run wrote a conversation: the shell widget's are not resumed unless named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     OneShot,
     Repl,
     /// `ai --command`, the shell widget: its exchange is a command line, no conversation.
@@ -65,7 +65,12 @@ impl ConversationStore {
     /// A new conversation file; the reason when it cannot be written (that must not stop a run).
     /// A new conversation file, the oldest beyond `keep` removed; the reason when it cannot be
     /// written (that must not stop a run).
-    pub fn create(paths: &Paths, model: &str, mode: Mode, keep: usize) -> Result<Self, String> {
+    pub(crate) fn create(
+        paths: &Paths,
+        model: &str,
+        mode: Mode,
+        keep: usize,
+    ) -> Result<Self, String> {
         let dir = paths
             .conversations_dir
             .as_ref()
@@ -91,7 +96,10 @@ impl ConversationStore {
     /// The conversation to resume: the one named by `id`, else the most recent one (REPL or
     /// one-shot, not the shell widget's) that holds messages; with its summary and how many unreadable lines were skipped. System
     /// prompts are not kept: a resumed conversation gets a fresh one.
-    pub fn open(paths: &Paths, id: Option<&str>) -> Option<(Self, Vec<Message>, Summary, usize)> {
+    pub(crate) fn open(
+        paths: &Paths,
+        id: Option<&str>,
+    ) -> Option<(Self, Vec<Message>, Summary, usize)> {
         let path = list_files(paths)?.into_iter().find(|path| {
             let summary = summarize(path);
             match id {
@@ -113,7 +121,7 @@ impl ConversationStore {
     /// Appends the messages not yet saved (`messages` is the whole conversation, system prompt
     /// included, which is skipped).
     /// The new messages go out in one write, so a crash never leaves half of a message.
-    pub fn save(&mut self, messages: &[Message]) -> Result<(), String> {
+    pub(crate) fn save(&mut self, messages: &[Message]) -> Result<(), String> {
         let kept: Vec<&Message> = messages
             .iter()
             .filter(|m| !matches!(m, Message::System { .. }))
@@ -137,17 +145,17 @@ impl ConversationStore {
     }
 
     /// After older turns were dropped from the context: what is in the file stays.
-    pub fn forget_dropped(&mut self, dropped: usize) {
+    pub(crate) fn forget_dropped(&mut self, dropped: usize) {
         self.saved = self.saved.saturating_sub(dropped);
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }
 
 /// Whether a saved conversation has the id `id`.
-pub fn exists(paths: &Paths, id: &str) -> bool {
+pub(crate) fn exists(paths: &Paths, id: &str) -> bool {
     list_files(paths)
         .unwrap_or_default()
         .iter()
@@ -206,7 +214,7 @@ fn prune(paths: &Paths, keep: usize) {
 }
 
 /// The most recent conversations that hold a question, newest first.
-pub fn recent(paths: &Paths, limit: usize) -> Vec<Summary> {
+pub(crate) fn recent(paths: &Paths, limit: usize) -> Vec<Summary> {
     list_files(paths)
         .unwrap_or_default()
         .iter()
@@ -280,7 +288,7 @@ fn status_of(messages: &[Message]) -> &'static str {
 }
 
 /// `2026-11-23 14:02` (UTC) for a time in milliseconds since the epoch.
-pub fn utc_minute(unix_ms: u64) -> String {
+pub(crate) fn utc_minute(unix_ms: u64) -> String {
     let minutes = unix_ms / 60_000;
     let (days, minute_of_day) = (minutes / 1440, minutes % 1440);
     let (year, month, day) = civil_from_days(days);

@@ -10,7 +10,7 @@ use std::ffi::CStr;
 
 /// Wipes the values of `names` in this process's environment block and makes it non-dumpable.
 /// Call it once, first thing, while this is the only thread: it writes to the environment.
-pub fn protect(names: &[&str]) {
+pub(crate) fn protect(names: &[&str]) {
     // Best effort: a kernel that refuses leaves the wiped block as the protection.
     let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     wipe(names);

@@ -5,7 +5,7 @@ use std::fmt;
 
 /// The process exit codes of DESIGN §2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitCode {
+pub(crate) enum ExitCode {
     Ok = 0,
     Runtime = 1,
     Usage = 2,
@@ -15,14 +15,14 @@ pub enum ExitCode {
 }
 
 impl ExitCode {
-    pub fn code(self) -> i32 {
+    pub(crate) fn code(self) -> i32 {
         self as i32
     }
 }
 
 /// A bad setting, a bad config file, or a missing provider: always exit 2.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     #[error("invalid value {value:?} for {name}: expected {expected}")]
     Invalid {
         name: String,
@@ -35,14 +35,12 @@ pub enum ConfigError {
     NoProvider,
     #[error("the {provider} provider needs an API key: {var} is not set")]
     NoKey { provider: String, var: String },
-    #[error("no model is set for {endpoint}")]
-    NoModel { endpoint: String },
     #[error("{0}")]
     Usage(String),
 }
 
 impl ConfigError {
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         match self {
             ConfigError::NoProvider => Some(
                 "set SWEBASH_AI_BASE_URL to any OpenAI-compatible server (e.g. http://127.0.0.1:8080/v1 \
@@ -50,7 +48,6 @@ impl ConfigError {
                  --provider NAME (see `ai --show-config`)"
                     .into(),
             ),
-            ConfigError::NoModel { .. } => Some("pass -m MODEL or set SWEBASH_AI_MODEL".into()),
             ConfigError::NoKey { var, .. } => Some(format!(
                 "export {var}=... (or set SWEBASH_AI_API_KEY, or SWEBASH_AI_API_KEY_CMD to a command that prints it)"
             )),
@@ -61,15 +58,15 @@ impl ConfigError {
 
 /// A failure ready to be shown to the user, with the exit code it ends the process with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    pub message: String,
-    pub causes: Vec<String>,
-    pub hint: Option<String>,
-    pub exit: ExitCode,
+pub(crate) struct Report {
+    pub(crate) message: String,
+    pub(crate) causes: Vec<String>,
+    pub(crate) hint: Option<String>,
+    pub(crate) exit: ExitCode,
 }
 
 impl Report {
-    pub fn new(exit: ExitCode, message: impl Into<String>) -> Self {
+    pub(crate) fn new(exit: ExitCode, message: impl Into<String>) -> Self {
         Report {
             message: message.into(),
             causes: Vec::new(),
@@ -78,14 +75,14 @@ impl Report {
         }
     }
 
-    pub fn with_cause(mut self, cause: impl Into<String>) -> Self {
+    pub(crate) fn with_cause(mut self, cause: impl Into<String>) -> Self {
         self.causes.push(cause.into());
         self
     }
 
     /// `context` as the message and `err` with its whole `source()` chain as `caused by:` lines
     /// (a cause already spelled out by the one above it is not repeated).
-    pub fn from_error(
+    pub(crate) fn from_error(
         exit: ExitCode,
         context: impl Into<String>,
         err: &(dyn std::error::Error + 'static),
@@ -106,7 +103,7 @@ impl Report {
         report
     }
 
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+    pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }

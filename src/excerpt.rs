@@ -6,21 +6,21 @@ use std::io::{self, Read};
 
 /// What is kept of a long input.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Excerpt {
-    pub head: Vec<u8>,
-    pub tail: Vec<u8>,
+pub(crate) struct Excerpt {
+    pub(crate) head: Vec<u8>,
+    pub(crate) tail: Vec<u8>,
     /// Whole lines between `head` and `tail` that were left out (0: nothing was cut).
-    pub omitted_lines: u64,
-    pub omitted_bytes: u64,
+    pub(crate) omitted_lines: u64,
+    pub(crate) omitted_bytes: u64,
 }
 
 impl Excerpt {
-    pub fn is_cut(&self) -> bool {
+    pub(crate) fn is_cut(&self) -> bool {
         self.omitted_bytes > 0
     }
 
     /// The text with a marker where the middle was left out.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let head = String::from_utf8_lossy(&self.head);
         if !self.is_cut() {
             return head.into_owned();
@@ -35,7 +35,7 @@ impl Excerpt {
 
 /// Reads `reader` to its end, keeping at most `head_max` bytes from the start and `tail_max`
 /// from the end.
-pub fn read_excerpt(
+pub(crate) fn read_excerpt(
     mut reader: impl Read,
     head_max: usize,
     tail_max: usize,

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 /// Opens `path` for appending, creating it private to the user (mode 0600).
-pub fn open_append(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_append(path: &Path) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]
@@ -23,7 +23,7 @@ pub fn open_append(path: &Path) -> std::io::Result<File> {
 /// Appends `lines`, each ended by a newline, with a single `write` call: with `O_APPEND` the
 /// kernel places it whole at the end, whoever else is appending. (`writeln!` would issue one
 /// write for the text and another for the newline, and two processes could interleave them.)
-pub fn append(file: &mut File, lines: &[String]) -> std::io::Result<()> {
+pub(crate) fn append(file: &mut File, lines: &[String]) -> std::io::Result<()> {
     let mut buffer = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     for line in lines {
         buffer.push_str(line);
@@ -34,7 +34,7 @@ pub fn append(file: &mut File, lines: &[String]) -> std::io::Result<()> {
 
 /// The JSON values of a JSON-lines text and how many lines were unreadable (cut off by a crash,
 /// or not JSON at all).
-pub fn parse(text: &str) -> (Vec<Value>, usize) {
+pub(crate) fn parse(text: &str) -> (Vec<Value>, usize) {
     let mut skipped = 0;
     let values = text
         .lines()

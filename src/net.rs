@@ -7,12 +7,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-pub fn client(url: &str, connect_timeout: Duration) -> reqwest::Result<reqwest::Client> {
+pub(crate) fn client(url: &str, connect_timeout: Duration) -> reqwest::Result<reqwest::Client> {
     builder(url, connect_timeout).build()
 }
 
 /// A client that counts the connections it opens (see `Connections`).
-pub fn counted_client(
+pub(crate) fn counted_client(
     url: &str,
     connect_timeout: Duration,
 ) -> reqwest::Result<(reqwest::Client, Connections)> {
@@ -40,16 +40,16 @@ fn builder(url: &str, connect_timeout: Duration) -> reqwest::ClientBuilder {
 /// pooled connection: one the server may have closed while `ai` was not looking (a REPL waiting
 /// for the next question does not run the connection's task, so the close goes unnoticed).
 #[derive(Debug, Clone, Default)]
-pub struct Connections(Arc<AtomicUsize>);
+pub(crate) struct Connections(Arc<AtomicUsize>);
 
 impl Connections {
-    pub fn opened(&self) -> usize {
+    pub(crate) fn opened(&self) -> usize {
         self.0.load(Ordering::SeqCst)
     }
 
     /// Whether `err`, from a request sent when `opened` connections had been opened, is a pooled
     /// connection found closed: no new connection was made, and it broke before any reply.
-    pub fn stale(&self, opened: usize, err: &reqwest::Error) -> bool {
+    pub(crate) fn stale(&self, opened: usize, err: &reqwest::Error) -> bool {
         self.opened() == opened
             && !err.is_connect()
             && !err.is_timeout()
@@ -72,7 +72,7 @@ impl<S> tower::Layer<S> for Connections {
 
 /// The connector, counting each connection it is asked for.
 #[derive(Debug, Clone)]
-pub struct Counting<S> {
+pub(crate) struct Counting<S> {
     inner: S,
     count: Connections,
 }
@@ -93,7 +93,7 @@ impl<S: tower::Service<R>, R> tower::Service<R> for Counting<S> {
 }
 
 /// `text` percent-encoded for a URL query or a form body.
-pub fn encode_component(text: &str) -> String {
+pub(crate) fn encode_component(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         match byte {
@@ -107,7 +107,7 @@ pub fn encode_component(text: &str) -> String {
 }
 
 /// The inverse of `encode_component` (`+` is a space, as in forms).
-pub fn decode_component(text: &str) -> String {
+pub(crate) fn decode_component(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -10,15 +10,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The future type of object-safe async trait methods (providers, tools).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// The schema version of the `--json` object and `run.completed` event (DESIGN §3).
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// One message of a conversation, in the provider-neutral shape the agent keeps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-pub enum Message {
+pub(crate) enum Message {
     System {
         content: String,
     },
@@ -39,15 +39,15 @@ pub enum Message {
 
 /// A tool offered to the model: its name, what it does and the JSON Schema of its arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub parameters: Value,
+pub(crate) struct ToolSpec {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) parameters: Value,
 }
 
 /// What a tool call would do to the world, for the policy to judge before it runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Read a file or directory: the path as asked (made absolute) and where it really leads.
     Read {
         requested: PathBuf,
@@ -68,15 +68,15 @@ pub enum Action {
 /// A call the model asked for. `arguments` is whatever JSON the model produced; it is validated by
 /// the tool before anything runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    pub id: String,
-    pub name: String,
-    pub arguments: Value,
+pub(crate) struct ToolCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: Value,
 }
 
 /// How the model may use tools on a request (`SWEBASH_AI_TOOL_CHOICE`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum ToolChoice {
+pub(crate) enum ToolChoice {
     Auto,
     Required,
     None,
@@ -85,19 +85,19 @@ pub enum ToolChoice {
 
 /// Token counts as the provider reported them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+pub(crate) struct Usage {
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
 }
 
 impl Usage {
-    pub fn add(&mut self, other: Usage) {
+    pub(crate) fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
     }
 
     /// Adds to a total that stays `None` (JSON `null`, not a false 0) until a server reports.
-    pub fn add_to(total: &mut Option<Usage>, more: Option<Usage>) {
+    pub(crate) fn add_to(total: &mut Option<Usage>, more: Option<Usage>) {
         if let Some(more) = more {
             total.get_or_insert_with(Usage::default).add(more);
         }
@@ -107,7 +107,8 @@ impl Usage {
 /// The class of a failed tool result, told to the model so it knows whether to retry (DESIGN §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ToolErrorType {
+#[allow(clippy::enum_variant_names)] // the names are DESIGN §5's wire format
+pub(crate) enum ToolErrorType {
     ValidationError,
     UserError,
     SystemError,
@@ -117,21 +118,21 @@ pub enum ToolErrorType {
 
 /// What a tool call produced, exactly as it is fed back to the model (DESIGN §5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolResult {
-    pub success: bool,
-    pub data: Value,
-    pub error: Option<String>,
+pub(crate) struct ToolResult {
+    pub(crate) success: bool,
+    pub(crate) data: Value,
+    pub(crate) error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_type: Option<ToolErrorType>,
+    pub(crate) error_type: Option<ToolErrorType>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub suggestion: Option<String>,
+    pub(crate) suggestion: Option<String>,
     /// Said by the loop rather than the tool (e.g. that this answers a repeated call).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 impl ToolResult {
-    pub fn ok(data: Value) -> Self {
+    pub(crate) fn ok(data: Value) -> Self {
         ToolResult {
             success: true,
             data,
@@ -142,7 +143,7 @@ impl ToolResult {
         }
     }
 
-    pub fn fail(error_type: ToolErrorType, error: impl Into<String>) -> Self {
+    pub(crate) fn fail(error_type: ToolErrorType, error: impl Into<String>) -> Self {
         ToolResult {
             success: false,
             data: Value::Null,
@@ -153,13 +154,13 @@ impl ToolResult {
         }
     }
 
-    pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
+    pub(crate) fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
         self.suggestion = Some(suggestion.into());
         self
     }
 
     /// The text sent back to the model as the tool message.
-    pub fn to_model_text(&self) -> String {
+    pub(crate) fn to_model_text(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"success\":false}"))
     }
 }
@@ -167,7 +168,7 @@ impl ToolResult {
 /// How the loop decided to treat one call (DESIGN §3 `decision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Decision {
+pub(crate) enum Decision {
     Allow,
     Approved,
     Denied,
@@ -179,7 +180,7 @@ pub enum Decision {
 /// The machine-readable code of a failed call (DESIGN §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum CallErrorCode {
+pub(crate) enum CallErrorCode {
     ToolNotFound,
     InvalidArguments,
     ParseError,
@@ -191,29 +192,29 @@ pub enum CallErrorCode {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallError {
-    pub code: CallErrorCode,
-    pub message: String,
+pub(crate) struct CallError {
+    pub(crate) code: CallErrorCode,
+    pub(crate) message: String,
 }
 
 /// One tool call as reported in the `--json` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCallRecord {
-    pub id: String,
-    pub name: String,
-    pub arguments: Value,
-    pub decision: Decision,
-    pub ok: bool,
-    pub exit_code: Option<i32>,
-    pub duration_ms: u64,
-    pub output_truncated: bool,
-    pub error: Option<CallError>,
+pub(crate) struct ToolCallRecord {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: Value,
+    pub(crate) decision: Decision,
+    pub(crate) ok: bool,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) duration_ms: u64,
+    pub(crate) output_truncated: bool,
+    pub(crate) error: Option<CallError>,
 }
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RunStatus {
+pub(crate) enum RunStatus {
     Ok,
     /// The model ended its turn without a word: not an answer, so not `ok`.
     Empty,
@@ -226,7 +227,7 @@ pub enum RunStatus {
 /// The class of the error that ended a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
+pub(crate) enum ErrorKind {
     Provider,
     Network,
     Config,
@@ -237,33 +238,33 @@ pub enum ErrorKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunError {
-    pub kind: ErrorKind,
-    pub message: String,
+pub(crate) struct RunError {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
 }
 
 /// The `--json` object and the payload of `run.completed` (DESIGN §3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunResult {
-    pub schema_version: u32,
-    pub status: RunStatus,
+pub(crate) struct RunResult {
+    pub(crate) schema_version: u32,
+    pub(crate) status: RunStatus,
     /// The answer's text; with `--output-schema`, the validated JSON value itself.
-    pub answer: Value,
-    pub provider: String,
-    pub model: String,
-    pub tool_format: String,
-    pub iterations: u32,
-    pub tool_calls: Vec<ToolCallRecord>,
+    pub(crate) answer: Value,
+    pub(crate) provider: String,
+    pub(crate) model: String,
+    pub(crate) tool_format: String,
+    pub(crate) iterations: u32,
+    pub(crate) tool_calls: Vec<ToolCallRecord>,
     /// `None` when no server reported token counts.
-    pub usage: Option<Usage>,
-    pub duration_ms: u64,
-    pub error: Option<RunError>,
+    pub(crate) usage: Option<Usage>,
+    pub(crate) duration_ms: u64,
+    pub(crate) error: Option<RunError>,
 }
 
 /// Which output stream of a running tool a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum OutputStream {
+pub(crate) enum OutputStream {
     Stdout,
     Stderr,
 }
@@ -271,7 +272,7 @@ pub enum OutputStream {
 /// Everything that happens in a run, in order. Every front end consumes this one stream.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
-pub enum Event {
+pub(crate) enum Event {
     #[serde(rename = "run.started")]
     RunStarted {
         provider: String,
@@ -329,25 +330,25 @@ pub enum Event {
 
 /// What a person is asked to approve: a call the policy could not vouch for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApprovalRequest {
-    pub tool: String,
+pub(crate) struct ApprovalRequest {
+    pub(crate) tool: String,
     /// The command, or the path, the call acts on.
-    pub subject: String,
+    pub(crate) subject: String,
     /// For commands: each simple command that asks; rules must cover every one of them.
-    pub commands: Vec<String>,
-    pub reasons: Vec<String>,
-    pub cwd: PathBuf,
+    pub(crate) commands: Vec<String>,
+    pub(crate) reasons: Vec<String>,
+    pub(crate) cwd: PathBuf,
     /// Approved by a person, the command runs outside the sandbox, unconfined (the prompt says
     /// so). Flags, rules and "always" only ever approve running it inside.
-    pub unconfined: bool,
+    pub(crate) unconfined: bool,
     /// Only a person at the terminal can approve it: it could only run outside the sandbox (a
     /// rerun after a sandbox block, or a kernel that cannot contain it).
-    pub person_only: bool,
+    pub(crate) person_only: bool,
 }
 
 /// A person's answer to an approval request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     Yes,
     No,
     /// Yes, and the same subject is approved for the rest of the session.
@@ -358,11 +359,11 @@ pub enum Answer {
 
 /// There is no terminal to ask on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NoTerminal;
+pub(crate) struct NoTerminal;
 
 /// Asks a person; the terminal front end implements it, the agent's gate calls it.
 /// `Send`: asking blocks on a person, so it may run on a blocking thread.
-pub trait Asker: Send {
+pub(crate) trait Asker: Send {
     fn ask(&mut self, request: &ApprovalRequest) -> Result<Answer, NoTerminal>;
 }
 
@@ -370,14 +371,14 @@ pub trait Asker: Send {
 /// line where tool calls came between two of them. Plain output and `--json`'s `answer` are the
 /// same text because both are built by this.
 #[derive(Debug, Default, Clone)]
-pub struct AnswerText {
+pub(crate) struct AnswerText {
     text: String,
     after_tools: bool,
 }
 
 impl AnswerText {
     /// Adds a delta and returns exactly what was appended (the delta, maybe after a separator).
-    pub fn push(&mut self, delta: &str) -> String {
+    pub(crate) fn push(&mut self, delta: &str) -> String {
         let mut piece = String::new();
         if self.after_tools && !self.text.is_empty() {
             piece.push_str(if self.text.ends_with("\n\n") {
@@ -395,11 +396,11 @@ impl AnswerText {
     }
 
     /// Notes that tool calls came after the text so far.
-    pub fn tools_ran(&mut self) {
+    pub(crate) fn tools_ran(&mut self) {
         self.after_tools = true;
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 }

@@ -95,7 +95,7 @@ impl Validator for ReplHelper {}
 impl Helper for ReplHelper {}
 
 /// Runs the REPL until Ctrl-D or `/exit`.
-pub async fn run(settings: &Settings, resume: Option<&str>, first: Option<String>) -> i32 {
+pub(crate) async fn run(settings: &Settings, resume: Option<&str>, first: Option<String>) -> i32 {
     let mut first = first;
     let mut parts = match Parts::prepare(settings, false).await {
         Ok(parts) => parts,

@@ -18,27 +18,27 @@ const TYPES: &[&str] = &[
 
 /// A schema that was checked to be one this validator understands.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Schema {
+pub(crate) struct Schema {
     root: Value,
 }
 
 impl Schema {
     /// Checks that `root` is a schema: an object or a boolean, with known type names, local
     /// `$ref`s that resolve, and keywords of the right JSON type.
-    pub fn new(root: Value) -> Result<Schema, String> {
+    pub(crate) fn new(root: Value) -> Result<Schema, String> {
         let schema = Schema { root };
         schema.check(&schema.root, "#", 0)?;
         Ok(schema)
     }
 
     /// The schema as written.
-    pub fn as_value(&self) -> &Value {
+    pub(crate) fn as_value(&self) -> &Value {
         &self.root
     }
 
     /// Why `value` does not match, one line per problem (empty when it does), each starting with
     /// where in the value it is (`$`, `$.items[2].name`).
-    pub fn validate(&self, value: &Value) -> Vec<String> {
+    pub(crate) fn validate(&self, value: &Value) -> Vec<String> {
         let mut errors = Vec::new();
         self.walk(&self.root, value, "$", 0, &mut errors);
         if errors.len() > MAX_ERRORS {

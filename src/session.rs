@@ -25,21 +25,21 @@ use crate::ui::{Frontend, TerminalAsker};
 
 /// Why a session could not be set up, with the `--json` error kind it is.
 #[derive(Debug)]
-pub struct SetupError {
-    pub report: Report,
-    pub kind: ErrorKind,
+pub(crate) struct SetupError {
+    pub(crate) report: Report,
+    pub(crate) kind: ErrorKind,
 }
 
 impl SetupError {
     /// Ctrl-C before the turn began.
-    pub fn interrupted() -> Self {
+    pub(crate) fn interrupted() -> Self {
         SetupError {
             report: Report::new(ExitCode::Interrupted, "interrupted"),
             kind: ErrorKind::Interrupted,
         }
     }
 
-    pub fn provider(err: &crate::provider::ProviderError) -> Self {
+    pub(crate) fn provider(err: &crate::provider::ProviderError) -> Self {
         SetupError {
             report: err.to_report(),
             kind: err.kind(),
@@ -69,34 +69,37 @@ impl From<ConfigError> for SetupError {
 
 /// The sandbox plan of a session started in `cwd`: ai's own config, state, data and cache
 /// directories are kept out of reach of what it runs (the config hidden whole).
-pub fn sandbox_plan(settings: &Settings, cwd: &std::path::Path) -> sandbox::Plan {
+pub(crate) fn sandbox_plan(settings: &Settings, cwd: &std::path::Path) -> sandbox::Plan {
     sandbox::Plan::new(settings.sandbox, cwd, &settings.paths, &settings.foreign)
         .reading(&settings.sandbox_read)
 }
 
 /// What a session is made of.
-pub struct Parts {
-    pub provider: Box<dyn Provider>,
-    pub registry: Registry,
-    pub ctx: ToolContext,
-    pub policy: Policy,
+pub(crate) struct Parts {
+    pub(crate) provider: Box<dyn Provider>,
+    pub(crate) registry: Registry,
+    pub(crate) ctx: ToolContext,
+    pub(crate) policy: Policy,
     /// The MCP servers started for this session (stopped by `shutdown`).
-    pub mcp: McpHub,
+    pub(crate) mcp: McpHub,
     secrets: Vec<Secret>,
     /// Where the sandbox of allowed commands draws its lines.
-    pub sandbox: sandbox::Plan,
+    pub(crate) sandbox: sandbox::Plan,
     /// ai's directories and files (the audit log, the shell hooks' last command).
-    pub paths: Paths,
+    pub(crate) paths: Paths,
     /// The shell `ai --command` writes for.
     command_shell: String,
     /// The AGENTS.md files that join the instructions (none when `SWEBASH_AI_PROJECT_DOC=off`).
-    pub project_docs: Vec<ProjectDoc>,
+    pub(crate) project_docs: Vec<ProjectDoc>,
 }
 
 impl Parts {
     /// Chooses the endpoint, settles the model, and sets up tools and policy. In command mode
     /// (the shell widget) only read-only tools are offered.
-    pub async fn prepare(settings: &Settings, command_mode: bool) -> Result<Parts, SetupError> {
+    pub(crate) async fn prepare(
+        settings: &Settings,
+        command_mode: bool,
+    ) -> Result<Parts, SetupError> {
         // Port probes and the key command block: off the runtime's only thread.
         let owned_settings = settings.clone();
         let endpoint = tokio::task::spawn_blocking(move || select_endpoint(&owned_settings))
@@ -168,7 +171,7 @@ impl Parts {
     }
 
     /// The approval gate. Nobody is asked in command mode.
-    pub fn gate(settings: &Settings, command_mode: bool) -> Result<Gate, Report> {
+    pub(crate) fn gate(settings: &Settings, command_mode: bool) -> Result<Gate, Report> {
         let asker: Box<dyn crate::protocol::Asker> = if command_mode {
             Box::new(NobodyAsker)
         } else {
@@ -183,13 +186,13 @@ impl Parts {
     }
 
     /// The user's command rules: `--allow` patterns and the `[policy]` table.
-    pub fn rules(settings: &Settings) -> Result<Rules, Report> {
+    pub(crate) fn rules(settings: &Settings) -> Result<Rules, Report> {
         Rules::new(&settings.allow, &settings.policy)
             .map_err(|err| Report::from(ConfigError::Usage(err.to_string())))
     }
 
     /// How tools are called with the current model.
-    pub fn mode(&self, settings: &Settings) -> ToolMode {
+    pub(crate) fn mode(&self, settings: &Settings) -> ToolMode {
         if self.provider.prompt_only() {
             return ToolMode::for_engine(settings.tool_format, &self.registry.specs());
         }
@@ -202,7 +205,11 @@ impl Parts {
     }
 
     /// The agent over these parts, for one run.
-    pub fn agent(&self, settings: &Settings, command_mode: bool) -> Result<Agent<'_>, Report> {
+    pub(crate) fn agent(
+        &self,
+        settings: &Settings,
+        command_mode: bool,
+    ) -> Result<Agent<'_>, Report> {
         let gate = Self::gate(settings, command_mode)?;
         let mut agent = self.agent_with(settings, gate, self.mode(settings));
         // The widget's instructions ask for one command line; naming tools there only distracts.
@@ -211,7 +218,7 @@ impl Parts {
     }
 
     /// The agent with a gate and mode kept from earlier turns (REPL approvals, a format switch).
-    pub fn agent_with(&self, settings: &Settings, gate: Gate, mode: ToolMode) -> Agent<'_> {
+    pub(crate) fn agent_with(&self, settings: &Settings, gate: Gate, mode: ToolMode) -> Agent<'_> {
         Agent {
             provider: self.provider.as_ref(),
             registry: &self.registry,
@@ -234,7 +241,7 @@ impl Parts {
     /// The instructions that open the conversation: the task, and the last shell command if the
     /// hooks recorded one. The agent adds what it says of tools per request, from what is on offer
     /// then.
-    pub fn instructions(&self, command_mode: bool) -> String {
+    pub(crate) fn instructions(&self, command_mode: bool) -> String {
         let mut system = if command_mode {
             command_instructions(&self.command_shell, std::env::consts::OS)
         } else {
@@ -265,7 +272,7 @@ impl Parts {
     }
 
     /// The audit log; one warning when it cannot be written (the run goes on without it).
-    pub fn audit_log(&self) -> Option<AuditLog> {
+    pub(crate) fn audit_log(&self) -> Option<AuditLog> {
         let path = self.paths.audit_log.as_ref()?;
         AuditLog::open(path, &self.secrets)
             .map_err(|why| {
@@ -277,7 +284,7 @@ impl Parts {
     }
 
     /// `provider/model`, for saved conversations.
-    pub fn provider_label(&self) -> String {
+    pub(crate) fn provider_label(&self) -> String {
         format!("{}/{}", self.provider.name(), self.provider.model())
     }
 }
@@ -313,7 +320,7 @@ fn project_docs(settings: &Settings) -> Vec<ProjectDoc> {
 
 /// The schema of `--output-schema` (or `SWEBASH_AI_OUTPUT_SCHEMA`), read and checked: a file
 /// that is missing, not JSON or no schema this validator understands is a usage error (exit 2).
-pub fn load_output_schema(settings: &Settings) -> Result<Option<OutputSchema>, Report> {
+pub(crate) fn load_output_schema(settings: &Settings) -> Result<Option<OutputSchema>, Report> {
     let Some(path) = &settings.output_schema else {
         return Ok(None);
     };
@@ -338,7 +345,7 @@ pub fn load_output_schema(settings: &Settings) -> Result<Option<OutputSchema>, R
 /// The tools of a session: the built-in ones the settings enable and those of the configured
 /// MCP servers (started in parallel; a server that fails is reported and left out). In command
 /// mode (the shell widget) `execute_command` is not offered.
-pub async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub) {
+pub(crate) async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub) {
     let web = WebSettings {
         backend: settings.web_provider.into(),
         base_url: settings.web_url.clone(),
@@ -365,14 +372,14 @@ pub async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub
 }
 
 /// Where a run's events go.
-pub struct Sinks<'a> {
-    pub recorder: &'a mut Recorder,
-    pub audit: Option<&'a mut AuditLog>,
-    pub frontend: &'a mut dyn Frontend,
+pub(crate) struct Sinks<'a> {
+    pub(crate) recorder: &'a mut Recorder,
+    pub(crate) audit: Option<&'a mut AuditLog>,
+    pub(crate) frontend: &'a mut dyn Frontend,
 }
 
 impl Sinks<'_> {
-    pub fn emit(&mut self, event: &Event) {
+    pub(crate) fn emit(&mut self, event: &Event) {
         self.recorder.observe(event);
         if let Some(audit) = self.audit.as_mut() {
             audit.observe(event);
@@ -382,10 +389,10 @@ impl Sinks<'_> {
 }
 
 /// Estimated tokens of context a conversation carries into a turn (REPL, `--resume`).
-pub const CONTEXT_BUDGET: usize = 24_000;
+pub(crate) const CONTEXT_BUDGET: usize = 24_000;
 
 /// " Resuming 'fix the flaky test' from 2026-11-23 14:02 UTC, 6 turns."
-pub fn resume_note(summary: &Summary) -> String {
+pub(crate) fn resume_note(summary: &Summary) -> String {
     format!(
         " Resuming '{}' from {} UTC, {} turn{}.",
         crate::ui::sanitize(&summary.first_question),
@@ -396,7 +403,7 @@ pub fn resume_note(summary: &Summary) -> String {
 }
 
 /// `--resume ID` with no such conversation: a usage error.
-pub fn unknown_conversation(id: &str) -> Report {
+pub(crate) fn unknown_conversation(id: &str) -> Report {
     Report::new(
         ExitCode::Usage,
         format!("no saved conversation has the id {id:?}"),
@@ -405,7 +412,7 @@ pub fn unknown_conversation(id: &str) -> Report {
 }
 
 /// One warning for the lines of a resumed conversation that could not be read.
-pub fn warn_skipped(store: &ConversationStore, skipped: usize) {
+pub(crate) fn warn_skipped(store: &ConversationStore, skipped: usize) {
     if skipped > 0 {
         crate::ui::to_stderr(&format!(
             "ai: warning: skipped {skipped} unreadable lines of {}",
@@ -417,7 +424,7 @@ pub fn warn_skipped(store: &ConversationStore, skipped: usize) {
 /// Drops the oldest whole turns until the conversation's estimated size (about four characters
 /// a token) fits `budget` tokens; the system prompt and the last turn always stay. Returns how
 /// many messages were dropped.
-pub fn trim_to_budget(messages: &mut Vec<Message>, budget: usize) -> usize {
+pub(crate) fn trim_to_budget(messages: &mut Vec<Message>, budget: usize) -> usize {
     let size = |m: &Message| -> usize {
         match m {
             Message::System { content } | Message::User { content } => content.len(),
@@ -453,7 +460,7 @@ pub fn trim_to_budget(messages: &mut Vec<Message>, budget: usize) -> usize {
 }
 
 /// How a turn ended.
-pub enum Ended {
+pub(crate) enum Ended {
     Turn(TurnEnd),
     Interrupted,
     PipeClosed,
@@ -462,15 +469,15 @@ pub enum Ended {
 /// Ctrl-C, listened for from before anything is drawn: a press in the first instant must end
 /// the run through the same clean-up (spinner cleared, cursor shown) rather than kill the
 /// process with the spinner half drawn.
-pub struct Interrupt(Option<tokio::signal::unix::Signal>);
+pub(crate) struct Interrupt(Option<tokio::signal::unix::Signal>);
 
 impl Interrupt {
     /// Starts listening (inside the runtime).
-    pub fn listen() -> Self {
+    pub(crate) fn listen() -> Self {
         Interrupt(tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok())
     }
 
-    pub async fn pressed(&mut self) {
+    pub(crate) async fn pressed(&mut self) {
         match &mut self.0 {
             Some(signal) => {
                 signal.recv().await;
@@ -484,7 +491,7 @@ impl Interrupt {
 
 /// Runs one turn; Ctrl-C or a closed stdout end it early (the running command's future is
 /// dropped, which kills its process group, and the agent leaves the conversation valid).
-pub async fn drive_turn(
+pub(crate) async fn drive_turn(
     agent: &mut Agent<'_>,
     messages: &mut Vec<Message>,
     sinks: &mut Sinks<'_>,
@@ -518,7 +525,7 @@ fn key_variables() -> Vec<String> {
 }
 
 /// A new saved conversation, or one warning (an unwritable data dir must not stop the answer).
-pub fn new_store(label: &str, mode: Mode, settings: &Settings) -> Option<ConversationStore> {
+pub(crate) fn new_store(label: &str, mode: Mode, settings: &Settings) -> Option<ConversationStore> {
     let keep = usize::try_from(settings.history_keep).unwrap_or(usize::MAX);
     ConversationStore::create(&settings.paths, label, mode, keep)
         .map_err(|why| {
@@ -530,7 +537,7 @@ pub fn new_store(label: &str, mode: Mode, settings: &Settings) -> Option<Convers
 }
 
 /// Saves what is new; after a failure (a full disk), one warning and no more attempts.
-pub fn save_or_warn(store: &mut Option<ConversationStore>, messages: &[Message]) {
+pub(crate) fn save_or_warn(store: &mut Option<ConversationStore>, messages: &[Message]) {
     if let Some(Err(why)) = store.as_mut().map(|s| s.save(messages)) {
         crate::ui::to_stderr(&format!(
             "ai: warning: the conversation is no longer saved: {why}"
@@ -540,7 +547,7 @@ pub fn save_or_warn(store: &mut Option<ConversationStore>, messages: &[Message])
 }
 
 /// A turn that ended with no text at all is reported, never shown as a silent success.
-pub fn empty_or_ok(answer: &str) -> (RunStatus, Option<RunError>, Option<Report>) {
+pub(crate) fn empty_or_ok(answer: &str) -> (RunStatus, Option<RunError>, Option<Report>) {
     if !answer.trim().is_empty() {
         return (RunStatus::Ok, None, None);
     }

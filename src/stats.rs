@@ -35,47 +35,47 @@ struct Line<'a> {
 }
 
 #[derive(Debug, Default, Serialize, PartialEq)]
-pub struct ToolStats {
-    pub calls: u64,
+pub(crate) struct ToolStats {
+    pub(crate) calls: u64,
     /// Ran and worked: no error and, for a command, exit status 0.
-    pub succeeded: u64,
-    pub failed: u64,
-    pub success_rate: f64,
-    pub median_ms: u64,
-    pub p95_ms: u64,
+    pub(crate) succeeded: u64,
+    pub(crate) failed: u64,
+    pub(crate) success_rate: f64,
+    pub(crate) median_ms: u64,
+    pub(crate) p95_ms: u64,
     #[serde(skip)]
     durations: Vec<u64>,
 }
 
 #[derive(Debug, Default, Serialize, PartialEq)]
-pub struct Tokens {
-    pub turns: u64,
+pub(crate) struct Tokens {
+    pub(crate) turns: u64,
     /// `null` when no server reported token counts for these turns.
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
+    pub(crate) input_tokens: Option<u64>,
+    pub(crate) output_tokens: Option<u64>,
 }
 
 #[derive(Debug, Default, Serialize, PartialEq)]
-pub struct ModelStats {
-    pub with_tools: Tokens,
-    pub without_tools: Tokens,
+pub(crate) struct ModelStats {
+    pub(crate) with_tools: Tokens,
+    pub(crate) without_tools: Tokens,
 }
 
 #[derive(Debug, Default, Serialize, PartialEq)]
-pub struct Stats {
-    pub since_unix_ms: u64,
-    pub tool_calls: u64,
-    pub turns: u64,
-    pub tools: BTreeMap<String, ToolStats>,
+pub(crate) struct Stats {
+    pub(crate) since_unix_ms: u64,
+    pub(crate) tool_calls: u64,
+    pub(crate) turns: u64,
+    pub(crate) tools: BTreeMap<String, ToolStats>,
     /// Turns by how many model requests they made.
-    pub iterations: BTreeMap<u32, u64>,
-    pub models: BTreeMap<String, ModelStats>,
+    pub(crate) iterations: BTreeMap<u32, u64>,
+    pub(crate) models: BTreeMap<String, ModelStats>,
     /// Lines that were not JSON (a crash mid-write) and were skipped.
-    pub unreadable_lines: u64,
+    pub(crate) unreadable_lines: u64,
 }
 
 /// The statistics of the audit `texts` (oldest first) from `since_unix_ms` on.
-pub fn compute<'a>(texts: impl IntoIterator<Item = &'a str>, since_unix_ms: u64) -> Stats {
+pub(crate) fn compute<'a>(texts: impl IntoIterator<Item = &'a str>, since_unix_ms: u64) -> Stats {
     let mut stats = Stats {
         since_unix_ms,
         ..Stats::default()
@@ -156,7 +156,7 @@ fn percentile(sorted: &[u64], p: usize) -> u64 {
 }
 
 /// `7d`, `12h`, `30m` or `45s` in milliseconds.
-pub fn parse_period(text: &str) -> Option<u64> {
+pub(crate) fn parse_period(text: &str) -> Option<u64> {
     let text = text.trim();
     let unit = text.chars().last()?;
     let count: u64 = text[..text.len() - unit.len_utf8()].parse().ok()?;
@@ -171,7 +171,7 @@ pub fn parse_period(text: &str) -> Option<u64> {
 }
 
 /// The plain table for a terminal.
-pub fn table(stats: &Stats) -> String {
+pub(crate) fn table(stats: &Stats) -> String {
     let mut out = format!(
         "{} tool calls in {} turns\n\n{:<20} {:>6} {:>6} {:>6} {:>8} {:>9} {:>9}\n",
         stats.tool_calls, stats.turns, "tool", "calls", "ok", "failed", "success", "median", "p95"

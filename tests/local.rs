@@ -3,6 +3,9 @@
 //! `SWEBASH_AI_TEST_GGUF`). Protocol behaviour only, never answer quality.
 #![cfg(feature = "local")]
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+// The library denies `pub` that nothing outside can reach; a test binary's helpers are `pub` for
+// its own modules, and nothing outside it exists.
+#![allow(unreachable_pub)]
 
 #[path = "it/harness.rs"]
 #[allow(dead_code)]

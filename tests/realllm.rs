@@ -2,6 +2,9 @@
 //! `.ci/run` starts it with `../shared/realllm/setup.sh` and runs these with `--ignored` and
 //! `REALLLM_BASE_URL` set. They check protocol behaviour, never the quality of the answers.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+// The library denies `pub` that nothing outside can reach; a test binary's helpers are `pub` for
+// its own modules, and nothing outside it exists.
+#![allow(unreachable_pub)]
 
 #[path = "it/harness.rs"]
 #[allow(dead_code)]

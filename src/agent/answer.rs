@@ -12,15 +12,15 @@ use crate::schema::Schema;
 
 /// The schema the final answer must match, and the file it came from (named in errors).
 #[derive(Debug, Clone, PartialEq)]
-pub struct OutputSchema {
-    pub schema: Schema,
-    pub file: String,
+pub(crate) struct OutputSchema {
+    pub(crate) schema: Schema,
+    pub(crate) file: String,
 }
 
 impl OutputSchema {
     /// The sentence of the system prompt that asks for the answer's shape (servers that enforce
     /// a schema do not always show it to the model).
-    pub fn instruction(&self) -> String {
+    pub(crate) fn instruction(&self) -> String {
         format!(
             "Your final answer must be one JSON value, and nothing else (no prose, no code fence), \
              that matches this JSON Schema: {}",
@@ -30,7 +30,7 @@ impl OutputSchema {
 
     /// The answer in `text` as a JSON value that matches the schema, or what is wrong with it.
     /// `constrained`: the reply was constrained to `{"response": value}`.
-    pub fn read(&self, text: &str, constrained: bool) -> Result<Value, Vec<String>> {
+    pub(crate) fn read(&self, text: &str, constrained: bool) -> Result<Value, Vec<String>> {
         let mut value = json_in(text).map_err(|why| vec![why])?;
         if constrained
             && let Value::Object(map) = &mut value
@@ -48,7 +48,7 @@ impl OutputSchema {
     }
 
     /// What the model is told when its answer does not match: the errors, and the schema again.
-    pub fn retry_message(&self, errors: &[String]) -> String {
+    pub(crate) fn retry_message(&self, errors: &[String]) -> String {
         format!(
             "Your answer does not match the required JSON Schema:\n- {}\nReply again with only \
              one JSON value that matches this schema: {}",
@@ -58,7 +58,7 @@ impl OutputSchema {
     }
 
     /// The notice shown while the model is asked again.
-    pub fn retry_notice(&self, errors: &[String]) -> String {
+    pub(crate) fn retry_notice(&self, errors: &[String]) -> String {
         format!(
             "the answer does not match {}: {}; asking the model once more",
             self.file,
@@ -67,7 +67,7 @@ impl OutputSchema {
     }
 
     /// The second answer did not match either: the run fails (exit 1) naming what failed.
-    pub fn failed_end(&self, errors: &[String]) -> TurnEnd {
+    pub(crate) fn failed_end(&self, errors: &[String]) -> TurnEnd {
         let message = format!(
             "the model's answer does not match the output schema {} (after one retry): {}",
             self.file,
@@ -90,11 +90,11 @@ impl OutputSchema {
 
 /// How one request carries the schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SchemaPlan {
+pub(crate) struct SchemaPlan {
     /// The request carries the schema by the provider's own mechanism.
-    pub carry: bool,
+    pub(crate) carry: bool,
     /// The request keeps the tools.
-    pub tools: bool,
+    pub(crate) tools: bool,
 }
 
 /// Whether a request carries the schema the provider's way, and keeps its tools. A server that
@@ -102,7 +102,7 @@ pub struct SchemaPlan {
 /// call a tool under it, so while tools are on offer there the schema is only in the prompt, and
 /// the retry after an invalid answer carries the schema instead of the tools. Constrained
 /// prompt-based requests fold it into their own response format.
-pub fn schema_plan(
+pub(crate) fn schema_plan(
     native: bool,
     constrained: bool,
     beside_tools: bool,

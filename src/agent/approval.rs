@@ -9,7 +9,7 @@ use crate::protocol::{Answer, ApprovalRequest, Asker, NoTerminal};
 use std::collections::HashSet;
 
 /// An asker for runs where nobody can answer.
-pub struct NobodyAsker;
+pub(crate) struct NobodyAsker;
 
 impl Asker for NobodyAsker {
     fn ask(&mut self, _request: &ApprovalRequest) -> Result<Answer, NoTerminal> {
@@ -19,8 +19,7 @@ impl Asker for NobodyAsker {
 
 /// Who gave the answer (for the audit log and the user).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecidedBy {
-    Policy,
+pub(crate) enum DecidedBy {
     User,
     YesFlag,
     AllowPattern,
@@ -32,9 +31,8 @@ pub enum DecidedBy {
 }
 
 impl DecidedBy {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
-            DecidedBy::Policy => "policy",
             DecidedBy::User => "user",
             DecidedBy::YesFlag => "--yes",
             DecidedBy::AllowPattern => "--allow",
@@ -48,7 +46,7 @@ impl DecidedBy {
 
 /// The gate's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GateAnswer {
+pub(crate) enum GateAnswer {
     /// Run it; `edited` replaces the command when the person edited it.
     Approved {
         by: DecidedBy,
@@ -59,7 +57,7 @@ pub enum GateAnswer {
     },
 }
 
-pub struct Gate {
+pub(crate) struct Gate {
     confirm: bool,
     yes: bool,
     rules: Rules,
@@ -69,7 +67,7 @@ pub struct Gate {
 
 impl Gate {
     /// `rules` hold the allow patterns (`git push*`), matched against each simple command.
-    pub fn new(confirm: bool, yes: bool, rules: Rules, asker: Box<dyn Asker>) -> Self {
+    pub(crate) fn new(confirm: bool, yes: bool, rules: Rules, asker: Box<dyn Asker>) -> Self {
         Gate {
             confirm,
             yes,
@@ -88,7 +86,7 @@ impl Gate {
         }
     }
 
-    pub fn decide(&mut self, request: &ApprovalRequest) -> GateAnswer {
+    pub(crate) fn decide(&mut self, request: &ApprovalRequest) -> GateAnswer {
         // Leaving the sandbox is a person's decision: no flag, rule or "always" settles it.
         if !request.person_only
             && let Some(answer) = self.settled(request)

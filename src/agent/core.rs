@@ -26,13 +26,13 @@ enum Phase {
 
 /// The calls of one reply, answered in order.
 pub(super) struct Batch {
-    pub reply: Reply,
-    pub results: Vec<ToolResult>,
-    pub hit: Option<LimitHit>,
-    pub current: Option<Current>,
+    pub(crate) reply: Reply,
+    pub(crate) results: Vec<ToolResult>,
+    pub(crate) hit: Option<LimitHit>,
+    pub(crate) current: Option<Current>,
 }
 
-pub struct Core<'m> {
+pub(crate) struct Core<'m> {
     pub(super) mode: &'m mut ToolMode,
     pub(super) setup: Setup,
     pub(super) turn: TurnState,
@@ -48,7 +48,7 @@ pub struct Core<'m> {
 impl<'m> Core<'m> {
     /// A turn in `mode` (kept across turns: a switch to prompt-based calling lasts). The mode's
     /// format is rebuilt for this turn's tools, which may have changed (`/tools disable`).
-    pub fn new(mode: &'m mut ToolMode, setup: Setup) -> Self {
+    pub(crate) fn new(mode: &'m mut ToolMode, setup: Setup) -> Self {
         mode.retarget(&setup.specs);
         Core {
             mode,
@@ -63,7 +63,7 @@ impl<'m> Core<'m> {
         }
     }
 
-    pub fn handle(&mut self, input: Input) -> Output {
+    pub(crate) fn handle(&mut self, input: Input) -> Output {
         let next = self.step(input);
         Output {
             events: std::mem::take(&mut self.events),
@@ -89,7 +89,7 @@ impl<'m> Core<'m> {
     /// The system prompt of the next request, derived from the current state: the instructions
     /// `base`, then the tools on offer now (by name, and the format's own section when calls are
     /// prompt-based), so a tool switched off or a format switched mid-run is never advertised.
-    pub fn system_prompt(&self, base: &str) -> String {
+    pub(crate) fn system_prompt(&self, base: &str) -> String {
         // The sentence naming the tools ends the first paragraph (the instructions); what
         // follows it (the last shell command) stays after it.
         let (head, rest) = base.split_at(base.find("\n\n").unwrap_or(base.len()));
@@ -114,29 +114,29 @@ impl<'m> Core<'m> {
     }
 
     /// The schema the final answer must match, if any.
-    pub fn output(&self) -> Option<&OutputSchema> {
+    pub(crate) fn output(&self) -> Option<&OutputSchema> {
         self.setup.output.as_ref()
     }
 
     /// Whether the request under way asks again for an answer that matches the schema.
-    pub fn retrying(&self) -> bool {
+    pub(crate) fn retrying(&self) -> bool {
         self.retried
     }
 
-    pub fn mode(&self) -> &ToolMode {
+    pub(crate) fn mode(&self) -> &ToolMode {
         self.mode
     }
 
-    pub fn specs(&self) -> &[ToolSpec] {
+    pub(crate) fn specs(&self) -> &[ToolSpec] {
         &self.setup.specs
     }
 
-    pub fn tool_names(&self) -> Vec<&str> {
+    pub(crate) fn tool_names(&self) -> Vec<&str> {
         self.setup.specs.iter().map(|s| s.name.as_str()).collect()
     }
 
     /// The number of the request under way (numbers the ids of calls the model left unnamed).
-    pub fn iteration(&self) -> u32 {
+    pub(crate) fn iteration(&self) -> u32 {
         self.turn.iterations
     }
 

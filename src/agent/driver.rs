@@ -28,7 +28,7 @@ use crate::sandbox::Launch;
 use crate::tool::{Confined, Registry, RunOptions, ToolContext, ToolOutcome, invalid_arguments};
 
 /// What stops a turn early; it resolves with why.
-pub type StopSignal<'s> = Pin<&'s mut (dyn Future<Output = Stop> + 's)>;
+pub(crate) type StopSignal<'s> = Pin<&'s mut (dyn Future<Output = Stop> + 's)>;
 
 /// Emits events on the way out: stamps each call's duration (the core has no clock) and keeps
 /// the text shown of the reply under way (kept if the reply is cut short).
@@ -62,7 +62,7 @@ impl Agent<'_> {
     /// Runs one turn on `messages` (which must end with the user's message), appending the
     /// model's messages and the tool results to it as they come. `stop` ends it early; the
     /// conversation stays valid for the next turn either way.
-    pub async fn run_turn(
+    pub(crate) async fn run_turn(
         &mut self,
         messages: &mut Vec<Message>,
         emit: &mut dyn FnMut(&Event),

@@ -8,7 +8,7 @@ use super::turn::LimitHit;
 
 /// What stopped a turn from outside the loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// Ctrl-C.
     Interrupted,
     /// Nobody reads stdout any more.
@@ -17,17 +17,17 @@ pub enum Stop {
 
 /// How a turn ended.
 #[derive(Debug)]
-pub struct TurnEnd {
-    pub status: RunStatus,
-    pub error: Option<RunError>,
+pub(crate) struct TurnEnd {
+    pub(crate) status: RunStatus,
+    pub(crate) error: Option<RunError>,
     /// The full report for the user when the turn failed.
-    pub report: Option<Report>,
+    pub(crate) report: Option<Report>,
     /// Set when a stop ended the turn.
-    pub stopped: Option<Stop>,
+    pub(crate) stopped: Option<Stop>,
 }
 
 impl TurnEnd {
-    pub fn ok() -> Self {
+    pub(crate) fn ok() -> Self {
         TurnEnd {
             status: RunStatus::Ok,
             error: None,
@@ -46,26 +46,26 @@ impl TurnEnd {
     }
 }
 
-pub fn provider_end(err: &ProviderError) -> TurnEnd {
+pub(crate) fn provider_end(err: &ProviderError) -> TurnEnd {
     TurnEnd::failed(RunStatus::Error, err.kind(), err.summary(), err.to_report())
 }
 
 /// A call needed approval and nobody could give it: the run ends with exit 3.
-pub fn denied_end(subject: &str) -> TurnEnd {
+pub(crate) fn denied_end(subject: &str) -> TurnEnd {
     let message = format!("a tool call needed approval and no one could give it: {subject}");
     let report = Report::new(ExitCode::Denied, message.clone())
         .with_hint("run it in a terminal to be asked, or approve with --yes or --allow 'PATTERN'");
     TurnEnd::failed(RunStatus::Denied, ErrorKind::Denied, message, report)
 }
 
-pub fn limit_end(hit: LimitHit) -> TurnEnd {
+pub(crate) fn limit_end(hit: LimitHit) -> TurnEnd {
     let report = Report::new(ExitCode::Limit, hit.message()).with_hint(
         "raise the limit with --max-iterations or SWEBASH_AI_TOOLS_MAX_ITER / _MAX_CALLS",
     );
     TurnEnd::failed(RunStatus::Limit, ErrorKind::Limit, hit.message(), report)
 }
 
-pub fn stopped_end(why: Stop) -> TurnEnd {
+pub(crate) fn stopped_end(why: Stop) -> TurnEnd {
     TurnEnd {
         status: RunStatus::Interrupted,
         error: Some(RunError {
@@ -79,7 +79,7 @@ pub fn stopped_end(why: Stop) -> TurnEnd {
 
 /// The driver fed the core something that does not fit: a bug, reported as an internal error
 /// rather than a panic.
-pub fn unexpected_end(what: &str) -> TurnEnd {
+pub(crate) fn unexpected_end(what: &str) -> TurnEnd {
     let message = format!("internal error in the tool loop: {what} (please report)");
     TurnEnd::failed(
         RunStatus::Error,

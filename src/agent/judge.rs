@@ -10,7 +10,7 @@ use crate::tool::{Tool, ToolContext};
 /// The policy's verdict on everything the call would do: with several actions (a read of
 /// several files) the strictest verdict wins, its reasons merged, and the action shown to a
 /// person is the first one that earned it.
-pub fn strictest(
+pub(crate) fn strictest(
     tool: &dyn Tool,
     arguments: &Value,
     ctx: &ToolContext,

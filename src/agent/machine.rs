@@ -17,7 +17,7 @@ use crate::tool::ToolOutcome;
 
 /// What the driver reports back to the core.
 #[derive(Debug)]
-pub enum Input {
+pub(crate) enum Input {
     /// The turn begins (the user's message is the last one).
     Start,
     /// The model's reply, read whole.
@@ -42,7 +42,7 @@ pub enum Input {
 
 /// What the driver found out about a call before anything runs.
 #[derive(Debug)]
-pub enum Judgement {
+pub(crate) enum Judgement {
     /// Not a call that can run (unknown tool, arguments that do not parse or validate).
     Invalid(ToolOutcome),
     Judged {
@@ -55,7 +55,7 @@ pub enum Judgement {
 
 /// Whether an allowed command can run in the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Containment {
+pub(crate) enum Containment {
     /// No sandbox: the user chose `--sandbox off`, or the call is no command.
     Off,
     /// The sandbox is ready for this command.
@@ -69,7 +69,7 @@ pub enum Containment {
 
 /// What the driver must do next.
 #[derive(Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Send the conversation to the model, with this tool choice.
     Request { choice: ToolChoice },
     /// Look the call up, check its arguments and ask the policy.
@@ -86,25 +86,25 @@ pub enum Command {
 
 /// The core's answer to one input.
 #[derive(Debug)]
-pub struct Output {
-    pub events: Vec<Event>,
+pub(crate) struct Output {
+    pub(crate) events: Vec<Event>,
     /// Messages to append to the conversation, in order.
-    pub append: Vec<Message>,
-    pub next: Command,
+    pub(crate) append: Vec<Message>,
+    pub(crate) next: Command,
 }
 
 /// What a turn is set up with.
 #[derive(Debug, Clone)]
-pub struct Setup {
+pub(crate) struct Setup {
     /// The tools on offer this turn.
-    pub specs: Vec<ToolSpec>,
-    pub model: String,
-    pub cwd: PathBuf,
-    pub limits: Limits,
+    pub(crate) specs: Vec<ToolSpec>,
+    pub(crate) model: String,
+    pub(crate) cwd: PathBuf,
+    pub(crate) limits: Limits,
     /// The choice of the first request (later ones are `auto`, or the model could never answer).
-    pub tool_choice: ToolChoice,
+    pub(crate) tool_choice: ToolChoice,
     /// Whether the system prompt names the tools (the widget's instructions do without).
-    pub name_tools: bool,
+    pub(crate) name_tools: bool,
     /// The schema the final answer must match (`--output-schema`).
-    pub output: Option<OutputSchema>,
+    pub(crate) output: Option<OutputSchema>,
 }

@@ -31,39 +31,38 @@ mod turn_tests;
 
 use std::time::Instant;
 
-pub use answer::OutputSchema;
-pub use approval::{DecidedBy, Gate, GateAnswer, NobodyAsker};
-pub use driver::StopSignal;
-pub use end::{Stop, TurnEnd};
-pub use mode::ToolMode;
-pub use prompt::instructions;
-pub use record::Recorder;
-pub use sandbox::Sandbox;
-pub use turn::{LimitHit, Limits};
+pub(crate) use answer::OutputSchema;
+pub(crate) use approval::{Gate, NobodyAsker};
+pub(crate) use end::{Stop, TurnEnd};
+pub(crate) use mode::ToolMode;
+pub(crate) use prompt::instructions;
+pub(crate) use record::Recorder;
+pub(crate) use sandbox::Sandbox;
+pub(crate) use turn::Limits;
 
 use crate::policy::Policy;
 use crate::protocol::ToolChoice;
 use crate::provider::Provider;
 use crate::tool::{Registry, ToolContext};
 
-pub struct Agent<'a> {
-    pub provider: &'a dyn Provider,
-    pub registry: &'a Registry,
-    pub ctx: &'a ToolContext,
-    pub policy: &'a Policy,
-    pub gate: Gate,
-    pub sandbox: Sandbox,
-    pub limits: Limits,
-    pub tool_choice: ToolChoice,
-    pub stream: bool,
+pub(crate) struct Agent<'a> {
+    pub(crate) provider: &'a dyn Provider,
+    pub(crate) registry: &'a Registry,
+    pub(crate) ctx: &'a ToolContext,
+    pub(crate) policy: &'a Policy,
+    pub(crate) gate: Gate,
+    pub(crate) sandbox: Sandbox,
+    pub(crate) limits: Limits,
+    pub(crate) tool_choice: ToolChoice,
+    pub(crate) stream: bool,
     /// How tools are called; kept across turns (a switch to prompt-based calling lasts).
-    pub mode: ToolMode,
+    pub(crate) mode: ToolMode,
     /// Whether the system prompt names the tools (the widget's instructions do without).
-    pub name_tools: bool,
+    pub(crate) name_tools: bool,
     /// The schema the final answer must match (`--output-schema`).
-    pub output: Option<OutputSchema>,
+    pub(crate) output: Option<OutputSchema>,
 }
 
-pub fn millis(since: Instant) -> u64 {
+pub(crate) fn millis(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }

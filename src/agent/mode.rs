@@ -11,7 +11,7 @@ use crate::toolformat::{
     self, Answered, Family, Format, Parsed, StreamEvent, StreamParser, format_for,
 };
 
-pub enum ToolMode {
+pub(crate) enum ToolMode {
     /// The provider's native tools. `leak` reads calls a server left in the text; `fallback`
     /// switches to prompt-based calling if the server rejects native tools.
     Native {
@@ -27,14 +27,14 @@ pub enum ToolMode {
 
 /// What one reply asks for.
 #[derive(Debug, Default)]
-pub struct Reply {
-    pub calls: Vec<ToolCall>,
+pub(crate) struct Reply {
+    pub(crate) calls: Vec<ToolCall>,
     /// Calls that could not be understood, told back to the model.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
 }
 
 impl ToolMode {
-    pub fn from_settings(
+    pub(crate) fn from_settings(
         format: ToolFormat,
         model: &str,
         tools: &[ToolSpec],
@@ -65,7 +65,7 @@ impl ToolMode {
 
     /// For an engine with no native tools whose output can be constrained (the embedded one):
     /// prompt-based, with the grammar on; the generic family unless one is named.
-    pub fn for_engine(format: ToolFormat, tools: &[ToolSpec]) -> Self {
+    pub(crate) fn for_engine(format: ToolFormat, tools: &[ToolSpec]) -> Self {
         let family = match format {
             ToolFormat::Hermes => Family::Hermes,
             ToolFormat::Qwen => Family::Qwen,
@@ -84,7 +84,7 @@ impl ToolMode {
     }
 
     /// Prompt-based calling in the family the model name suggests.
-    pub fn prompt_for(model: &str, tools: &[ToolSpec], constrain: bool) -> Self {
+    pub(crate) fn prompt_for(model: &str, tools: &[ToolSpec], constrain: bool) -> Self {
         ToolMode::Prompt {
             format: format_for(Family::detect(model), tools),
             constrain,
@@ -92,19 +92,19 @@ impl ToolMode {
     }
 
     /// The same mode for another set of tools (a format may keep the tools it parses for).
-    pub fn retarget(&mut self, tools: &[ToolSpec]) {
+    pub(crate) fn retarget(&mut self, tools: &[ToolSpec]) {
         match self {
             ToolMode::Native { leak, .. } => *leak = format_for(leak.family(), tools),
             ToolMode::Prompt { format, .. } => *format = format_for(format.family(), tools),
         }
     }
 
-    pub fn is_native(&self) -> bool {
+    pub(crate) fn is_native(&self) -> bool {
         matches!(self, ToolMode::Native { .. })
     }
 
     /// `native` or the family's name (the `tool_format` of `--json`).
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             ToolMode::Native { .. } => "native",
             ToolMode::Prompt { format, .. } => format.family().name(),
@@ -112,7 +112,7 @@ impl ToolMode {
     }
 
     /// The system-prompt section that advertises the tools (empty for native calling).
-    pub fn system_section(&self, tools: &[ToolSpec]) -> String {
+    pub(crate) fn system_section(&self, tools: &[ToolSpec]) -> String {
         match self {
             ToolMode::Prompt { format, .. } if !tools.is_empty() => format.system_section(tools),
             _ => String::new(),
@@ -120,7 +120,7 @@ impl ToolMode {
     }
 
     /// Whether replies are constrained to a call or a `{"response": ...}` final answer.
-    pub fn is_constrained(&self) -> bool {
+    pub(crate) fn is_constrained(&self) -> bool {
         matches!(
             self,
             ToolMode::Prompt {
@@ -133,7 +133,7 @@ impl ToolMode {
     /// The schema a constrained reply must follow: a call of a listed tool, or a final answer
     /// (text, or a value of the `answer` schema of `--output-schema`); only a call (of the named
     /// tool) when the tool choice demands one.
-    pub fn response_format(
+    pub(crate) fn response_format(
         &self,
         tools: &[ToolSpec],
         choice: &ToolChoice,
@@ -172,7 +172,7 @@ impl ToolMode {
 
     /// Whether `err` is a server refusing native tools (an HTTP 400 about tools or functions)
     /// and the run may switch to prompt-based calling.
-    pub fn rejects_native(&self, err: &ProviderError, tools: &[ToolSpec]) -> bool {
+    pub(crate) fn rejects_native(&self, err: &ProviderError, tools: &[ToolSpec]) -> bool {
         let ToolMode::Native { fallback: true, .. } = self else {
             return false;
         };
@@ -191,7 +191,7 @@ impl ToolMode {
 
     /// The reader of one reply; `constrained` when the request carried a schema (the reply is
     /// then JSON, read whole).
-    pub fn reader(&self, constrained: bool) -> Reader<'_> {
+    pub(crate) fn reader(&self, constrained: bool) -> Reader<'_> {
         match self {
             ToolMode::Prompt { .. } if constrained => Reader::Constrained,
             ToolMode::Prompt { format, .. } => Reader::Stream(StreamParser::new(format.as_ref())),
@@ -200,7 +200,7 @@ impl ToolMode {
     }
 
     /// The messages that carry a reply's results back to the model.
-    pub fn render(&self, reply: &Reply, results: &[ToolResult]) -> Vec<Message> {
+    pub(crate) fn render(&self, reply: &Reply, results: &[ToolResult]) -> Vec<Message> {
         match self {
             ToolMode::Native { .. } => reply
                 .calls
@@ -238,7 +238,7 @@ impl ToolMode {
 }
 
 /// Reads one reply as it streams.
-pub enum Reader<'m> {
+pub(crate) enum Reader<'m> {
     /// Native: text is shown as it comes.
     Plain,
     /// Prompt-based: text is shown except what may still become a call.
@@ -248,7 +248,7 @@ pub enum Reader<'m> {
 }
 
 impl Reader<'_> {
-    pub fn text(&mut self, text: &str, emit: &mut dyn FnMut(&Event)) {
+    pub(crate) fn text(&mut self, text: &str, emit: &mut dyn FnMut(&Event)) {
         match self {
             Reader::Plain => emit(&Event::MessageDelta {
                 text: text.to_string(),
@@ -259,7 +259,7 @@ impl Reader<'_> {
     }
 
     /// The calls of the finished reply; `iteration` numbers the ids the model did not give.
-    pub fn finish(
+    pub(crate) fn finish(
         self,
         completion: &Completion,
         mode: &ToolMode,

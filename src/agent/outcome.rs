@@ -8,7 +8,7 @@ use crate::tool::ToolOutcome;
 use super::approval::DecidedBy;
 use super::turn::LimitHit;
 
-pub fn unknown_tool(name: &str, available: &[&str]) -> ToolOutcome {
+pub(crate) fn unknown_tool(name: &str, available: &[&str]) -> ToolOutcome {
     let available = available.join(", ");
     let result = ToolResult::fail(
         ToolErrorType::ValidationError,
@@ -22,7 +22,7 @@ pub fn unknown_tool(name: &str, available: &[&str]) -> ToolOutcome {
     ToolOutcome::failed(CallErrorCode::ToolNotFound, result)
 }
 
-pub fn blocked(assessment: &Assessment) -> ToolOutcome {
+pub(crate) fn blocked(assessment: &Assessment) -> ToolOutcome {
     ToolOutcome::failed(
         CallErrorCode::Blocked,
         ToolResult::fail(
@@ -35,7 +35,7 @@ pub fn blocked(assessment: &Assessment) -> ToolOutcome {
     )
 }
 
-pub fn denied(by: DecidedBy) -> ToolOutcome {
+pub(crate) fn denied(by: DecidedBy) -> ToolOutcome {
     let result = if by == DecidedBy::NoTerminal {
         ToolResult::fail(
             ToolErrorType::PermissionError,
@@ -55,7 +55,7 @@ pub fn denied(by: DecidedBy) -> ToolOutcome {
 }
 
 /// An identical read made earlier in the turn, with nothing changed since: its result again.
-pub fn duplicate(mut earlier: ToolOutcome) -> ToolOutcome {
+pub(crate) fn duplicate(mut earlier: ToolOutcome) -> ToolOutcome {
     earlier.result.note = Some(
         "duplicate call: this exact read was already made in this turn and nothing has \
          changed since; its result is repeated here instead of reading again"
@@ -64,14 +64,14 @@ pub fn duplicate(mut earlier: ToolOutcome) -> ToolOutcome {
     earlier
 }
 
-pub fn not_run_after_refusal() -> ToolResult {
+pub(crate) fn not_run_after_refusal() -> ToolResult {
     ToolResult::fail(
         ToolErrorType::PermissionError,
         "not run: an earlier call needed approval that no one could give, which ended the run",
     )
 }
 
-pub fn not_run_past_limit(hit: LimitHit) -> ToolResult {
+pub(crate) fn not_run_past_limit(hit: LimitHit) -> ToolResult {
     ToolResult::fail(
         ToolErrorType::UserError,
         format!("not run: {}", hit.message()),
@@ -79,7 +79,7 @@ pub fn not_run_past_limit(hit: LimitHit) -> ToolResult {
 }
 
 /// What a person is asked about: the command, the path, or the query.
-pub fn subject_of(action: &Action) -> String {
+pub(crate) fn subject_of(action: &Action) -> String {
     match action {
         Action::Exec { command } => command.clone(),
         Action::Read { resolved, .. } => resolved.display().to_string(),
@@ -88,7 +88,7 @@ pub fn subject_of(action: &Action) -> String {
     }
 }
 
-pub fn verdict_word(verdict: Verdict) -> &'static str {
+pub(crate) fn verdict_word(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Allow => "known safe",
         Verdict::Ask => "approved by the user",

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// Tells the model where it is and how to behave.
-pub fn instructions(cwd: &Path) -> String {
+pub(crate) fn instructions(cwd: &Path) -> String {
     format!(
         "You are ai, an assistant in the user's terminal on {os}. The working directory is {cwd}. \
          Answer concisely; use Markdown only where it helps (code blocks for commands and code).",
@@ -14,7 +14,7 @@ pub fn instructions(cwd: &Path) -> String {
 }
 
 /// Names the tools on offer and when to use them.
-pub fn tools_sentence(tools: &[&str]) -> String {
+pub(crate) fn tools_sentence(tools: &[&str]) -> String {
     format!(
         "You can call these tools: {}. When the answer depends on facts you can look up with \
          them (files, command output), look them up instead of guessing; paths are relative to \

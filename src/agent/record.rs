@@ -9,8 +9,8 @@ use crate::protocol::{
 
 /// Collects what the run's events say.
 #[derive(Debug, Default)]
-pub struct Recorder {
-    pub answer: AnswerText,
+pub(crate) struct Recorder {
+    pub(crate) answer: AnswerText,
     provider: String,
     model: String,
     tool_format: String,
@@ -23,7 +23,7 @@ pub struct Recorder {
 
 impl Recorder {
     /// A recorder of a run whose answer is one validated JSON value.
-    pub fn structured() -> Self {
+    pub(crate) fn structured() -> Self {
         Recorder {
             structured: true,
             ..Recorder::default()
@@ -43,7 +43,7 @@ impl Recorder {
         Value::String(text.to_string())
     }
 
-    pub fn observe(&mut self, event: &Event) {
+    pub(crate) fn observe(&mut self, event: &Event) {
         match event {
             Event::RunStarted {
                 provider,
@@ -67,7 +67,7 @@ impl Recorder {
         }
     }
 
-    pub fn finish(
+    pub(crate) fn finish(
         &self,
         status: RunStatus,
         error: Option<RunError>,

@@ -8,12 +8,12 @@ use crate::sandbox::{Capabilities, Launch, Plan, SandboxMode};
 use super::machine::Containment;
 
 /// The sandbox of allowed commands, checked against the kernel on first use.
-pub struct Sandbox {
+pub(crate) struct Sandbox {
     plan: Plan,
 }
 
 impl Sandbox {
-    pub fn new(plan: Plan) -> Self {
+    pub(crate) fn new(plan: Plan) -> Self {
         Sandbox { plan }
     }
 
@@ -29,7 +29,11 @@ impl Sandbox {
     }
 
     /// The launcher prefix for an allowed command (`None`: run it directly).
-    pub fn prefix(&self, fetch: &FetchNeeds, emit: &mut dyn FnMut(&Event)) -> Option<Launch> {
+    pub(crate) fn prefix(
+        &self,
+        fetch: &FetchNeeds,
+        emit: &mut dyn FnMut(&Event),
+    ) -> Option<Launch> {
         if self.plan.mode == SandboxMode::Off || !self.capabilities(emit).filesystem {
             return None;
         }
@@ -38,7 +42,7 @@ impl Sandbox {
 
     /// After a contained call: what its launcher left behind is removed, and a git repository
     /// it made is moved aside; says what was moved, for the model and the user.
-    pub fn after_call(&self) -> Option<String> {
+    pub(crate) fn after_call(&self) -> Option<String> {
         self.plan.sweep();
         let done = self.plan.quarantine();
         let mut notes = Vec::new();
@@ -72,13 +76,13 @@ impl Sandbox {
 
     /// After a command ran outside the sandbox (approved, or the sandbox is off): the git state
     /// it made is the user's.
-    pub fn after_unconfined(&self) {
+    pub(crate) fn after_unconfined(&self) {
         self.plan.trust_git_state();
     }
 
     /// Why an allowed command must ask instead: the kernel cannot contain it (no Landlock), or
     /// cannot keep it off the network. `--sandbox off` is the user's own choice to run unasked.
-    pub fn must_ask(&self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
+    pub(crate) fn must_ask(&self, emit: &mut dyn FnMut(&Event)) -> Option<String> {
         if self.plan.mode == SandboxMode::Off {
             return None;
         }
@@ -96,7 +100,7 @@ impl Sandbox {
     }
 
     /// Whether an allowed command can run contained, with the prefix that contains it.
-    pub fn containment(
+    pub(crate) fn containment(
         &self,
         fetch: &FetchNeeds,
         emit: &mut dyn FnMut(&Event),

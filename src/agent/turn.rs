@@ -7,20 +7,20 @@ use crate::protocol::ToolCall;
 use crate::tool::ToolOutcome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub max_iterations: u32,
-    pub max_tool_calls: u32,
+pub(crate) struct Limits {
+    pub(crate) max_iterations: u32,
+    pub(crate) max_tool_calls: u32,
 }
 
 /// Which limit ended a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LimitHit {
+pub(crate) enum LimitHit {
     Iterations(u32),
     ToolCalls(u32),
 }
 
 impl LimitHit {
-    pub fn message(self) -> String {
+    pub(crate) fn message(self) -> String {
         match self {
             LimitHit::Iterations(n) => format!(
                 "stopped after {n} model requests without a final answer (SWEBASH_AI_TOOLS_MAX_ITER)"
@@ -33,19 +33,19 @@ impl LimitHit {
 }
 
 #[derive(Debug, Default)]
-pub struct TurnState {
-    pub iterations: u32,
-    pub calls: u32,
+pub(crate) struct TurnState {
+    pub(crate) iterations: u32,
+    pub(crate) calls: u32,
     answered: HashMap<String, ToolOutcome>,
     /// Subjects of calls that needed approval when no one could give it: the turn ends.
-    pub unapproved: Vec<String>,
+    pub(crate) unapproved: Vec<String>,
     /// Where untrusted content came from, once the turn has taken some in.
-    pub tainted: Option<String>,
+    pub(crate) tainted: Option<String>,
 }
 
 impl TurnState {
     /// Counts a model request; `Err` when the turn may not make another.
-    pub fn begin_request(&mut self, limits: Limits) -> Result<(), LimitHit> {
+    pub(crate) fn begin_request(&mut self, limits: Limits) -> Result<(), LimitHit> {
         if self.iterations >= limits.max_iterations {
             return Err(LimitHit::Iterations(self.iterations));
         }
@@ -54,7 +54,7 @@ impl TurnState {
     }
 
     /// Counts a tool call; `Err` when the turn may not make another.
-    pub fn begin_call(&mut self, limits: Limits) -> Result<(), LimitHit> {
+    pub(crate) fn begin_call(&mut self, limits: Limits) -> Result<(), LimitHit> {
         if self.calls >= limits.max_tool_calls {
             return Err(LimitHit::ToolCalls(self.calls));
         }
@@ -64,14 +64,14 @@ impl TurnState {
 
     /// The outcome of an identical earlier read in this turn (same tool, same arguments) that
     /// nothing has made stale since.
-    pub fn earlier(&self, call: &ToolCall) -> Option<&ToolOutcome> {
+    pub(crate) fn earlier(&self, call: &ToolCall) -> Option<&ToolOutcome> {
         self.answered.get(&call_key(call))
     }
 
     /// Keeps what a call did in mind: a read's result may answer the same read later; anything
     /// that could have changed the world (a command, an approved or external call) forgets every
     /// earlier result, so a model that fixed something sees the fix.
-    pub fn remember(&mut self, call: &ToolCall, outcome: &ToolOutcome, effect: Effect) {
+    pub(crate) fn remember(&mut self, call: &ToolCall, outcome: &ToolOutcome, effect: Effect) {
         match effect {
             Effect::Read => {
                 self.answered.insert(call_key(call), outcome.clone());
@@ -84,7 +84,7 @@ impl TurnState {
 
 /// What a finished call may have done, as far as replaying results goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// Read without approval (a file in the roots, a web search): replayable until a change.
     Read,
     /// Ran something that could change state: earlier results can no longer be trusted.

@@ -141,7 +141,7 @@ const SECRET_PREFIXES: &[&str] = &[
 ];
 
 /// Whether `name` looks like a credential (or a pointer to one).
-pub fn looks_secret(name: &str) -> bool {
+pub(crate) fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_PARTS.iter().any(|part| upper.contains(part))
         || SECRET_PREFIXES
@@ -151,7 +151,7 @@ pub fn looks_secret(name: &str) -> bool {
 
 /// The variables of `env` a sandboxed command gets: the allowlist and `extra` (names the user
 /// added), less anything that looks like a credential.
-pub fn sandboxed_env(env: &Env, extra: &[String]) -> Vec<(String, String)> {
+pub(crate) fn sandboxed_env(env: &Env, extra: &[String]) -> Vec<(String, String)> {
     let mut vars: Vec<(String, String)> = env
         .vars()
         .filter(|(name, _)| {

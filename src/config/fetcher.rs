@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 /// caches, and the network when one of them fetches from its own index and nothing else on the
 /// line would share it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FetchNeeds {
-    pub managers: Vec<Fetcher>,
-    pub network: bool,
+pub(crate) struct FetchNeeds {
+    pub(crate) managers: Vec<Fetcher>,
+    pub(crate) network: bool,
 }
 
 /// A package manager whose fetches the sandbox lets through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fetcher {
+pub(crate) enum Fetcher {
     Cargo,
     Node,
     Python,
@@ -23,9 +23,10 @@ pub enum Fetcher {
 }
 
 impl Fetcher {
-    pub const ALL: [Fetcher; 4] = [Fetcher::Cargo, Fetcher::Node, Fetcher::Python, Fetcher::Go];
+    pub(crate) const ALL: [Fetcher; 4] =
+        [Fetcher::Cargo, Fetcher::Node, Fetcher::Python, Fetcher::Go];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Fetcher::Cargo => "cargo",
             Fetcher::Node => "npm",
@@ -36,7 +37,7 @@ impl Fetcher {
 
     /// The caches this manager writes its downloads to (created before the command runs);
     /// `dir` gives the directory a variable of the manager's names (one of config's `CACHE_VARS`).
-    pub fn caches(self, home: &Path, dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    pub(crate) fn caches(self, home: &Path, dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
         let from_env = |name: &str, default: PathBuf| dir(name).unwrap_or(default);
         match self {
             Fetcher::Cargo => {
@@ -57,7 +58,11 @@ impl Fetcher {
     }
 
     /// Single files directly in a manager's home that it locks while fetching.
-    pub fn lock_files(self, home: &Path, dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    pub(crate) fn lock_files(
+        self,
+        home: &Path,
+        dir: &dyn Fn(&str) -> Option<PathBuf>,
+    ) -> Vec<PathBuf> {
         match self {
             Fetcher::Cargo => {
                 let cargo = dir("CARGO_HOME").unwrap_or_else(|| home.join(".cargo"));

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::{Env, Secret};
 
 /// The variables that hold a service's API key (Gemini's also under `GOOGLE_API_KEY`).
-pub const KEY_VARS: &[&str] = &[
+pub(crate) const KEY_VARS: &[&str] = &[
     "ANTHROPIC_API_KEY",
     "OPENAI_API_KEY",
     "GEMINI_API_KEY",
@@ -23,7 +23,7 @@ pub const KEY_VARS: &[&str] = &[
 ];
 
 /// ai's own variables that hold a key or fetch one (and the web search's key).
-pub const OWN_KEY_VARS: &[&str] = &[
+pub(crate) const OWN_KEY_VARS: &[&str] = &[
     "SWEBASH_AI_API_KEY",
     "SWEBASH_AI_API_KEY_CMD",
     "SWEBASH_AI_WEB_API_KEY",
@@ -32,21 +32,21 @@ pub const OWN_KEY_VARS: &[&str] = &[
 
 /// Every variable that holds a key or the command that prints one: kept from the commands ai
 /// runs, and wiped from ai's own environment once read.
-pub fn secret_vars() -> impl Iterator<Item = &'static str> {
+pub(crate) fn secret_vars() -> impl Iterator<Item = &'static str> {
     KEY_VARS.iter().chain(OWN_KEY_VARS).copied()
 }
 
 /// The Anthropic SDK's base URL variable.
-pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
+pub(crate) const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
 
 /// Where Ollama listens (`host:port` or a URL).
-pub const OLLAMA_HOST: &str = "OLLAMA_HOST";
+pub(crate) const OLLAMA_HOST: &str = "OLLAMA_HOST";
 
 /// Package managers' variables that move their caches out of the home directory.
-pub const CACHE_VARS: &[&str] = &["CARGO_HOME", "npm_config_cache", "GOMODCACHE", "GOCACHE"];
+pub(crate) const CACHE_VARS: &[&str] = &["CARGO_HOME", "npm_config_cache", "GOMODCACHE", "GOCACHE"];
 
 /// Variables that name where a toolchain lives (sandboxed builds must be able to read it).
-pub const TOOLCHAIN_VARS: &[&str] = &[
+pub(crate) const TOOLCHAIN_VARS: &[&str] = &[
     "RUSTUP_HOME",
     "CARGO_HOME",
     "GOROOT",
@@ -68,21 +68,21 @@ pub const TOOLCHAIN_VARS: &[&str] = &[
 /// The values of those variables that are set (an empty value counts as unset, as everywhere).
 /// Debug shows the keys' names only: `Secret` redacts their values.
 #[derive(Debug, Clone, Default)]
-pub struct ForeignVars {
+pub(crate) struct ForeignVars {
     keys: BTreeMap<&'static str, Secret>,
     /// `ANTHROPIC_BASE_URL`, as written (the provider checks it is a URL, naming the variable).
-    pub anthropic_base_url: Option<String>,
+    pub(crate) anthropic_base_url: Option<String>,
     /// `OLLAMA_HOST`, as written.
-    pub ollama_host: Option<String>,
+    pub(crate) ollama_host: Option<String>,
     caches: BTreeMap<&'static str, PathBuf>,
     /// `PATH`, for `--command` to tell a command from prose.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// The directories `TOOLCHAIN_VARS` name.
-    pub toolchains: Vec<PathBuf>,
+    pub(crate) toolchains: Vec<PathBuf>,
 }
 
 impl ForeignVars {
-    pub fn new(env: &Env) -> Self {
+    pub(crate) fn new(env: &Env) -> Self {
         let text = |name: &str| env.get(name).map(String::from);
         ForeignVars {
             keys: KEY_VARS
@@ -104,12 +104,12 @@ impl ForeignVars {
     }
 
     /// The key in the variable `name` (one of `KEY_VARS`), if set.
-    pub fn key(&self, name: &str) -> Option<&Secret> {
+    pub(crate) fn key(&self, name: &str) -> Option<&Secret> {
         self.keys.get(name)
     }
 
     /// The directory in the variable `name` (one of `CACHE_VARS`), if set.
-    pub fn cache_dir(&self, name: &str) -> Option<&Path> {
+    pub(crate) fn cache_dir(&self, name: &str) -> Option<&Path> {
         self.caches.get(name).map(PathBuf::as_path)
     }
 }

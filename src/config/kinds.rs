@@ -3,7 +3,7 @@
 
 /// Where the answer and events go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputMode {
+pub(crate) enum OutputMode {
     Plain,
     Json,
     Jsonl,
@@ -13,7 +13,7 @@ pub enum OutputMode {
 
 /// How tool calls are exchanged with the model (DESIGN §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolFormat {
+pub(crate) enum ToolFormat {
     Auto,
     Native,
     Generic,
@@ -43,18 +43,18 @@ impl ToolFormat {
     ];
 
     /// Any case: `Qwen` is `qwen`.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         by_name(&Self::NAMES, text)
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         name_of(&Self::NAMES, self)
     }
 }
 
 /// How much a sandboxed command may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SandboxMode {
+pub(crate) enum SandboxMode {
     /// No sandbox.
     Off,
     /// Reads anywhere, writes nowhere but `/dev/null` and the terminal.
@@ -64,7 +64,7 @@ pub enum SandboxMode {
 }
 
 impl SandboxMode {
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         match text {
             "off" => Some(SandboxMode::Off),
             "read-only" => Some(SandboxMode::ReadOnly),
@@ -73,7 +73,7 @@ impl SandboxMode {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             SandboxMode::Off => "off",
             SandboxMode::ReadOnly => "read-only",
@@ -84,7 +84,7 @@ impl SandboxMode {
 
 /// The backend of the web search tool (`SWEBASH_AI_WEB_PROVIDER`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WebProvider {
+pub(crate) enum WebProvider {
     DuckDuckGo,
     Searxng,
     Brave,
@@ -98,11 +98,11 @@ impl WebProvider {
     ];
 
     /// Any case: `Brave` is `brave`.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         by_name(&Self::NAMES, text)
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         name_of(&Self::NAMES, self)
     }
 }
@@ -110,7 +110,7 @@ impl WebProvider {
 /// The provider or service named by `--provider` / `SWEBASH_AI_PROVIDER` (the `provider` module
 /// holds one row of `SERVICES` per name: a test there keeps the two in step).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderName {
+pub(crate) enum ProviderName {
     Anthropic,
     OpenAi,
     Gemini,
@@ -129,7 +129,7 @@ pub enum ProviderName {
 
 impl ProviderName {
     /// Every name, in the order of `provider::SERVICES`.
-    pub const NAMES: [(&'static str, ProviderName); 14] = [
+    pub(crate) const NAMES: [(&'static str, ProviderName); 14] = [
         ("anthropic", ProviderName::Anthropic),
         ("openai", ProviderName::OpenAi),
         ("gemini", ProviderName::Gemini),
@@ -159,18 +159,18 @@ impl ProviderName {
     ];
 
     /// A name or alias, in any case; `local` only in a build with the embedded engine.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         by_name(&Self::NAMES, text)
             .or_else(|| by_name(&Self::ALIASES, text))
             .filter(|p| *p != ProviderName::Local || cfg!(feature = "local"))
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         name_of(&Self::NAMES, self)
     }
 
     /// What a valid value looks like, for the error about an invalid one.
-    pub fn expected() -> String {
+    pub(crate) fn expected() -> String {
         let names: Vec<&str> = Self::NAMES
             .iter()
             .map(|(name, _)| *name)

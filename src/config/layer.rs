@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::error::ConfigError;
 
 /// The prefix of every variable of ours (DESIGN §4).
-pub const ENV_PREFIX: &str = "SWEBASH_AI_";
+pub(crate) const ENV_PREFIX: &str = "SWEBASH_AI_";
 
 /// A snapshot of the process environment, taken once at start-up so that nothing below reads
 /// `std::env` (and tests can hand in their own): the variables, the working directory and the
@@ -21,7 +21,7 @@ pub struct Env {
 }
 
 impl Env {
-    pub fn from_process() -> Self {
+    pub(crate) fn from_process() -> Self {
         Env {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
@@ -33,7 +33,8 @@ impl Env {
     }
 
     /// Variables only (for tests): the home is `HOME`, the working directory unknown.
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let vars: HashMap<String, String> = pairs
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -50,23 +51,24 @@ impl Env {
     }
 
     /// The same snapshot taken in `cwd` (for tests).
-    pub fn with_cwd(mut self, cwd: &Path) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_cwd(mut self, cwd: &Path) -> Self {
         self.cwd = Some(cwd.to_path_buf());
         self
     }
 
     /// Every variable with its value.
-    pub fn vars(&self) -> impl Iterator<Item = (&str, &str)> {
+    pub(crate) fn vars(&self) -> impl Iterator<Item = (&str, &str)> {
         self.vars.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// The names of every variable, to spot misspelt settings.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.vars.keys().map(String::as_str)
     }
 
     /// A variable's value; an empty value counts as unset, as most CLIs treat it.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.vars
             .get(name)
             .map(String::as_str)
@@ -74,12 +76,12 @@ impl Env {
     }
 
     /// The working directory when the snapshot was taken.
-    pub fn cwd(&self) -> Option<&Path> {
+    pub(crate) fn cwd(&self) -> Option<&Path> {
         self.cwd.as_deref()
     }
 
     /// The user's home directory.
-    pub fn home(&self) -> Option<PathBuf> {
+    pub(crate) fn home(&self) -> Option<PathBuf> {
         self.home.clone()
     }
 }
@@ -93,7 +95,7 @@ impl fmt::Debug for Env {
 
 /// Where an effective value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     Flag,
     Env,
     File,
@@ -113,25 +115,25 @@ impl fmt::Display for Source {
 
 /// One line of `--show-config`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shown {
-    pub env_name: String,
-    pub value: String,
-    pub source: Source,
+pub(crate) struct Shown {
+    pub(crate) env_name: String,
+    pub(crate) value: String,
+    pub(crate) source: Source,
     /// Where the value was set, as errors name it: the flag, the variable, or the key with the
     /// file and line (`default` for a default).
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 /// A secret (an API key): its Debug and Display never show it.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 impl Secret {
-    pub fn new(value: impl Into<String>) -> Self {
+    pub(crate) fn new(value: impl Into<String>) -> Self {
         Secret(value.into())
     }
 
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -145,13 +147,13 @@ impl fmt::Debug for Secret {
 /// The values of the config file, flattened to strings keyed by setting name, and the MCP
 /// servers it configures.
 #[derive(Debug, Default)]
-pub struct FileLayer {
-    pub path: Option<PathBuf>,
+pub(crate) struct FileLayer {
+    pub(crate) path: Option<PathBuf>,
     values: BTreeMap<String, String>,
     /// The line each key is on, for errors.
     lines: BTreeMap<String, usize>,
-    pub mcp_servers: Vec<McpServerConfig>,
-    pub policy: PolicyConfig,
+    pub(crate) mcp_servers: Vec<McpServerConfig>,
+    pub(crate) policy: PolicyConfig,
     /// Tables (and inline tables) that are no part of the file's format: `[polciy]` would
     /// otherwise be dropped in silence, and its deny rules never apply.
     tables: Vec<String>,
@@ -161,35 +163,35 @@ pub struct FileLayer {
 /// simple command of a line (`"terraform plan*"`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PolicyConfig {
+pub(crate) struct PolicyConfig {
     /// Run without asking (like `--allow`).
     #[serde(default)]
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     /// Always ask, even for commands ai knows to be safe.
     #[serde(default)]
-    pub ask: Vec<String>,
+    pub(crate) ask: Vec<String>,
     /// Never run; nothing overrides this.
     #[serde(default)]
-    pub deny: Vec<String>,
+    pub(crate) deny: Vec<String>,
 }
 
 /// One `[[mcp_servers]]` table.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct McpServerConfig {
-    pub name: String,
-    pub command: String,
+pub(crate) struct McpServerConfig {
+    pub(crate) name: String,
+    pub(crate) command: String,
     #[serde(default)]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
     #[serde(default = "yes")]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// The server's own tool names that may run without asking.
     #[serde(default)]
-    pub allowed_tools: Vec<String>,
+    pub(crate) allowed_tools: Vec<String>,
     #[serde(default = "default_timeout")]
-    pub timeout_seconds: u64,
+    pub(crate) timeout_seconds: u64,
 }
 
 fn yes() -> bool {
@@ -203,7 +205,7 @@ fn default_timeout() -> u64 {
 impl FileLayer {
     /// Reads `path` if it exists. A missing file is an empty layer; an unreadable or malformed one
     /// is a configuration error naming the file.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+    pub(crate) fn load(path: &Path) -> Result<Self, ConfigError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -219,7 +221,7 @@ impl FileLayer {
         Self::parse(&text, path)
     }
 
-    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
         let file_error = |message: String| ConfigError::File {
             path: path.display().to_string(),
             message,
@@ -290,7 +292,7 @@ impl FileLayer {
 
     /// Every top-level key of the file except `[policy]` and `[[mcp_servers]]`: settings, and
     /// tables that are none.
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
         self.values
             .keys()
             .chain(self.tables.iter())
@@ -298,7 +300,7 @@ impl FileLayer {
     }
 
     /// `` `key` in PATH, line N ``: where a value of the file is, for an error about it.
-    pub fn place(&self, key: &str) -> String {
+    pub(crate) fn place(&self, key: &str) -> String {
         let path = self
             .path
             .as_ref()
@@ -328,15 +330,15 @@ fn key_lines(text: &str) -> BTreeMap<String, usize> {
 
 /// Takes each setting from the first layer that has it and records what it did for
 /// `--show-config`.
-pub struct Resolver<'a> {
+pub(crate) struct Resolver<'a> {
     flags: HashMap<&'static str, (&'static str, String)>,
     env: &'a Env,
     file: &'a FileLayer,
-    pub shown: Vec<Shown>,
+    pub(crate) shown: Vec<Shown>,
 }
 
 impl<'a> Resolver<'a> {
-    pub fn new(env: &'a Env, file: &'a FileLayer) -> Self {
+    pub(crate) fn new(env: &'a Env, file: &'a FileLayer) -> Self {
         Resolver {
             flags: HashMap::new(),
             env,
@@ -346,7 +348,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Records a flag value for `key` (`flag` is its spelling, for error messages).
-    pub fn flag(&mut self, key: &'static str, flag: &'static str, value: Option<String>) {
+    pub(crate) fn flag(&mut self, key: &'static str, flag: &'static str, value: Option<String>) {
         if let Some(value) = value {
             self.flags.insert(key, (flag, value));
         }
@@ -368,7 +370,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Resolves `key`, parsing its text with `parse`; `expected` says what a valid value looks like.
-    pub fn get<T>(
+    pub(crate) fn get<T>(
         &mut self,
         key: &str,
         default: T,
@@ -390,7 +392,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Resolves an optional text setting (no default).
-    pub fn text(&mut self, key: &str) -> Result<Option<String>, ConfigError> {
+    pub(crate) fn text(&mut self, key: &str) -> Result<Option<String>, ConfigError> {
         let found = self.raw(key);
         let shown = found.as_ref().map(|f| f.0.clone()).unwrap_or_default();
         self.record(key, shown, found.as_ref().map(|f| (f.1, f.2.clone())));
@@ -398,7 +400,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Resolves a secret: recorded as `<redacted>` when set.
-    pub fn secret(&mut self, key: &str) -> Result<Option<Secret>, ConfigError> {
+    pub(crate) fn secret(&mut self, key: &str) -> Result<Option<Secret>, ConfigError> {
         let found = self.raw(key);
         let shown = if found.is_some() { "<redacted>" } else { "" };
         self.record(
@@ -421,7 +423,7 @@ impl<'a> Resolver<'a> {
     }
 }
 
-pub fn env_name(key: &str) -> String {
+pub(crate) fn env_name(key: &str) -> String {
     format!("{ENV_PREFIX}{}", key.to_ascii_uppercase())
 }
 

@@ -18,22 +18,24 @@ mod unknown;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use command_env::{looks_secret, sandboxed_env};
-pub use fetcher::{FetchNeeds, Fetcher};
-pub use foreign::{
-    ANTHROPIC_BASE_URL, CACHE_VARS, ForeignVars, KEY_VARS, OLLAMA_HOST, OWN_KEY_VARS, secret_vars,
+pub(crate) use command_env::sandboxed_env;
+pub(crate) use fetcher::{FetchNeeds, Fetcher};
+pub(crate) use foreign::{ANTHROPIC_BASE_URL, ForeignVars, OLLAMA_HOST, secret_vars};
+#[cfg(test)] // used by tests elsewhere in the crate
+pub(crate) use foreign::{CACHE_VARS, KEY_VARS};
+pub(crate) use kinds::{OutputMode, ProviderName, SandboxMode, ToolFormat, WebProvider};
+// The environment snapshot is public: `main` takes it (through `app`) and hands it back.
+pub use layer::Env;
+#[cfg(test)] // used by tests elsewhere in the crate
+pub(crate) use layer::Source;
+pub(crate) use layer::{
+    ENV_PREFIX, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, env_name,
 };
-pub use kinds::{OutputMode, ProviderName, SandboxMode, ToolFormat, WebProvider};
-pub use layer::{
-    ENV_PREFIX, Env, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, Source, env_name,
-};
-pub use paths::Paths;
-pub use project::{linked_git_dir, project_root};
-pub use project_doc::{
-    PROJECT_DOC_MAX, PROJECT_DOC_NAME, ProjectDoc, project_doc_paths, read_project_doc,
-};
-pub use secrets::{home_secrets, secret_file_name, sensitive, system_secrets};
-pub use table::{KEYS, parse_bool};
+pub(crate) use paths::Paths;
+pub(crate) use project::project_root;
+pub(crate) use project_doc::{PROJECT_DOC_MAX, ProjectDoc, project_doc_paths, read_project_doc};
+pub(crate) use secrets::{home_secrets, secret_file_name, sensitive, system_secrets};
+pub(crate) use table::{KEYS, parse_bool};
 
 use crate::error::ConfigError;
 use crate::protocol::ToolChoice;
@@ -46,76 +48,76 @@ const PROBE_VAR: &str = "SWEBASH_AI_PROBE";
 /// The command line's raw values, as the user typed them: `app` fills this from clap, and
 /// `resolve` parses and checks it like every other layer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Flags {
-    pub model: Option<String>,
-    pub provider: Option<String>,
-    pub base_url: Option<String>,
-    pub tool_format: Option<String>,
-    pub no_stream: bool,
+pub(crate) struct Flags {
+    pub(crate) model: Option<String>,
+    pub(crate) provider: Option<String>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) tool_format: Option<String>,
+    pub(crate) no_stream: bool,
     /// `--tools LIST`.
-    pub tools: Option<String>,
-    pub no_tools: bool,
-    pub max_iterations: Option<String>,
+    pub(crate) tools: Option<String>,
+    pub(crate) no_tools: bool,
+    pub(crate) max_iterations: Option<String>,
     /// `--yes`.
-    pub yes: bool,
-    pub allow: Vec<String>,
-    pub sandbox: Option<String>,
-    pub json: bool,
-    pub jsonl: bool,
+    pub(crate) yes: bool,
+    pub(crate) allow: Vec<String>,
+    pub(crate) sandbox: Option<String>,
+    pub(crate) json: bool,
+    pub(crate) jsonl: bool,
     /// `--command` (widget mode).
-    pub command: bool,
+    pub(crate) command: bool,
     /// `--shell NAME`: the shell the widget's command is for.
-    pub shell: Option<String>,
-    pub quiet: bool,
+    pub(crate) shell: Option<String>,
+    pub(crate) quiet: bool,
     /// `--output-schema FILE`.
-    pub output_schema: Option<String>,
+    pub(crate) output_schema: Option<String>,
 }
 
 /// Settings of the embedded llama.cpp engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalSettings {
-    pub model_path: Option<PathBuf>,
-    pub model_url: Option<String>,
-    pub model_sha256: Option<String>,
-    pub ctx: u32,
+pub(crate) struct LocalSettings {
+    pub(crate) model_path: Option<PathBuf>,
+    pub(crate) model_url: Option<String>,
+    pub(crate) model_sha256: Option<String>,
+    pub(crate) ctx: u32,
     /// 0 means one per core, at most 4.
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Where a downloaded default model is kept.
-    pub models_dir: Option<PathBuf>,
+    pub(crate) models_dir: Option<PathBuf>,
 }
 
 /// Which built-in tools are offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ToolToggles {
-    pub fs: bool,
-    pub exec: bool,
-    pub web: bool,
+pub(crate) struct ToolToggles {
+    pub(crate) fs: bool,
+    pub(crate) exec: bool,
+    pub(crate) web: bool,
 }
 
 /// Timeouts and retries of HTTP requests to the provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HttpSettings {
-    pub connect_timeout: Duration,
+pub(crate) struct HttpSettings {
+    pub(crate) connect_timeout: Duration,
     /// Longest wait for the head of a streamed reply once the request is sent.
-    pub first_byte_timeout: Duration,
+    pub(crate) first_byte_timeout: Duration,
     /// Longest silence allowed between two chunks of a streamed reply.
-    pub idle_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
     /// Longest one model request may take, its retries included.
-    pub request_timeout: Duration,
+    pub(crate) request_timeout: Duration,
     /// Retries after the first attempt, on 429, 5xx and connection errors.
-    pub retries: u32,
+    pub(crate) retries: u32,
 }
 
 /// What the process does before settings are read, from the same snapshot: the panic hook's
 /// backtrace (`RUST_BACKTRACE`) and the test suite's deliberate panic (`SWEBASH_AI_TEST_PANIC`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Diagnostics {
-    pub backtrace: bool,
-    pub test_panic: bool,
+pub(crate) struct Diagnostics {
+    pub(crate) backtrace: bool,
+    pub(crate) test_panic: bool,
 }
 
 impl Diagnostics {
-    pub fn new(env: &Env) -> Self {
+    pub(crate) fn new(env: &Env) -> Self {
         Diagnostics {
             backtrace: env.get("RUST_BACKTRACE").is_some_and(|v| v != "0"),
             test_panic: env.get("SWEBASH_AI_TEST_PANIC").is_some(),
@@ -125,84 +127,83 @@ impl Diagnostics {
 
 /// Every effective setting, typed.
 #[derive(Debug, Clone)]
-pub struct Settings {
-    pub output: OutputMode,
-    pub quiet: bool,
-    pub stream: bool,
+pub(crate) struct Settings {
+    pub(crate) output: OutputMode,
+    pub(crate) quiet: bool,
+    pub(crate) stream: bool,
     /// Colour on terminals, unless `NO_COLOR` is set (to anything).
-    pub color: bool,
-    pub tools: ToolToggles,
-    pub confirm: bool,
-    pub max_iterations: u32,
-    pub max_tool_calls: u32,
-    pub fs_max_size: u64,
-    pub fs_roots: Vec<String>,
-    pub exec_timeout: Duration,
-    pub web_provider: WebProvider,
-    pub web_url: Option<String>,
-    pub web_api_key: Option<Secret>,
-    pub sandbox: SandboxMode,
+    pub(crate) color: bool,
+    pub(crate) tools: ToolToggles,
+    pub(crate) confirm: bool,
+    pub(crate) max_iterations: u32,
+    pub(crate) max_tool_calls: u32,
+    pub(crate) fs_max_size: u64,
+    pub(crate) fs_roots: Vec<String>,
+    pub(crate) exec_timeout: Duration,
+    pub(crate) web_provider: WebProvider,
+    pub(crate) web_url: Option<String>,
+    pub(crate) web_api_key: Option<Secret>,
+    pub(crate) sandbox: SandboxMode,
     /// The environment of sandboxed commands: an allowlist (`SWEBASH_AI_SANDBOX_ENV` adds
     /// names), credentials never.
-    pub sandbox_env: Vec<(String, String)>,
+    pub(crate) sandbox_env: Vec<(String, String)>,
     /// Home directories sandboxed commands may read besides the toolchains'
     /// (`SWEBASH_AI_SANDBOX_READ`).
-    pub sandbox_read: Vec<PathBuf>,
+    pub(crate) sandbox_read: Vec<PathBuf>,
     /// `--yes`: approve what would ask.
-    pub approve_all: bool,
+    pub(crate) approve_all: bool,
     /// `--allow PATTERN`s.
-    pub allow: Vec<String>,
-    pub provider: Option<ProviderName>,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
-    pub api_key: Option<Secret>,
-    pub api_key_cmd: Option<String>,
+    pub(crate) allow: Vec<String>,
+    pub(crate) provider: Option<ProviderName>,
+    pub(crate) model: Option<String>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) api_key_cmd: Option<String>,
     /// Whether to look for a local server on its usual port when nothing is configured
     /// (`SWEBASH_AI_PROBE`, default on).
-    pub probe: bool,
-    pub tool_format: ToolFormat,
-    pub tool_choice: ToolChoice,
-    pub constrain: bool,
-    pub mcp: bool,
+    pub(crate) probe: bool,
+    pub(crate) tool_format: ToolFormat,
+    pub(crate) tool_choice: ToolChoice,
+    pub(crate) constrain: bool,
     /// The JSON Schema file the final answer must match (`--output-schema`); read by `app`.
-    pub output_schema: Option<PathBuf>,
+    pub(crate) output_schema: Option<PathBuf>,
     /// Whether the project's AGENTS.md (and the user's, in the config dir) join the
     /// instructions (`SWEBASH_AI_PROJECT_DOC`).
-    pub project_doc: bool,
+    pub(crate) project_doc: bool,
     /// Every directory and file `ai` uses.
-    pub paths: Paths,
+    pub(crate) paths: Paths,
     /// The shell the model's commands run in: the user's (`SHELL`) when it runs commands
     /// written for POSIX shells, else `/bin/sh`.
-    pub shell: PathBuf,
+    pub(crate) shell: PathBuf,
     /// The shell `ai --command` writes for: `--shell` (the widget's own), else `$SHELL`'s name
     /// (fish included), else `sh`.
-    pub command_shell: String,
+    pub(crate) command_shell: String,
     /// `SWEBASH_AI_WIDGET_UNSAFE=refuse`: a widget suggestion the policy would ask for or deny
     /// is not put on the line (by default it is, with a warning).
-    pub widget_refuse_unsafe: bool,
+    pub(crate) widget_refuse_unsafe: bool,
     /// The embedded engine (`--provider local`): the GGUF file, where to fetch the default one,
     /// its SHA-256, the context size and the threads.
-    pub local: LocalSettings,
+    pub(crate) local: LocalSettings,
     /// The enabled MCP servers (none when `SWEBASH_AI_MCP=off`).
-    pub mcp_servers: Vec<McpServerConfig>,
+    pub(crate) mcp_servers: Vec<McpServerConfig>,
     /// The `[policy]` rules of the config file.
-    pub policy: PolicyConfig,
-    pub http: HttpSettings,
+    pub(crate) policy: PolicyConfig,
+    pub(crate) http: HttpSettings,
     /// Each value with its source, for `--show-config`.
-    pub shown: Vec<Shown>,
+    pub(crate) shown: Vec<Shown>,
     /// Warnings about keys and tables of the config file that are no setting (typos).
-    pub unknown_file_keys: Vec<String>,
+    pub(crate) unknown_file_keys: Vec<String>,
     /// Warnings about `SWEBASH_AI_*` variables that are no setting (a typo, most likely).
-    pub unknown_env: Vec<String>,
+    pub(crate) unknown_env: Vec<String>,
     /// How many saved conversations are kept (`SWEBASH_AI_HISTORY_KEEP`).
-    pub history_keep: u32,
+    pub(crate) history_keep: u32,
     /// Other programs' variables: services' keys, SDK base URLs, package managers' caches, PATH.
-    pub foreign: ForeignVars,
+    pub(crate) foreign: ForeignVars,
 }
 
 impl Settings {
     /// Where the setting `key` was set, as an error about its value should name it.
-    pub fn origin_of(&self, key: &str) -> String {
+    pub(crate) fn origin_of(&self, key: &str) -> String {
         let name = env_name(key);
         self.shown
             .iter()
@@ -212,7 +213,7 @@ impl Settings {
 }
 
 /// Merges flags > env > file > defaults into `Settings`.
-pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, ConfigError> {
+pub(crate) fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, ConfigError> {
     let mut r = Resolver::new(env, file);
     for (key, spelling, value) in flag_values(flags)? {
         r.flag(key, spelling, value);
@@ -249,7 +250,6 @@ pub fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Settings, C
         probe: probe(env)?,
         tool_format: v.tool_format,
         constrain: v.constrain,
-        mcp: v.mcp,
         output_schema: v.output_schema.as_ref().map(PathBuf::from),
         project_doc: v.project_doc,
         local: local_settings(&v, &paths),
@@ -322,7 +322,7 @@ fn widget_shell(flags: &Flags, env: &Env) -> Result<String, ConfigError> {
     Ok(from_env.unwrap_or("sh").to_string())
 }
 
-pub fn output_mode(flags: &Flags) -> OutputMode {
+pub(crate) fn output_mode(flags: &Flags) -> OutputMode {
     if flags.command {
         OutputMode::Command
     } else if flags.json {

@@ -11,40 +11,40 @@ const APP_DIR: &str = "swebash-ai";
 
 /// Where things are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Paths {
+pub(crate) struct Paths {
     /// `$HOME`, else the password database's entry.
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// The working directory (`None` when it cannot be read, e.g. it was removed).
-    pub cwd: Option<PathBuf>,
+    pub(crate) cwd: Option<PathBuf>,
     /// `$TMPDIR`, else `/tmp`.
-    pub temp: PathBuf,
+    pub(crate) temp: PathBuf,
     /// `$XDG_CONFIG_HOME/swebash-ai` (else `~/.config/...`; directories' macOS default,
     /// `~/Library/Application Support`, surprises terminal users).
-    pub config_dir: Option<PathBuf>,
+    pub(crate) config_dir: Option<PathBuf>,
     /// `config.toml` in `config_dir`.
-    pub config_file: Option<PathBuf>,
+    pub(crate) config_file: Option<PathBuf>,
     /// `$XDG_STATE_HOME/swebash-ai`, else `~/.local/state/swebash-ai`: the audit log and the
     /// shell hooks' last command.
-    pub state_dir: Option<PathBuf>,
+    pub(crate) state_dir: Option<PathBuf>,
     /// `audit.jsonl` in `state_dir`.
-    pub audit_log: Option<PathBuf>,
+    pub(crate) audit_log: Option<PathBuf>,
     /// `$XDG_DATA_HOME/swebash-ai`, else `~/.local/share/swebash-ai`.
-    pub data_dir: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
     /// The saved conversations, in `data_dir`.
-    pub conversations_dir: Option<PathBuf>,
+    pub(crate) conversations_dir: Option<PathBuf>,
     /// The REPL's input history, in `data_dir`.
-    pub history_file: Option<PathBuf>,
+    pub(crate) history_file: Option<PathBuf>,
     /// `$XDG_CACHE_HOME/swebash-ai`, else `~/.cache/swebash-ai`.
-    pub cache_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
     /// Downloaded models of the `local` provider, in `cache_dir`.
-    pub models_dir: Option<PathBuf>,
+    pub(crate) models_dir: Option<PathBuf>,
     /// The MCP servers' tool lists, in `cache_dir`.
-    pub mcp_cache: Option<PathBuf>,
+    pub(crate) mcp_cache: Option<PathBuf>,
 }
 
 impl Paths {
     /// A directory the user named: `~/x` and relative paths are under home.
-    pub fn expand(&self, path: &str) -> PathBuf {
+    pub(crate) fn expand(&self, path: &str) -> PathBuf {
         let rest = path
             .strip_prefix("~/")
             .or_else(|| (path == "~").then_some(""));
@@ -55,7 +55,7 @@ impl Paths {
         }
     }
 
-    pub fn new(env: &Env) -> Self {
+    pub(crate) fn new(env: &Env) -> Self {
         let home = env.home();
         let base = |var: &str, default: &str| -> Option<PathBuf> {
             let base = match env.get(var) {
@@ -87,7 +87,7 @@ impl Paths {
     }
 
     /// ai's own directories: kept out of reach of the commands it runs.
-    pub fn own_dirs(&self) -> Vec<PathBuf> {
+    pub(crate) fn own_dirs(&self) -> Vec<PathBuf> {
         [
             &self.config_dir,
             &self.state_dir,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// The project a command may write to: the enclosing git root, else `cwd`; `Err` says why there
 /// is none (the home directory, `/`, a system directory, or a directory above home).
-pub fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+pub(crate) fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
     let root = cwd
         .ancestors()
         .find(|dir| dir.join(".git").exists())
@@ -26,18 +26,6 @@ pub fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> 
     Ok(root)
 }
 
-/// The git directory of a project whose `.git` is a file (a worktree, a submodule): its commits
-/// are written there, so it is part of the project. `None` for an ordinary `.git` directory.
-pub fn linked_git_dir(project: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(project.join(".git")).ok()?;
-    let gitdir = project.join(text.strip_prefix("gitdir:")?.trim());
-    // A worktree's own dir names the repository's common dir, where objects and refs live.
-    let common = std::fs::read_to_string(gitdir.join("commondir"))
-        .ok()
-        .map(|rel| gitdir.join(rel.trim()));
-    common.unwrap_or(gitdir).canonicalize().ok()
-}
-
 fn is_system_dir(dir: &Path) -> bool {
     const SYSTEM: &[&str] = &[
         "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/run",
@@ -52,23 +40,6 @@ fn is_system_dir(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_worktree_brings_its_repositorys_git_dir() {
-        let dir = tempfile::tempdir().unwrap();
-        let main = dir.path().join("main");
-        let own = main.join(".git/worktrees/wt");
-        std::fs::create_dir_all(&own).unwrap();
-        std::fs::write(own.join("commondir"), "../..\n").unwrap();
-        let tree = dir.path().join("wt");
-        std::fs::create_dir_all(&tree).unwrap();
-        std::fs::write(tree.join(".git"), format!("gitdir: {}\n", own.display())).unwrap();
-        assert_eq!(
-            linked_git_dir(&tree),
-            Some(main.join(".git").canonicalize().unwrap())
-        );
-        assert_eq!(linked_git_dir(&main), None);
-    }
 
     #[test]
     fn the_project_is_the_git_root_and_never_home_or_a_system_dir() {

@@ -8,23 +8,23 @@ use std::path::{Path, PathBuf};
 use super::{Paths, project_root};
 
 /// The file's name, as every agent that reads it spells it.
-pub const PROJECT_DOC_NAME: &str = "AGENTS.md";
+pub(crate) const PROJECT_DOC_NAME: &str = "AGENTS.md";
 /// At most this many bytes of one file are used (codex uses the same).
-pub const PROJECT_DOC_MAX: usize = 32 * 1024;
+pub(crate) const PROJECT_DOC_MAX: usize = 32 * 1024;
 
 /// One instructions file as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProjectDoc {
-    pub path: PathBuf,
-    pub text: String,
+pub(crate) struct ProjectDoc {
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
     /// The file was longer than `PROJECT_DOC_MAX`: only its start is in `text`.
-    pub cut: bool,
+    pub(crate) cut: bool,
 }
 
 /// The files to read, in order: the user's (`<config dir>/AGENTS.md`), then the project's nearest
 /// one (from the working directory up to the project root, inside the project once symlinks are
 /// resolved). Only regular files count.
-pub fn project_doc_paths(paths: &Paths) -> Vec<PathBuf> {
+pub(crate) fn project_doc_paths(paths: &Paths) -> Vec<PathBuf> {
     let mut found = Vec::new();
     if let Some(dir) = &paths.config_dir {
         let user = dir.join(PROJECT_DOC_NAME);
@@ -53,7 +53,7 @@ fn nearest_in_project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// Reads at most `PROJECT_DOC_MAX` bytes of `path`, cut at a line end when it is longer.
-pub fn read_project_doc(path: &Path) -> std::io::Result<ProjectDoc> {
+pub(crate) fn read_project_doc(path: &Path) -> std::io::Result<ProjectDoc> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(PROJECT_DOC_MAX as u64 + 1)

@@ -100,7 +100,7 @@ const SYSTEM_SECRETS: &[(&str, &str)] = &[
 ];
 
 /// Why `path` is sensitive, if it is. `path` should be absolute; checked as written and resolved.
-pub fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
+pub(crate) fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
     // Public keys and the known hosts in ~/.ssh are not secrets.
     let public = path.parent().is_some_and(|p| p.ends_with(".ssh"))
         && path
@@ -157,7 +157,7 @@ fn process_or_device_secret(path: &Path) -> Option<&'static str> {
     }
 }
 
-pub fn secret_file_name(name: &str) -> Option<&'static str> {
+pub(crate) fn secret_file_name(name: &str) -> Option<&'static str> {
     const HARMLESS_ENV: &[&str] = &[".env.example", ".env.sample", ".env.template", ".env.dist"];
     if name == ".env" || (name.starts_with(".env.") && !HARMLESS_ENV.contains(&name)) {
         return Some("environment secrets");
@@ -197,11 +197,11 @@ pub fn secret_file_name(name: &str) -> Option<&'static str> {
 }
 
 /// Secret locations under the home directory, relative to it.
-pub fn home_secrets() -> impl Iterator<Item = &'static str> {
+pub(crate) fn home_secrets() -> impl Iterator<Item = &'static str> {
     HOME_SECRETS.iter().map(|(path, _)| *path)
 }
 
 /// Secret locations of the system.
-pub fn system_secrets() -> impl Iterator<Item = &'static str> {
+pub(crate) fn system_secrets() -> impl Iterator<Item = &'static str> {
     SYSTEM_SECRETS.iter().map(|(path, _)| *path)
 }

@@ -19,11 +19,11 @@ macro_rules! settings_table {
     ($( $(#[$doc:meta])* $key:ident : $ty:ty = $how:ident ( $($arg:expr),* $(,)? ); )*) => {
         /// Every value of the table, typed, before `resolve` groups them into `Settings`.
         pub(super) struct Values {
-            $( $(#[$doc])* pub $key: $ty, )*
+            $( $(#[$doc])* pub(crate) $key: $ty, )*
         }
 
         /// Every key of the table, in `--show-config` order.
-        pub const KEYS: &[&str] = &[ $( stringify!($key) ),* ];
+        pub(crate) const KEYS: &[&str] = &[ $( stringify!($key) ),* ];
 
         impl Values {
             pub(super) fn resolve(r: &mut Resolver<'_>) -> Result<Values, ConfigError> {
@@ -161,7 +161,7 @@ fn default_threads() -> u32 {
         .min(4) as u32
 }
 
-pub fn parse_bool(text: &str) -> Option<bool> {
+pub(crate) fn parse_bool(text: &str) -> Option<bool> {
     match text.to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" | "on" => Some(true),
         "false" | "0" | "no" | "off" => Some(false),

@@ -8,7 +8,7 @@ const FILE_TABLES: &[&str] = &["policy", "mcp_servers"];
 
 /// One warning per key or table of the config file that is no setting, with the closest known
 /// one when one is near (`[polciy]`: did you mean `[policy]`?).
-pub fn unknown_file_keys(file: &FileLayer) -> Vec<String> {
+pub(crate) fn unknown_file_keys(file: &FileLayer) -> Vec<String> {
     let known: Vec<String> = (KEYS.iter().chain(FILE_TABLES))
         .map(|k| (*k).to_string())
         .collect();
@@ -31,7 +31,7 @@ pub fn unknown_file_keys(file: &FileLayer) -> Vec<String> {
 const OTHER_VARS: &[&str] = &[PROBE_VAR];
 
 /// One warning per unknown `SWEBASH_AI_*` variable, with the closest known name when one is near.
-pub fn unknown_env_vars(env: &Env) -> Vec<String> {
+pub(crate) fn unknown_env_vars(env: &Env) -> Vec<String> {
     let known: Vec<String> = KEYS
         .iter()
         .map(|key| env_name(key))

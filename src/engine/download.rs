@@ -9,13 +9,13 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// The default model: small, instruction-tuned, good enough at tool calls under a grammar.
-pub const DEFAULT_MODEL_URL: &str = "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf";
+pub(crate) const DEFAULT_MODEL_URL: &str = "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf";
 
 /// Attempts within one run before giving up (the `.part` file stays for the next run).
 const ATTEMPTS: u32 = 3;
 
 /// The file a URL is kept as in `dir`.
-pub fn target_for(url: &str, dir: &Path) -> PathBuf {
+pub(crate) fn target_for(url: &str, dir: &Path) -> PathBuf {
     let name = url
         .rsplit('/')
         .next()
@@ -26,7 +26,11 @@ pub fn target_for(url: &str, dir: &Path) -> PathBuf {
 }
 
 /// Downloads `url` to `dest` unless it is already there.
-pub async fn fetch(url: &str, dest: &Path, expected: Option<&str>) -> Result<PathBuf, String> {
+pub(crate) async fn fetch(
+    url: &str,
+    dest: &Path,
+    expected: Option<&str>,
+) -> Result<PathBuf, String> {
     if dest.exists() {
         return Ok(dest.to_path_buf());
     }
@@ -157,7 +161,7 @@ fn progress(total: Option<u64>, start: u64) -> Option<ProgressBar> {
     Some(bar)
 }
 
-pub fn sha256_of(path: &Path) -> Result<String, String> {
+pub(crate) fn sha256_of(path: &Path) -> Result<String, String> {
     let mut file = std::fs::File::open(path)
         .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
     let mut context = ring::digest::Context::new(&ring::digest::SHA256);

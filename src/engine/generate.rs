@@ -16,7 +16,7 @@ const MAX_REPLY_TOKENS: usize = 2048;
 
 /// Runs the model on `prompt`, sending text pieces as they decode. Returns the prompt and reply
 /// token counts.
-pub fn generate(
+pub(crate) fn generate(
     engine: &Engine,
     prompt: &str,
     grammar: Option<&str>,

@@ -3,7 +3,7 @@
 //! (optionally held to a grammar) on the caller's thread; `download` fetches a model once.
 //! `provider::local` is what makes it a provider.
 
-pub mod download;
+pub(crate) mod download;
 mod generate;
 
 use std::path::Path;
@@ -14,10 +14,10 @@ use llama_cpp_2::model::{LlamaChatMessage, LlamaModel};
 
 use crate::protocol::Message;
 
-pub use generate::generate;
+pub(crate) use generate::generate;
 
 /// A loaded model, ready to generate.
-pub struct Engine {
+pub(crate) struct Engine {
     backend: &'static LlamaBackend,
     model: LlamaModel,
 }
@@ -41,7 +41,7 @@ fn backend() -> Result<&'static LlamaBackend, String> {
 
 impl Engine {
     /// Loads the model at `path` (reads the whole file: call it off the async runtime).
-    pub fn load(path: &Path) -> Result<Engine, String> {
+    pub(crate) fn load(path: &Path) -> Result<Engine, String> {
         let backend = backend()?;
         let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
             .map_err(|err| format!("cannot load the model {}: {err}", path.display()))?;
@@ -49,13 +49,13 @@ impl Engine {
     }
 
     /// The conversation as the model's prompt: its own chat template, else ChatML.
-    pub fn render(&self, messages: &[Message]) -> String {
+    pub(crate) fn render(&self, messages: &[Message]) -> String {
         render(&self.model, messages)
     }
 }
 
 /// A JSON schema as a llama.cpp grammar.
-pub fn grammar_of(schema: &serde_json::Value) -> Result<String, String> {
+pub(crate) fn grammar_of(schema: &serde_json::Value) -> Result<String, String> {
     llama_cpp_2::json_schema_to_grammar(&schema.to_string())
         .map_err(|err| format!("cannot turn the tool schemas into a grammar: {err}"))
 }

@@ -4,11 +4,11 @@
 use super::shell::Word;
 
 /// Whether `flag` is given: exactly, as `--flag=value`, or inside a cluster of short flags.
-pub fn has_flag(args: &[Word], flag: &str) -> bool {
+pub(crate) fn has_flag(args: &[Word], flag: &str) -> bool {
     args.iter().any(|a| flag_matches(&a.text, flag))
 }
 
-pub fn flag_matches(arg: &str, flag: &str) -> bool {
+pub(crate) fn flag_matches(arg: &str, flag: &str) -> bool {
     if arg == flag {
         return true;
     }
@@ -34,7 +34,7 @@ pub fn flag_matches(arg: &str, flag: &str) -> bool {
 
 /// The values given to an option, in every spelling: `--name value`, `--name=value`, an
 /// abbreviated `--na=value`, `-n value`, `-nvalue` and `-xnvalue`. `names` lists the spellings.
-pub fn option_values(args: &[Word], names: &[&str]) -> Vec<Word> {
+pub(crate) fn option_values(args: &[Word], names: &[&str]) -> Vec<Word> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(arg) = args.get(i) {
@@ -91,7 +91,7 @@ fn with_text(word: &Word, text: &str) -> Word {
 }
 
 /// The words that are not options (everything after `--` is one).
-pub fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
+pub(crate) fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
     let end = args
         .iter()
         .position(|a| a.text == "--")
@@ -103,12 +103,12 @@ pub fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
 }
 
 /// The first operand: the subcommand of `git`, `cargo`, `npm`, ...
-pub fn subcommand(args: &[Word]) -> Option<&str> {
+pub(crate) fn subcommand(args: &[Word]) -> Option<&str> {
     operands(args).next().map(|w| w.text.as_str())
 }
 
 /// Skips a wrapper's options: `with_value` lists the options that take the next word.
-pub fn skip_options<'a>(args: &'a [Word], with_value: &[&str]) -> &'a [Word] {
+pub(crate) fn skip_options<'a>(args: &'a [Word], with_value: &[&str]) -> &'a [Word] {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         let text = arg.text.as_str();

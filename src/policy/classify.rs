@@ -26,36 +26,36 @@ const MAX_WRAPPERS: usize = 16;
 
 /// Where a command runs.
 #[derive(Debug, Clone)]
-pub struct Scope<'a> {
-    pub home: Option<&'a Path>,
-    pub cwd: PathBuf,
+pub(crate) struct Scope<'a> {
+    pub(crate) home: Option<&'a Path>,
+    pub(crate) cwd: PathBuf,
     /// The project root (canonical); `None` when there is no project (home, `/`, a system dir).
-    pub project: Option<&'a Path>,
-    pub temp: &'a Path,
+    pub(crate) project: Option<&'a Path>,
+    pub(crate) temp: &'a Path,
 }
 
 /// The verdict on one simple command (or one redirection, or one assignment) of a line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Unit {
-    pub command: String,
+pub(crate) struct Unit {
+    pub(crate) command: String,
     #[serde(rename = "decision")]
-    pub verdict: Verdict,
-    pub reasons: Vec<String>,
+    pub(crate) verdict: Verdict,
+    pub(crate) reasons: Vec<String>,
 }
 
 /// Everything known about a line before it runs.
 #[derive(Debug, Clone, Default)]
-pub struct Judgement {
-    pub units: Vec<Unit>,
+pub(crate) struct Judgement {
+    pub(crate) units: Vec<Unit>,
     /// It reads something from outside the project (a file, the network): its output is untrusted.
-    pub untrusted: Option<String>,
+    pub(crate) untrusted: Option<String>,
     /// The package managers it runs, and what else runs beside them.
-    pub fetch: Fetches,
+    pub(crate) fetch: Fetches,
 }
 
 /// What the line's package managers fetch, and whether anything else runs beside them.
 #[derive(Debug, Clone, Default)]
-pub struct Fetches {
+pub(crate) struct Fetches {
     managers: Vec<Fetcher>,
     /// A manager fetches from its own index.
     fetching: bool,
@@ -68,7 +68,7 @@ pub struct Fetches {
 impl Fetches {
     /// The caches and the network: the network only for a line of package managers fetching
     /// from their own index.
-    pub fn needs(&self) -> FetchNeeds {
+    pub(crate) fn needs(&self) -> FetchNeeds {
         FetchNeeds {
             managers: self.managers.clone(),
             network: self.fetching && !self.elsewhere && !self.others,
@@ -83,7 +83,7 @@ impl Fetches {
     }
 }
 
-pub fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
+pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
     let mut judge = Judge {
         place: Place {
             home: scope.home,

@@ -29,11 +29,11 @@ const SYSTEM_DIRS: &[&str] = &[
     "/Applications",
 ];
 
-pub fn basename(path: &str) -> &str {
+pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-pub fn is_block_device(path: &str) -> bool {
+pub(crate) fn is_block_device(path: &str) -> bool {
     const PREFIXES: &[&str] = &[
         "/dev/sd",
         "/dev/hd",
@@ -79,7 +79,7 @@ fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
 }
 
 /// Whether deleting or re-permissioning `target` recursively would wreck the system or home.
-pub fn catastrophic_target(target: &str, home: Option<&str>) -> bool {
+pub(crate) fn catastrophic_target(target: &str, home: Option<&str>) -> bool {
     let trimmed = target.trim_end_matches("/*").trim_end_matches('/');
     let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
     matches!(
@@ -90,7 +90,7 @@ pub fn catastrophic_target(target: &str, home: Option<&str>) -> bool {
 }
 
 /// The tables: commands that delete, overwrite, escalate, install or control the system.
-pub fn explain(base: &str, args: &[Word], home: Option<&str>) -> Vec<Finding> {
+pub(crate) fn explain(base: &str, args: &[Word], home: Option<&str>) -> Vec<Finding> {
     let mut walker = Findings {
         home,
         out: Vec::new(),
@@ -233,7 +233,7 @@ impl Findings<'_> {
 }
 
 /// Why a program that is not in the safe table asks, for the categories a person recognises.
-pub fn category(base: &str) -> Option<String> {
+pub(crate) fn category(base: &str) -> Option<String> {
     const CATEGORIES: &[(&[&str], &str)] = &[
         (
             &[
@@ -333,7 +333,7 @@ pub fn category(base: &str) -> Option<String> {
 }
 
 /// Whether a variable's name says it holds a secret (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`).
-pub fn secret_name(name: &str) -> bool {
+pub(crate) fn secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     [
         "KEY",
@@ -353,7 +353,7 @@ pub fn secret_name(name: &str) -> bool {
 /// Why `NAME=value` before a command is not safe, if it is not. Build settings that only tune
 /// (`RUSTFLAGS='-D warnings'`, `PYTHONPATH=src`, `NODE_OPTIONS=--max-old-space-size=4096`) are
 /// fine; values that choose programs, plugins or code from elsewhere are not.
-pub fn risky_assignment(name: &str, value: &str) -> Option<&'static str> {
+pub(crate) fn risky_assignment(name: &str, value: &str) -> Option<&'static str> {
     const CHOOSES_PROGRAMS: &[&str] = &[
         "linker",
         "plugin",
@@ -398,7 +398,7 @@ pub fn risky_assignment(name: &str, value: &str) -> Option<&'static str> {
 
 /// Why setting an environment variable of this name before a command is not safe, if it is not:
 /// it changes which programs, libraries, configuration or startup code the command loads.
-pub fn risky_variable(name: &str) -> Option<&'static str> {
+pub(crate) fn risky_variable(name: &str) -> Option<&'static str> {
     const HARMLESS: &[&str] = &[
         "RUST_BACKTRACE",
         "RUST_LOG",

@@ -5,39 +5,39 @@ use super::shell::Word;
 
 /// What one simple command needs from the classifier beyond a verdict.
 #[derive(Debug, Default)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// Why it must ask; empty when the command is safe.
-    pub asks: Vec<String>,
+    pub(crate) asks: Vec<String>,
     /// Inner commands run by a wrapper (`xargs grep`, `find -exec cat`): judged in turn.
-    pub inner: Vec<Vec<Word>>,
+    pub(crate) inner: Vec<Vec<Word>>,
     /// Shell strings it runs (`bash -c`, `eval`, `trap`): parsed and judged in turn.
-    pub strings: Vec<Word>,
+    pub(crate) strings: Vec<Word>,
     /// Files it runs as programs (`python3 x.py`, `make -f x`): safe only inside the project.
-    pub scripts: Vec<Word>,
+    pub(crate) scripts: Vec<Word>,
     /// Directories it runs in or writes into (`make -C dir`, `wget` into the cwd): inside the project.
-    pub dirs: Vec<Word>,
+    pub(crate) dirs: Vec<Word>,
     /// Files it writes (`curl -o f`): inside the project or temp.
-    pub outputs: Vec<Word>,
+    pub(crate) outputs: Vec<Word>,
     /// Files it reads that are not plain operands (`curl file:///...`): checked for secrets.
-    pub reads: Vec<Word>,
+    pub(crate) reads: Vec<Word>,
     /// It talks to the network (its output is untrusted).
-    pub network: bool,
+    pub(crate) network: bool,
     /// It walks whole directory trees (a home directory passed to it exposes every secret).
-    pub recursive: bool,
+    pub(crate) recursive: bool,
     /// It reads the contents of the files it walks, or of paths it is handed at run time
     /// (`grep -r`, `find -exec cat {}`, `xargs cat`): a secret file in the tree would be read.
-    pub contents: bool,
+    pub(crate) contents: bool,
     /// It runs the build, test or lint code (or configuration) of the directory it runs in:
     /// safe only when that directory is inside the project.
-    pub project_code: bool,
+    pub(crate) project_code: bool,
     /// It only prints its arguments or looks names up: secret paths in them are not read.
-    pub names_only: bool,
+    pub(crate) names_only: bool,
     /// The program is in the table.
-    pub known: bool,
+    pub(crate) known: bool,
 }
 
 impl Judged {
-    pub fn ask(&mut self, reason: impl Into<String>) {
+    pub(crate) fn ask(&mut self, reason: impl Into<String>) {
         self.asks.push(reason.into());
     }
 }

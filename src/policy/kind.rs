@@ -5,7 +5,7 @@
 use std::path::Path;
 
 /// Programs that only read their input as data: a here-document fed to them is text, not code.
-pub const FILTERS: &[&str] = &[
+pub(crate) const FILTERS: &[&str] = &[
     "cat",
     "grep",
     "egrep",
@@ -53,7 +53,7 @@ pub const FILTERS: &[&str] = &[
 ];
 
 /// `/dev/fd/2`: a copy of a descriptor, not a file (`/dev/fd/../cwd/x` is a file).
-pub fn is_descriptor(path: &str, dynamic: bool) -> bool {
+pub(crate) fn is_descriptor(path: &str, dynamic: bool) -> bool {
     !dynamic
         && path
             .strip_prefix("/dev/fd/")
@@ -61,7 +61,7 @@ pub fn is_descriptor(path: &str, dynamic: bool) -> bool {
 }
 
 /// Files whose overwriting changes what the project is, or runs later (`.envrc`, dotfiles).
-pub fn is_source(path: &Path, existing: bool) -> bool {
+pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
     // New files: what build tools and interpreters pick up by themselves (a `conftest.py`, a
     // `GNUmakefile`, a `.pth`), so that creating one would plant code. Existing files: any source.
     const CODE: &[&str] = &[
@@ -116,7 +116,7 @@ pub fn is_source(path: &Path, existing: bool) -> bool {
 }
 
 /// `/usr/bin/ls` is `ls`; a program in any other directory is a file to check.
-pub fn in_system_bin(path: &str) -> bool {
+pub(crate) fn in_system_bin(path: &str) -> bool {
     const DIRS: &[&str] = &[
         "/bin/",
         "/usr/bin/",
@@ -132,7 +132,7 @@ pub fn in_system_bin(path: &str) -> bool {
 }
 
 /// Whether `name` is a script in the project's `package.json`.
-pub fn package_script(project: &Path, name: &str) -> bool {
+pub(crate) fn package_script(project: &Path, name: &str) -> bool {
     std::fs::read_to_string(project.join("package.json"))
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
@@ -140,6 +140,6 @@ pub fn package_script(project: &Path, name: &str) -> bool {
 }
 
 /// Whether `name` is a tool the project installed (`node_modules/.bin/NAME`).
-pub fn project_bin(project: &Path, name: &str) -> bool {
+pub(crate) fn project_bin(project: &Path, name: &str) -> bool {
     !name.contains('/') && project.join("node_modules/.bin").join(name).exists()
 }

@@ -30,9 +30,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use classify::Unit;
-pub use path::{Roots, sensitive};
-pub use rules::{Rules, RulesError};
+pub(crate) use classify::Unit;
+pub(crate) use path::{Roots, sensitive};
+pub(crate) use rules::Rules;
 
 use crate::config::FetchNeeds;
 use crate::protocol::Action;
@@ -40,7 +40,7 @@ use crate::protocol::Action;
 /// The three outcomes, ordered from least to most restrictive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Allow,
     Ask,
     Deny,
@@ -48,27 +48,27 @@ pub enum Verdict {
 
 /// One thing a part of a command calls for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub verdict: Verdict,
-    pub reason: String,
+pub(crate) struct Finding {
+    pub(crate) verdict: Verdict,
+    pub(crate) reason: String,
 }
 
 /// The decision on one action and why (`ai --check-command --json` prints exactly this).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Assessment {
+pub(crate) struct Assessment {
     #[serde(rename = "decision")]
-    pub verdict: Verdict,
-    pub reasons: Vec<String>,
+    pub(crate) verdict: Verdict,
+    pub(crate) reasons: Vec<String>,
     /// For commands: the verdict on each simple command (approvals match these one by one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub commands: Vec<Unit>,
+    pub(crate) commands: Vec<Unit>,
     /// For commands: what untrusted input it takes in (a file outside the project, the network).
     #[serde(skip)]
-    pub untrusted: Option<String>,
+    pub(crate) untrusted: Option<String>,
     /// For commands: the package managers it runs and whether the sandbox opens the network to
     /// their fetch (decided on the parse, nowhere else).
     #[serde(skip)]
-    pub fetch: FetchNeeds,
+    pub(crate) fetch: FetchNeeds,
 }
 
 impl Assessment {
@@ -98,7 +98,7 @@ impl Assessment {
         }
     }
 
-    pub fn allow(reason: &str) -> Self {
+    pub(crate) fn allow(reason: &str) -> Self {
         Assessment::single(Verdict::Allow, reason.to_string())
     }
 
@@ -114,7 +114,7 @@ impl Assessment {
 
     /// The same line asking for `reason`, every one of its commands needing approval (it is to
     /// run outside the sandbox, so what was safe inside it must be approved too).
-    pub fn escalated(&self, reason: String) -> Assessment {
+    pub(crate) fn escalated(&self, reason: String) -> Assessment {
         let commands = self
             .commands
             .iter()
@@ -134,7 +134,7 @@ impl Assessment {
     }
 
     /// The simple commands a person (or an approval rule) must approve for the line to run.
-    pub fn to_approve(&self) -> Vec<String> {
+    pub(crate) fn to_approve(&self) -> Vec<String> {
         self.commands
             .iter()
             .filter(|u| u.verdict == Verdict::Ask)
@@ -145,20 +145,20 @@ impl Assessment {
 
 /// Decides on the actions of tool calls.
 #[derive(Debug, Clone)]
-pub struct Policy {
-    pub roots: Roots,
-    pub home: Option<PathBuf>,
+pub(crate) struct Policy {
+    pub(crate) roots: Roots,
+    pub(crate) home: Option<PathBuf>,
     /// Where commands start.
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// The project root (canonical), or none when commands run from home, `/` or a system dir.
-    pub project: Option<PathBuf>,
-    pub temp: PathBuf,
+    pub(crate) project: Option<PathBuf>,
+    pub(crate) temp: PathBuf,
     /// The user's `[policy]` rules from config.toml.
-    pub rules: Rules,
+    pub(crate) rules: Rules,
 }
 
 impl Policy {
-    pub fn new(
+    pub(crate) fn new(
         roots: Roots,
         home: Option<PathBuf>,
         cwd: PathBuf,
@@ -179,7 +179,7 @@ impl Policy {
         }
     }
 
-    pub fn decide(&self, action: &Action) -> Assessment {
+    pub(crate) fn decide(&self, action: &Action) -> Assessment {
         match action {
             Action::Read {
                 requested,
@@ -204,7 +204,7 @@ impl Policy {
     }
 
     /// The verdict on a shell command line, simple command by simple command.
-    pub fn command(&self, command: &str) -> Assessment {
+    pub(crate) fn command(&self, command: &str) -> Assessment {
         let scope = classify::Scope {
             home: self.home.as_deref(),
             cwd: self.cwd.clone(),

@@ -3,21 +3,21 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::config::sensitive;
+pub(crate) use crate::config::sensitive;
 use crate::config::{home_secrets, system_secrets};
 
 /// The directories tools may use without asking, canonical.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Roots {
+pub(crate) struct Roots {
     dirs: Vec<PathBuf>,
     /// How the roots were written, for messages.
-    pub label: String,
+    pub(crate) label: String,
 }
 
 impl Roots {
     /// `cwd` and `tmp` stand for the working directory and the temp directory; `~/` is expanded;
     /// roots that do not exist are dropped.
-    pub fn new(spec: &[String], cwd: &Path, temp: &Path, home: Option<&Path>) -> Self {
+    pub(crate) fn new(spec: &[String], cwd: &Path, temp: &Path, home: Option<&Path>) -> Self {
         let dirs = spec
             .iter()
             .filter_map(|root| {
@@ -38,19 +38,15 @@ impl Roots {
         }
     }
 
-    pub fn contains(&self, resolved: &Path) -> bool {
+    pub(crate) fn contains(&self, resolved: &Path) -> bool {
         self.dirs.iter().any(|root| resolved.starts_with(root))
-    }
-
-    pub fn dirs(&self) -> &[PathBuf] {
-        &self.dirs
     }
 }
 
 /// The first secret file below `dir` (a project's `.env`, a key, a token in `.git/config`'s
 /// neighbours), looked for in a bounded walk of everything (dependency trees included: a `.env`
 /// hides there too). A tree too big to walk counts as holding one: the caller asks.
-pub fn secret_below(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn secret_below(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let mut budget = 50_000usize;
     let mut pending = vec![dir.to_path_buf()];
     while let Some(current) = pending.pop() {
@@ -85,7 +81,7 @@ pub fn secret_below(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// Whether `dir` holds a secret location somewhere below it (so reading it recursively reads them).
-pub fn holds_secrets(dir: &Path, home: Option<&Path>) -> bool {
+pub(crate) fn holds_secrets(dir: &Path, home: Option<&Path>) -> bool {
     let below = |secret: &Path| secret.starts_with(dir) && secret != dir;
     dir == Path::new("/")
         || home.is_some_and(|h| h.starts_with(dir))

@@ -13,16 +13,16 @@ const MAX_EXPANSIONS: usize = 2048;
 
 /// Where the command stands: paths are resolved against `cwd`.
 #[derive(Debug, Clone)]
-pub struct Place<'a> {
-    pub home: Option<&'a Path>,
-    pub cwd: PathBuf,
+pub(crate) struct Place<'a> {
+    pub(crate) home: Option<&'a Path>,
+    pub(crate) cwd: PathBuf,
     /// Variables the line itself set to known text (`a=../.s; cat ${a}sh/id_rsa`).
-    pub vars: HashMap<String, String>,
+    pub(crate) vars: HashMap<String, String>,
 }
 
 impl Place<'_> {
     /// The paths a word can name, or `None` when its value is only known at run time.
-    pub fn paths(&self, word: &Word) -> Option<Vec<PathBuf>> {
+    pub(crate) fn paths(&self, word: &Word) -> Option<Vec<PathBuf>> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
         let mut out = Vec::new();
         for candidate in path_candidates(&text) {
@@ -47,14 +47,14 @@ impl Place<'_> {
     }
 
     /// Why the word reaches a secret, if it does.
-    pub fn secret(&self, word: &Word) -> Option<String> {
+    pub(crate) fn secret(&self, word: &Word) -> Option<String> {
         let paths = self.paths(word)?;
         paths.iter().find_map(|path| self.secret_path(path))
     }
 
     /// Why a word is a secret when its path is resolved by the kernel as written, `..` after a
     /// symlink included (`/dev/fd/../environ` is this process's environment, not `/dev/environ`).
-    pub fn secret_unnormalized(&self, word: &Word) -> Option<String> {
+    pub(crate) fn secret_unnormalized(&self, word: &Word) -> Option<String> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
         path_candidates(&text)
             .into_iter()
@@ -65,7 +65,7 @@ impl Place<'_> {
 
     /// Why a path is a secret, judged as written and as resolved through symlinks (as the
     /// kernel walks it: `/dev/fd/../environ` is this process's environment).
-    pub fn secret_path(&self, path: &Path) -> Option<String> {
+    pub(crate) fn secret_path(&self, path: &Path) -> Option<String> {
         let lexical = normalize(path);
         let why = sensitive(&lexical, self.home).or_else(|| {
             [path, lexical.as_path()]
@@ -215,7 +215,7 @@ fn path_candidates(text: &str) -> Vec<&str> {
     out
 }
 
-pub fn has_glob(text: &str) -> bool {
+pub(crate) fn has_glob(text: &str) -> bool {
     text.contains(['*', '?', '['])
 }
 
@@ -316,7 +316,7 @@ fn expand_glob(pattern: &Path) -> Vec<PathBuf> {
 }
 
 /// Removes `.` and resolves `..` without touching the file system.
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -12,10 +12,10 @@ use crate::config::PolicyConfig;
 /// A pattern that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{source_name} pattern {pattern:?}: {message}")]
-pub struct RulesError {
-    pub source_name: &'static str,
-    pub pattern: String,
-    pub message: String,
+pub(crate) struct RulesError {
+    pub(crate) source_name: &'static str,
+    pub(crate) pattern: String,
+    pub(crate) message: String,
 }
 
 #[derive(Debug, Clone)]
@@ -37,14 +37,14 @@ impl Rule {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Rules {
+pub(crate) struct Rules {
     allow: Vec<Rule>,
     ask: Vec<Rule>,
     deny: Vec<Rule>,
 }
 
 impl Rules {
-    pub fn new(allow_flags: &[String], file: &PolicyConfig) -> Result<Self, RulesError> {
+    pub(crate) fn new(allow_flags: &[String], file: &PolicyConfig) -> Result<Self, RulesError> {
         let compile =
             |patterns: &[String], source: &'static str| -> Result<Vec<Rule>, RulesError> {
                 patterns
@@ -74,7 +74,7 @@ impl Rules {
     }
 
     /// The units with the deny and ask rules applied.
-    pub fn apply(&self, units: Vec<Unit>) -> Vec<Unit> {
+    pub(crate) fn apply(&self, units: Vec<Unit>) -> Vec<Unit> {
         units
             .into_iter()
             .map(|mut unit| {
@@ -93,7 +93,7 @@ impl Rules {
     }
 
     /// The allow rule that approves `command`, described, if one does.
-    pub fn approving(&self, command: &str) -> Option<String> {
+    pub(crate) fn approving(&self, command: &str) -> Option<String> {
         self.allow
             .iter()
             .find(|r| r.matches(command))
@@ -102,7 +102,7 @@ impl Rules {
 
     /// Where the rules that approve every one of `commands` were written (`--allow` or
     /// `[policy] allow`), when allow rules cover them all (and there is at least one).
-    pub fn approve_all(&self, commands: &[String]) -> Option<&'static str> {
+    pub(crate) fn approve_all(&self, commands: &[String]) -> Option<&'static str> {
         let mut source = None;
         for command in commands {
             let rule = self.allow.iter().find(|r| r.matches(command))?;

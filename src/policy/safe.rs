@@ -328,7 +328,7 @@ const TABLE: &[(&[&str], Check)] = &[
 ];
 
 /// Judges one simple command by its program's basename and arguments.
-pub fn judge(base: &str, args: &[Word]) -> Judged {
+pub(crate) fn judge(base: &str, args: &[Word]) -> Judged {
     let mut judged = Judged {
         names_only: NAMES_ONLY.contains(&base),
         ..Judged::default()

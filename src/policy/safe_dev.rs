@@ -35,7 +35,7 @@ const CARGO_SAFE: &[&str] = &[
     "info",
 ];
 
-pub fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     // cargo (clap) takes no abbreviations: its options are matched exactly.
     let given = |flag: &str| {
@@ -70,7 +70,7 @@ pub fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
-pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     if args
         .iter()
@@ -154,7 +154,7 @@ pub fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
     );
 }
 
-pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn go(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     for flag in ["toolexec", "exec", "overlay", "vettool", "modfile", "pgo"] {
         let given = |a: &Word| {
@@ -219,7 +219,7 @@ pub fn go(_name: &str, args: &[Word], judged: &mut Judged) {
 
 /// `make [targets]`: the project's Makefile is project code; other makefiles, inline code and
 /// targets that install or publish are not.
-pub fn make(_name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn make(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     judged
         .scripts
@@ -264,7 +264,7 @@ pub fn make(_name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
-pub fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     // Options that only change how much they print or how they schedule; any other option may
     // load an init script, a settings file, another project or a plugin property.

@@ -69,7 +69,7 @@ const GIT_UNSAFE_OPTIONS: &[(&str, &str)] = &[
     ("--run", "runs a program"),
 ];
 
-pub fn git(_name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         let text = arg.text.as_str();

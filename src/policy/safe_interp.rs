@@ -26,7 +26,7 @@ const PYTHON_SAFE_MODULES: &[&str] = &[
 
 /// Interpreters: running a script from the project is project code; inline code and code on stdin
 /// are not something ai can check.
-pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
     let inline: &[&str] = match name {
         "python" | "python2" | "python3" | "pypy" | "pypy3" => &["-c"],
         "node" | "nodejs" | "deno" => &[
@@ -140,7 +140,7 @@ pub fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 /// Shells: `-c` strings are parsed and judged; a script file must be the project's; stdin asks.
-pub fn shell(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
     if matches!(name, "source" | ".") {
         match args.first() {
             Some(script) => judged.scripts.push(script.clone()),
@@ -179,7 +179,7 @@ pub fn shell(name: &str, args: &[Word], judged: &mut Judged) {
 
 /// pytest runs the project's tests; options that load plugins, read other configurations,
 /// delete or write files, or upload results ask, and test paths must be the project's.
-pub fn pytest(args: &[Word], judged: &mut Judged) {
+pub(crate) fn pytest(args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     for flag in [
         "--basetemp",

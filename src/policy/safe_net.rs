@@ -9,7 +9,7 @@ use super::shell::Word;
 /// `curl`, `wget`: every request can carry what the model has read (in its URL, its headers or
 /// its body), so none runs unasked; `file://` and `@file` arguments are still checked for secrets
 /// (a secret is denied even with approval).
-pub fn fetch(name: &str, _args: &[Word], judged: &mut Judged) {
+pub(crate) fn fetch(name: &str, _args: &[Word], judged: &mut Judged) {
     judged.network = true;
     judged.ask(format!(
         "`{name}` sends a request over the network, which can carry what the model has read"
@@ -29,7 +29,7 @@ const SECRET_WORDS: &[&str] = &[
 ];
 
 /// Container, cluster, infrastructure and cloud CLIs: only their read-only verbs.
-pub fn infra(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn infra(name: &str, args: &[Word], judged: &mut Judged) {
     judged.network = true;
     let ops: Vec<&str> = operands(args).map(|w| w.text.as_str()).collect();
     // Options that point the client at another server, account or directory of code.

@@ -5,7 +5,7 @@ use super::args::{has_flag, operands, subcommand};
 use super::judged::Judged;
 use super::shell::Word;
 
-pub fn system(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn system(name: &str, args: &[Word], judged: &mut Judged) {
     let sub = subcommand(args).unwrap_or("");
     let flags_only = operands(args).next().is_none();
     let safe = match name {

@@ -5,7 +5,7 @@
 use super::judged::Judged;
 use super::shell::Word;
 
-pub fn sed(args: &[Word], judged: &mut Judged) {
+pub(crate) fn sed(args: &[Word], judged: &mut Judged) {
     match sed_scripts(args) {
         Err(why) => judged.ask(why),
         Ok(scripts) => {
@@ -221,7 +221,7 @@ fn skip_delimited(chars: &[char], mut i: usize, delimiter: char) -> Option<usize
     None
 }
 
-pub fn awk(args: &[Word], judged: &mut Judged) {
+pub(crate) fn awk(args: &[Word], judged: &mut Judged) {
     let loads = super::args::option_values(
         args,
         &[

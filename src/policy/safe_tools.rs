@@ -8,7 +8,7 @@ use super::shell::Word;
 /// Build drivers of C/C++ projects, safe when they only build an existing build directory in the
 /// project (`cmake --build build`, `ctest --test-dir build`, `ninja -C build`), and pagers and man
 /// pages read without options.
-pub fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = !matches!(name, "less" | "more" | "man");
     let (allowed, dirs): (&[&str], &[&str]) = match name {
         "cmake" if args.first().is_some_and(|a| a.text == "--build") => (
@@ -79,7 +79,7 @@ pub fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
 
 /// `coverage run -m pytest`: coverage around a Python run, judged as that run; its reports
 /// write into the project.
-pub fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     // coverage's own options come before what it runs (`coverage run -m pytest -k x`).
     let own = args
@@ -133,7 +133,7 @@ pub fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
 /// with options from a short list known to change nothing but what they print (an option not on
 /// the list may write files, load plugins or read a configuration that runs code). Names ending
 /// in `=` take a value. The first entry, when set, is a subcommand or flag that must be present.
-pub fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
+pub(crate) fn formatter(name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     let (required, allowed): (&[&str], &[&str]) = match name {
         "ruff" => (

@@ -11,16 +11,16 @@ const MAX_TREE_DEPTH: usize = 256;
 
 /// One shell word as far as it is known before running: quotes removed, escapes resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Word {
-    pub text: String,
+pub(crate) struct Word {
+    pub(crate) text: String,
     /// Holds an expansion or substitution: its value is only known at run time.
-    pub dynamic: bool,
+    pub(crate) dynamic: bool,
     /// Written wholly inside quotes: the shell does not expand `~` or globs in it.
-    pub quoted: bool,
+    pub(crate) quoted: bool,
 }
 
 impl Word {
-    pub fn literal(text: impl Into<String>) -> Self {
+    pub(crate) fn literal(text: impl Into<String>) -> Self {
         Word {
             text: text.into(),
             dynamic: false,
@@ -28,7 +28,7 @@ impl Word {
         }
     }
 
-    pub fn computed(text: impl Into<String>) -> Self {
+    pub(crate) fn computed(text: impl Into<String>) -> Self {
         Word {
             text: text.into(),
             dynamic: true,
@@ -44,20 +44,20 @@ impl Word {
 
 /// One simple command: `NAME=value program arg...`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SimpleCommand {
+pub(crate) struct SimpleCommand {
     /// The command's own text, as written (for approval patterns and messages).
-    pub text: String,
-    pub assignments: Vec<(String, Word)>,
-    pub words: Vec<Word>,
+    pub(crate) text: String,
+    pub(crate) assignments: Vec<(String, Word)>,
+    pub(crate) words: Vec<Word>,
     /// Fed a here-document or here-string: text written in the line itself is its input.
-    pub inline_input: bool,
+    pub(crate) inline_input: bool,
     /// Started with `&`: it keeps running after the line's other commands.
-    pub background: bool,
+    pub(crate) background: bool,
 }
 
 /// The direction of a redirection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RedirectKind {
+pub(crate) enum RedirectKind {
     /// `< file`: reads a file.
     Input,
     /// `> file`, `>> file`, `>| file`, `&> file`, `>& file`, `<> file`: writes a file.
@@ -67,34 +67,34 @@ pub enum RedirectKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Redirect {
-    pub text: String,
-    pub kind: RedirectKind,
-    pub target: Word,
+pub(crate) struct Redirect {
+    pub(crate) text: String,
+    pub(crate) kind: RedirectKind,
+    pub(crate) target: Word,
 }
 
 /// Everything found in one command line.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Script {
+pub(crate) struct Script {
     /// In the order they appear (so `cd dir && cat x` is read in order).
-    pub commands: Vec<SimpleCommand>,
-    pub redirects: Vec<Redirect>,
+    pub(crate) commands: Vec<SimpleCommand>,
+    pub(crate) redirects: Vec<Redirect>,
     /// Assignments that stand alone or in `export`/`declare`/`local`: they change what later
     /// commands see (`PATH=...; ls`).
-    pub assignments: Vec<(String, Word)>,
+    pub(crate) assignments: Vec<(String, Word)>,
     /// Words that name things without being a command's arguments (`for f in ~/.ssh/*`).
-    pub loose_words: Vec<Word>,
+    pub(crate) loose_words: Vec<Word>,
     /// Expansions whose value ai cannot see even when it knows the variables (`${!name}`,
     /// `${name@P}`): indirection and prompt expansion can run commands.
-    pub indirect: Vec<String>,
+    pub(crate) indirect: Vec<String>,
     /// Function names defined in the line whose bodies call themselves in a pipeline.
-    pub fork_bombs: Vec<String>,
+    pub(crate) fork_bombs: Vec<String>,
     /// Why the line could not be read completely, if it could not.
-    pub unreadable: Option<&'static str>,
+    pub(crate) unreadable: Option<&'static str>,
 }
 
 /// Parses `text` into a [`Script`].
-pub fn parse(text: &str) -> Script {
+pub(crate) fn parse(text: &str) -> Script {
     let mut script = Script::default();
     let mut parser = Parser::new();
     if parser
@@ -346,7 +346,7 @@ fn text_of<'s>(node: Node<'_>, src: &'s str) -> &'s str {
 
 /// The value of one shell word: quotes removed, escapes resolved; `dynamic` when it holds an
 /// expansion or substitution. Iterative over concatenations, so deep nesting costs no stack.
-pub fn word(node: Node<'_>, src: &str) -> Word {
+pub(crate) fn word(node: Node<'_>, src: &str) -> Word {
     let raw = text_of(node, src);
     match node.kind() {
         "word" | "number" => Word::literal(unescape(raw)),

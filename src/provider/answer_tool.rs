@@ -9,14 +9,14 @@ use super::Completion;
 use crate::protocol::ToolChoice;
 
 /// The tool's name (the model sees it beside the real tools).
-pub const ANSWER_TOOL: &str = "final_answer";
+pub(crate) const ANSWER_TOOL: &str = "final_answer";
 
 fn is_object_schema(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
 }
 
 /// The tool whose input is the answer, as Anthropic declares tools.
-pub fn answer_tool(schema: &Value) -> Value {
+pub(crate) fn answer_tool(schema: &Value) -> Value {
     let input = if is_object_schema(schema) {
         schema.clone()
     } else {
@@ -30,7 +30,7 @@ pub fn answer_tool(schema: &Value) -> Value {
 }
 
 /// The tool choice that makes a tool call (the answer or a real tool) the only way to reply.
-pub fn forced_choice(choice: &ToolChoice) -> Value {
+pub(crate) fn forced_choice(choice: &ToolChoice) -> Value {
     match choice {
         ToolChoice::Named(name) => json!({"type": "tool", "name": name}),
         ToolChoice::None => json!({"type": "tool", "name": ANSWER_TOOL}),
@@ -39,7 +39,7 @@ pub fn forced_choice(choice: &ToolChoice) -> Value {
 }
 
 /// A call of the answer tool becomes the reply's text (the answer as JSON); other calls stay.
-pub fn take_answer(completion: &mut Completion, schema: &Value) {
+pub(crate) fn take_answer(completion: &mut Completion, schema: &Value) {
     let Some(at) = completion
         .tool_calls
         .iter()

@@ -17,14 +17,14 @@ use crate::protocol::{Message, ToolCall, ToolChoice, Usage};
 const VERSION: &str = "2023-06-01";
 const MAX_TOKENS: u64 = 8192;
 
-pub struct AnthropicProvider {
+pub(crate) struct AnthropicProvider {
     endpoint: Endpoint,
     http: HttpClient,
     model: String,
 }
 
 impl AnthropicProvider {
-    pub fn new(endpoint: Endpoint, http: HttpClient) -> Self {
+    pub(crate) fn new(endpoint: Endpoint, http: HttpClient) -> Self {
         let model = endpoint.model.clone().unwrap_or_default();
         AnthropicProvider {
             endpoint,
@@ -164,7 +164,7 @@ impl Provider for AnthropicProvider {
     }
 }
 
-pub fn ids(value: &Value, pointer: &str, key: &str) -> Vec<String> {
+pub(crate) fn ids(value: &Value, pointer: &str, key: &str) -> Vec<String> {
     value
         .pointer(pointer)
         .and_then(Value::as_array)

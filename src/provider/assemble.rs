@@ -14,13 +14,13 @@ struct Partial {
 }
 
 #[derive(Debug, Default)]
-pub struct ToolCallAssembler {
+pub(crate) struct ToolCallAssembler {
     calls: Vec<Partial>,
 }
 
 impl ToolCallAssembler {
     /// Takes one element of a chunk's `delta.tool_calls` array.
-    pub fn push(&mut self, delta: &Value) {
+    pub(crate) fn push(&mut self, delta: &Value) {
         let index = delta
             .get("index")
             .and_then(Value::as_u64)
@@ -55,13 +55,13 @@ impl ToolCallAssembler {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.calls.is_empty()
     }
 
     /// The finished calls, in index order. Arguments that are not valid JSON are kept as a string
     /// so the agent can answer the model with a parse error instead of losing the call.
-    pub fn finish(mut self) -> Vec<ToolCall> {
+    pub(crate) fn finish(mut self) -> Vec<ToolCall> {
         self.calls.sort_by_key(|c| c.index);
         self.calls
             .into_iter()
@@ -80,7 +80,7 @@ impl ToolCallAssembler {
 }
 
 /// Arguments as the model sent them: a JSON text (empty means none), parsed when possible.
-pub fn parse_arguments(text: &str) -> Value {
+pub(crate) fn parse_arguments(text: &str) -> Value {
     if text.trim().is_empty() {
         return Value::Object(Default::default());
     }

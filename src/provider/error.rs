@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::error::{ExitCode, Report};
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
-pub enum ProviderError {
+pub(crate) enum ProviderError {
     #[error("the server at {url} refused the credentials (HTTP {status}): {message}")]
     Auth {
         url: String,
@@ -56,12 +56,13 @@ pub enum ProviderError {
     EmptyStream { url: String },
     /// The in-process engine (`--provider local`): no server is involved, so no URL to blame.
     #[error("the local engine failed: {message}")]
+    #[cfg_attr(not(feature = "local"), allow(dead_code))] // only the engine makes it
     Local { message: String },
 }
 
 impl ProviderError {
     /// A reply that is not what the protocol says.
-    pub fn bad_response(url: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn bad_response(url: &str, message: impl Into<String>) -> Self {
         ProviderError::BadResponse {
             url: url.to_string(),
             message: message.into(),
@@ -69,7 +70,7 @@ impl ProviderError {
     }
 
     /// Whether trying again could help (before any output reached the user).
-    pub fn is_retryable(&self) -> bool {
+    pub(crate) fn is_retryable(&self) -> bool {
         // 501 and 505 say the server does not do this at all: asking again only repeats the page.
         if let ProviderError::Server {
             status: 501 | 505, ..
@@ -88,7 +89,7 @@ impl ProviderError {
     }
 
     /// How long the server asked us to wait, if it said.
-    pub fn retry_after(&self) -> Option<Duration> {
+    pub(crate) fn retry_after(&self) -> Option<Duration> {
         match self {
             ProviderError::RateLimited { retry_after, .. } => *retry_after,
             _ => None,
@@ -96,7 +97,7 @@ impl ProviderError {
     }
 
     /// Network failures versus the provider's own answers (the `--json` error kind).
-    pub fn is_network(&self) -> bool {
+    pub(crate) fn is_network(&self) -> bool {
         matches!(
             self,
             ProviderError::Connect { .. }
@@ -106,7 +107,7 @@ impl ProviderError {
     }
 
     /// The `--json` error kind: the network, or the provider's own answer.
-    pub fn kind(&self) -> crate::protocol::ErrorKind {
+    pub(crate) fn kind(&self) -> crate::protocol::ErrorKind {
         if self.is_network() {
             crate::protocol::ErrorKind::Network
         } else {
@@ -114,7 +115,7 @@ impl ProviderError {
         }
     }
 
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         if let ProviderError::Timeout {
             setting: Some(setting),
             ..
@@ -162,12 +163,12 @@ impl ProviderError {
     }
 
     /// What went wrong in one line: a web server's HTML error page reduced to its words.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         plain(&self.to_string())
     }
 
     /// `ai: error: <what failed>`, `caused by: <why>` and a hint.
-    pub fn to_report(&self) -> Report {
+    pub(crate) fn to_report(&self) -> Report {
         let full = self.summary();
         let detail = self.detail().map(plain);
         let split = detail.filter(|d| !d.is_empty()).and_then(|detail| {

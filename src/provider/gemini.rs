@@ -12,14 +12,14 @@ use super::{
 };
 use crate::protocol::{Message, ToolCall, ToolChoice, Usage};
 
-pub struct GeminiProvider {
+pub(crate) struct GeminiProvider {
     endpoint: Endpoint,
     http: HttpClient,
     model: String,
 }
 
 impl GeminiProvider {
-    pub fn new(endpoint: Endpoint, http: HttpClient) -> Self {
+    pub(crate) fn new(endpoint: Endpoint, http: HttpClient) -> Self {
         let model = endpoint.model.clone().unwrap_or_default();
         GeminiProvider {
             endpoint,
@@ -304,7 +304,7 @@ fn request_body(request: ChatRequest<'_>) -> Value {
 
 /// A JSON Schema cut down to what Gemini accepts: `$ref`s inlined, unknown keywords dropped,
 /// `["T", "null"]` types made `nullable`, `oneOf` of constants made an `enum`.
-pub fn gemini_schema(schema: &Value) -> Value {
+pub(crate) fn gemini_schema(schema: &Value) -> Value {
     let defs = schema
         .get("$defs")
         .or_else(|| schema.get("definitions"))

@@ -23,26 +23,26 @@ const DRAIN_MAX_BYTES: usize = 64 * 1024;
 const MAX_STALE_RESENDS: usize = 4;
 
 /// The settings each time limit is changed by, named when it expires.
-pub const FIRST_BYTE_VAR: &str = "SWEBASH_AI_HTTP_FIRST_BYTE_TIMEOUT";
-pub const IDLE_VAR: &str = "SWEBASH_AI_HTTP_IDLE_TIMEOUT";
-pub const BUDGET_VAR: &str = "SWEBASH_AI_HTTP_TIMEOUT";
-pub const CONNECT_VAR: &str = "SWEBASH_AI_HTTP_CONNECT_TIMEOUT";
+pub(crate) const FIRST_BYTE_VAR: &str = "SWEBASH_AI_HTTP_FIRST_BYTE_TIMEOUT";
+pub(crate) const IDLE_VAR: &str = "SWEBASH_AI_HTTP_IDLE_TIMEOUT";
+pub(crate) const BUDGET_VAR: &str = "SWEBASH_AI_HTTP_TIMEOUT";
+pub(crate) const CONNECT_VAR: &str = "SWEBASH_AI_HTTP_CONNECT_TIMEOUT";
 
-pub struct HttpClient {
+pub(crate) struct HttpClient {
     client: reqwest::Client,
     connections: crate::net::Connections,
-    pub settings: HttpSettings,
+    pub(crate) settings: HttpSettings,
 }
 
 /// When one model request must be over, its retries included (`SWEBASH_AI_HTTP_TIMEOUT`).
 #[derive(Debug, Clone, Copy)]
-pub struct Deadline {
+pub(crate) struct Deadline {
     at: Instant,
     budget: Duration,
 }
 
 impl Deadline {
-    pub fn new(budget: Duration) -> Self {
+    pub(crate) fn new(budget: Duration) -> Self {
         Deadline {
             at: Instant::now() + budget,
             budget,
@@ -103,7 +103,7 @@ fn seconds(duration: Duration) -> String {
 
 impl HttpClient {
     /// A client for `base_url` (see `net::client`).
-    pub fn new(settings: HttpSettings, base_url: &str) -> Result<Self, ProviderError> {
+    pub(crate) fn new(settings: HttpSettings, base_url: &str) -> Result<Self, ProviderError> {
         let (client, connections) = crate::net::counted_client(base_url, settings.connect_timeout)
             .map_err(|err| ProviderError::Connect {
                 url: base_url.to_string(),
@@ -121,7 +121,7 @@ impl HttpClient {
     /// reply starts at once; a whole one only when the model is done, so it has the budget).
     /// A pooled connection the server closed meanwhile is detected and the request sent again
     /// on a fresh one, silently: nothing of the reply was received, so nothing is repeated.
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         request: reqwest::RequestBuilder,
         url: &str,
@@ -171,7 +171,7 @@ impl HttpClient {
     }
 
     /// Sends a request and reads its whole body as JSON.
-    pub async fn json(
+    pub(crate) async fn json(
         &self,
         request: reqwest::RequestBuilder,
         url: &str,
@@ -187,7 +187,12 @@ impl HttpClient {
         })
     }
 
-    pub fn post(&self, url: &str, key: Option<&Secret>, body: &Value) -> reqwest::RequestBuilder {
+    pub(crate) fn post(
+        &self,
+        url: &str,
+        key: Option<&Secret>,
+        body: &Value,
+    ) -> reqwest::RequestBuilder {
         let request = self
             .client
             .post(url)
@@ -196,12 +201,12 @@ impl HttpClient {
         authorize(request, key)
     }
 
-    pub fn get(&self, url: &str, key: Option<&Secret>) -> reqwest::RequestBuilder {
+    pub(crate) fn get(&self, url: &str, key: Option<&Secret>) -> reqwest::RequestBuilder {
         authorize(self.client.get(url), key)
     }
 
     /// The deadline of a request started now: it and its retries share the budget.
-    pub fn deadline(&self) -> Deadline {
+    pub(crate) fn deadline(&self) -> Deadline {
         Deadline::new(self.settings.request_timeout)
     }
 
@@ -239,7 +244,7 @@ fn authorize(request: reqwest::RequestBuilder, key: Option<&Secret>) -> reqwest:
 }
 
 /// Reads the next piece of a streamed body, allowing at most the idle timeout of silence.
-pub async fn next_chunk(
+pub(crate) async fn next_chunk(
     response: &mut reqwest::Response,
     url: &str,
     idle: Duration,
@@ -267,7 +272,7 @@ pub async fn next_chunk(
 /// chunk of a chunked reply), so a body dropped early costs the next request a fresh TCP and TLS
 /// handshake. Bounded in time and bytes, since the reply itself is complete: a server that keeps
 /// talking after it only loses its connection.
-pub async fn finish_body(mut response: reqwest::Response) {
+pub(crate) async fn finish_body(mut response: reqwest::Response) {
     let drain = async {
         let mut left = DRAIN_MAX_BYTES;
         while let Ok(Some(chunk)) = response.chunk().await {
@@ -281,7 +286,7 @@ pub async fn finish_body(mut response: reqwest::Response) {
 }
 
 /// Reads a whole body before the deadline.
-pub async fn read_body(
+pub(crate) async fn read_body(
     response: reqwest::Response,
     url: &str,
     deadline: Deadline,
@@ -336,7 +341,7 @@ macro_rules! with_retries {
 pub(crate) use with_retries;
 
 /// The first of the models an endpoint lists, for endpoints with no default.
-pub fn first_model(models: Vec<String>, url: &str) -> Result<String, ProviderError> {
+pub(crate) fn first_model(models: Vec<String>, url: &str) -> Result<String, ProviderError> {
     models
         .into_iter()
         .next()
@@ -345,13 +350,13 @@ pub fn first_model(models: Vec<String>, url: &str) -> Result<String, ProviderErr
 
 /// Decides whether a failed attempt is tried again, and after how long. Nothing is retried once
 /// text reached the user: repeating the request would show it twice.
-pub struct RetryBudget {
+pub(crate) struct RetryBudget {
     left: u32,
     tries: u32,
 }
 
 impl RetryBudget {
-    pub fn new(settings: &HttpSettings) -> Self {
+    pub(crate) fn new(settings: &HttpSettings) -> Self {
         RetryBudget {
             left: settings.retries,
             tries: 0,
@@ -360,7 +365,7 @@ impl RetryBudget {
 
     /// The wait before the next attempt, or `None` when `err` is final or the next attempt
     /// would start past `deadline`. Reports the retry to `sink`.
-    pub fn next_delay(
+    pub(crate) fn next_delay(
         &mut self,
         err: &ProviderError,
         output_started: bool,
@@ -428,7 +433,7 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 }
 
 /// The server's own error message from a JSON or plain body, shortened.
-pub fn server_message(body: &str) -> String {
+pub(crate) fn server_message(body: &str) -> String {
     let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
         let error = v.get("error").unwrap_or(&v);
         error
@@ -445,7 +450,7 @@ pub fn server_message(body: &str) -> String {
     shorten(&text, 300)
 }
 
-pub fn shorten(text: &str, max_chars: usize) -> String {
+pub(crate) fn shorten(text: &str, max_chars: usize) -> String {
     let mut out: String = text.chars().take(max_chars).collect();
     if out.len() < text.len() {
         out.push('…');

@@ -14,14 +14,14 @@ use crate::engine::download::{DEFAULT_MODEL_URL, fetch, target_for};
 use crate::engine::{Engine, generate, grammar_of};
 use crate::protocol::Usage;
 
-pub struct LocalProvider {
+pub(crate) struct LocalProvider {
     settings: LocalSettings,
     engine: Option<Arc<Engine>>,
     name: String,
 }
 
 impl LocalProvider {
-    pub fn new(settings: LocalSettings) -> Self {
+    pub(crate) fn new(settings: LocalSettings) -> Self {
         LocalProvider {
             settings,
             engine: None,

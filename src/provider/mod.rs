@@ -18,41 +18,41 @@ mod sse;
 
 use std::time::Duration;
 
-pub use anthropic::AnthropicProvider;
-pub use error::ProviderError;
-pub use gemini::GeminiProvider;
-pub use http::HttpClient;
-pub use ollama::OllamaProvider;
-pub use openai::OpenAiProvider;
-pub use service::{Endpoint, Protocol, SERVICES, Service, select_endpoint};
+pub(crate) use anthropic::AnthropicProvider;
+pub(crate) use error::ProviderError;
+pub(crate) use gemini::GeminiProvider;
+pub(crate) use http::HttpClient;
+pub(crate) use ollama::OllamaProvider;
+pub(crate) use openai::OpenAiProvider;
+pub(crate) use service::{Endpoint, Protocol, select_endpoint};
 
-pub use crate::protocol::BoxFuture;
+pub(crate) use crate::protocol::BoxFuture;
 use crate::protocol::{Message, ToolCall, ToolChoice, ToolSpec, Usage};
 
 /// One request to the model.
 #[derive(Debug, Clone, Copy)]
-pub struct ChatRequest<'a> {
-    pub messages: &'a [Message],
-    pub tools: &'a [ToolSpec],
-    pub tool_choice: &'a ToolChoice,
-    pub stream: bool,
+pub(crate) struct ChatRequest<'a> {
+    pub(crate) messages: &'a [Message],
+    pub(crate) tools: &'a [ToolSpec],
+    pub(crate) tool_choice: &'a ToolChoice,
+    pub(crate) stream: bool,
     /// A JSON Schema the reply must follow (constrained output on local servers).
-    pub response_format: Option<&'a serde_json::Value>,
+    pub(crate) response_format: Option<&'a serde_json::Value>,
     /// The JSON Schema of the final answer (`--output-schema`), sent the provider's own way.
-    pub output_schema: Option<&'a serde_json::Value>,
+    pub(crate) output_schema: Option<&'a serde_json::Value>,
 }
 
 /// What the model replied with, once the reply is complete.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Completion {
-    pub text: String,
-    pub tool_calls: Vec<ToolCall>,
-    pub usage: Option<Usage>,
+pub(crate) struct Completion {
+    pub(crate) text: String,
+    pub(crate) tool_calls: Vec<ToolCall>,
+    pub(crate) usage: Option<Usage>,
 }
 
 /// What a provider reports while a reply is under way.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ProviderEvent<'a> {
+pub(crate) enum ProviderEvent<'a> {
     /// A piece of the answer's text.
     Text(&'a str),
     /// A failed attempt is about to be tried again after `delay`.
@@ -64,9 +64,9 @@ pub enum ProviderEvent<'a> {
 }
 
 /// The callback a provider streams through.
-pub type Sink<'a> = dyn FnMut(ProviderEvent<'_>) + 'a;
+pub(crate) type Sink<'a> = dyn FnMut(ProviderEvent<'_>) + 'a;
 
-pub trait Provider {
+pub(crate) trait Provider {
     /// The provider's name as reported in `--json` (`openai`, `groq`, ...).
     fn name(&self) -> &str;
     /// The model in use (known after `prepare`).
@@ -99,7 +99,7 @@ pub trait Provider {
 }
 
 /// The provider for an endpoint, by its wire protocol.
-pub fn provider_for(
+pub(crate) fn provider_for(
     endpoint: Endpoint,
     http: HttpClient,
     local: &crate::config::LocalSettings,

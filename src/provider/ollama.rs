@@ -13,14 +13,14 @@ use super::{
 };
 use crate::protocol::{Message, ToolCall, Usage};
 
-pub struct OllamaProvider {
+pub(crate) struct OllamaProvider {
     endpoint: Endpoint,
     http: HttpClient,
     model: String,
 }
 
 impl OllamaProvider {
-    pub fn new(endpoint: Endpoint, http: HttpClient) -> Self {
+    pub(crate) fn new(endpoint: Endpoint, http: HttpClient) -> Self {
         let model = endpoint.model.clone().unwrap_or_default();
         OllamaProvider {
             endpoint,

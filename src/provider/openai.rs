@@ -14,7 +14,7 @@ use super::{
 };
 use crate::protocol::{Message, ToolCall, ToolChoice, ToolSpec, Usage};
 
-pub struct OpenAiProvider {
+pub(crate) struct OpenAiProvider {
     endpoint: Endpoint,
     http: HttpClient,
     model: String,
@@ -27,7 +27,7 @@ struct Failed {
 }
 
 impl OpenAiProvider {
-    pub fn new(endpoint: Endpoint, http: HttpClient) -> Self {
+    pub(crate) fn new(endpoint: Endpoint, http: HttpClient) -> Self {
         let model = endpoint.model.clone().unwrap_or_default();
         OpenAiProvider {
             endpoint,

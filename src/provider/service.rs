@@ -8,7 +8,7 @@ use crate::error::ConfigError;
 
 /// The wire protocol a service speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protocol {
+pub(crate) enum Protocol {
     OpenAi,
     Anthropic,
     Ollama,
@@ -19,18 +19,18 @@ pub enum Protocol {
 
 /// One service: a wire protocol at a base URL, with its key variable and default model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Service {
-    pub name: &'static str,
-    pub protocol: Protocol,
-    pub base_url: &'static str,
+pub(crate) struct Service {
+    pub(crate) name: &'static str,
+    pub(crate) protocol: Protocol,
+    pub(crate) base_url: &'static str,
     /// The variable holding its API key; `None` for local servers that need none.
-    pub key_var: Option<&'static str>,
+    pub(crate) key_var: Option<&'static str>,
     /// `None`: ask the server which models it serves and take the first.
-    pub default_model: Option<&'static str>,
+    pub(crate) default_model: Option<&'static str>,
 }
 
 /// In the order auto-detection tries their keys.
-pub const SERVICES: &[Service] = &[
+pub(crate) const SERVICES: &[Service] = &[
     Service {
         name: "anthropic",
         protocol: Protocol::Anthropic,
@@ -133,18 +133,18 @@ pub const SERVICES: &[Service] = &[
 
 /// The endpoint a run talks to.
 #[derive(Debug, Clone)]
-pub struct Endpoint {
-    pub service: &'static str,
-    pub protocol: Protocol,
-    pub base_url: String,
-    pub api_key: Option<Secret>,
+pub(crate) struct Endpoint {
+    pub(crate) service: &'static str,
+    pub(crate) protocol: Protocol,
+    pub(crate) base_url: String,
+    pub(crate) api_key: Option<Secret>,
     /// `None` until asked of the server's `/models`.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 }
 
 /// Chooses the endpoint: the named provider, else an explicit base URL (OpenAI-compatible), else
 /// the first service whose key is in the environment (as `settings.foreign` holds it).
-pub fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigError> {
+pub(crate) fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigError> {
     let vars = &settings.foreign;
     let service = match settings.provider {
         Some(ProviderName::Local) => return local_endpoint(),

@@ -3,16 +3,16 @@
 
 /// Incremental SSE decoder: feed bytes, get complete events' data fields.
 #[derive(Debug, Default)]
-pub struct SseDecoder {
+pub(crate) struct SseDecoder {
     line: Vec<u8>,
     data: Option<String>,
     /// Whether any `data:` field was ever seen (an empty stream is a server quirk we handle).
-    pub saw_data: bool,
+    pub(crate) saw_data: bool,
 }
 
 impl SseDecoder {
     /// Feeds a chunk; returns the data of every event it completed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
         let mut events = Vec::new();
         for &byte in bytes {
             if byte == b'\n' {
@@ -29,7 +29,7 @@ impl SseDecoder {
     }
 
     /// Ends the stream: an event still pending without its blank line is delivered too.
-    pub fn finish(&mut self) -> Vec<String> {
+    pub(crate) fn finish(&mut self) -> Vec<String> {
         let mut events = Vec::new();
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);

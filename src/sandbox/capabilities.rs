@@ -9,39 +9,39 @@ use super::{Plan, SandboxMode};
 /// a report that lacks one is not read at all (and nothing is taken as enforced).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Capabilities {
+pub(crate) struct Capabilities {
     /// Landlock ABI version (0: none).
-    pub landlock_abi: u8,
+    pub(crate) landlock_abi: u8,
     /// Writes and reads are confined.
-    pub filesystem: bool,
+    pub(crate) filesystem: bool,
     /// A command without network opens no IP, packet or raw socket: seccomp on any kernel,
     /// and Landlock's TCP rules too where the kernel has them.
-    pub network: bool,
+    pub(crate) network: bool,
     /// Landlock's own TCP connect and bind rules hold too (ABI 4, kernel 6.7+).
-    pub landlock_network: bool,
+    pub(crate) landlock_network: bool,
     /// Abstract UNIX sockets and signals outside the sandbox are closed (Landlock ABI 6).
-    pub scoped: bool,
+    pub(crate) scoped: bool,
     /// Commands run in their own session, without a controlling terminal.
-    pub session: bool,
+    pub(crate) session: bool,
     /// Every process of a call is in one PID namespace that dies with it (else a subreaper).
-    pub pid_namespace: bool,
+    pub(crate) pid_namespace: bool,
     /// Everything outside the writable paths is on read-only mounts (metadata too: chmod,
     /// touch -d), in a private mount namespace.
-    pub read_only_mounts: bool,
+    pub(crate) read_only_mounts: bool,
     /// The socket filter holds: no new UNIX sockets (daemons outside are out of reach through
     /// their socket files), and no IP sockets without network.
-    pub unix_sockets_closed: bool,
+    pub(crate) unix_sockets_closed: bool,
     /// /proc lists only the call's processes.
-    pub own_proc: bool,
+    pub(crate) own_proc: bool,
     /// No capability is left, even as root, and no_new_privs is set.
-    pub unprivileged: bool,
-    pub max_processes: Option<u64>,
-    pub max_file_size: Option<u64>,
+    pub(crate) unprivileged: bool,
+    pub(crate) max_processes: Option<u64>,
+    pub(crate) max_file_size: Option<u64>,
 }
 
 impl Capabilities {
     /// Short lines for `--show-config` and `--check-command`: what is enforced and what is not.
-    pub fn lines(&self, plan: &Plan) -> Vec<String> {
+    pub(crate) fn lines(&self, plan: &Plan) -> Vec<String> {
         if plan.mode == SandboxMode::Off {
             return vec!["off: allowed commands run without a sandbox".into()];
         }

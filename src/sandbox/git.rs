@@ -15,17 +15,17 @@ use std::path::{Path, PathBuf};
 use super::walk::walk;
 
 /// The name a `.git` created during a call is moved to.
-pub const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
+pub(crate) const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
 
 /// The git state of a project as it was when the run started.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitState {
+pub(crate) struct GitState {
     /// Every `.git` (directory or file) under the project.
-    pub entries: BTreeSet<PathBuf>,
+    pub(crate) entries: BTreeSet<PathBuf>,
     /// What must be read-only: the entries, the git directories they name, hooks directories.
-    pub protected: Vec<PathBuf>,
+    pub(crate) protected: Vec<PathBuf>,
     /// The whole project was seen (a tree too big to walk hides what lies past the limit).
-    pub complete: bool,
+    pub(crate) complete: bool,
 }
 
 impl Default for GitState {
@@ -40,18 +40,18 @@ impl Default for GitState {
 
 /// What a check after a call did.
 #[derive(Debug, Default)]
-pub struct Quarantine {
+pub(crate) struct Quarantine {
     /// Each `.git` moved aside: where it was, where it is.
-    pub moved: Vec<(PathBuf, PathBuf)>,
+    pub(crate) moved: Vec<(PathBuf, PathBuf)>,
     /// Each `.git` that could be neither moved aside nor removed.
-    pub stuck: Vec<PathBuf>,
+    pub(crate) stuck: Vec<PathBuf>,
     /// The whole project was seen.
-    pub complete: bool,
+    pub(crate) complete: bool,
 }
 
 impl GitState {
     /// Reads the tree under `project` once.
-    pub fn of(project: &Path) -> GitState {
+    pub(crate) fn of(project: &Path) -> GitState {
         let (entries, complete) = git_entries(project);
         let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
         for entry in &entries {
@@ -77,7 +77,7 @@ impl GitState {
 
     /// Moves aside every `.git` under `project` that was not there when the run started (or,
     /// where that fails, removes it). Called after a call, when nothing of it is running.
-    pub fn quarantine(&self, project: &Path) -> Quarantine {
+    pub(crate) fn quarantine(&self, project: &Path) -> Quarantine {
         let (found, complete) = git_entries(project);
         let mut done = Quarantine {
             complete,

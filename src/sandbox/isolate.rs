@@ -9,13 +9,13 @@ use super::request::Request;
 /// Gives this process (and what it starts) its own System V IPC objects and POSIX message
 /// queues: a queue or shared memory segment of the machine's is out of reach. False when not
 /// allowed.
-pub fn new_ipc_namespace() -> bool {
+pub(crate) fn new_ipc_namespace() -> bool {
     unshare(rustix::thread::UnshareFlags::NEWIPC)
 }
 
 /// Moves this process's future children into a new PID namespace: the first becomes its init,
 /// and when it exits the kernel kills every process left in it. False when not allowed.
-pub fn new_pid_namespace() -> bool {
+pub(crate) fn new_pid_namespace() -> bool {
     use rustix::thread::UnshareFlags;
     if unshare(UnshareFlags::NEWPID) {
         return true;
@@ -46,7 +46,7 @@ fn unshare(flags: rustix::thread::UnshareFlags) -> bool {
 
 /// As a subreaper: kills the processes adopted from the call (daemons, `setsid` children) until
 /// none is left, reaping each.
-pub fn kill_descendants() {
+pub(crate) fn kill_descendants() {
     let me = rustix::process::getpid().as_raw_nonzero().get();
     for _ in 0..100 {
         let children = children_of(me);
@@ -87,15 +87,15 @@ fn children_of(parent: i32) -> Vec<i32> {
 
 /// The limits that took effect.
 #[derive(Debug, Default)]
-pub struct Limits {
-    pub processes: Option<u64>,
-    pub file_size: Option<u64>,
+pub(crate) struct Limits {
+    pub(crate) processes: Option<u64>,
+    pub(crate) file_size: Option<u64>,
 }
 
 /// Sets the file size limit, no core dumps, and a bound on processes: the PID namespace's own
 /// `pid_max` (kernel 6.14+, as its init) where it can, else RLIMIT_NPROC, which counts all of
 /// the user's processes and is ignored for root.
-pub fn set_limits(request: &Request) -> Limits {
+pub(crate) fn set_limits(request: &Request) -> Limits {
     let mut limits = Limits::default();
     let _ = rustix::process::setrlimit(
         Resource::Core,
@@ -159,12 +159,12 @@ fn kernel_at_least(major: u32, minor: u32) -> bool {
 }
 
 /// The machine's pid_max as seen from stage one, to check that a call did not change it.
-pub fn global_pid_max() -> Option<String> {
+pub(crate) fn global_pid_max() -> Option<String> {
     std::fs::read_to_string("/proc/sys/kernel/pid_max").ok()
 }
 
 /// Puts the machine's pid_max back if a kernel applied the call's value globally after all.
-pub fn restore_pid_max(before: Option<String>) {
+pub(crate) fn restore_pid_max(before: Option<String>) {
     if let Some(before) = before
         && global_pid_max().is_some_and(|now| now != before)
     {

@@ -47,12 +47,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub use crate::config::SandboxMode;
+pub(crate) use crate::config::SandboxMode;
 use crate::config::{
     FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, secret_file_name,
     system_secrets,
 };
-pub use capabilities::Capabilities;
+pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
 pub use launch::launch;
 
@@ -60,10 +60,10 @@ pub use launch::launch;
 pub const LAUNCHER_ARG: &str = "__sandbox";
 
 /// Largest file a sandboxed command may write (RLIMIT_FSIZE).
-pub const MAX_FILE_SIZE: u64 = 1 << 30;
+pub(crate) const MAX_FILE_SIZE: u64 = 1 << 30;
 /// Most processes (threads count) a sandboxed call may have at once: a fork storm stops there,
 /// a parallel build on a big machine does not.
-pub const MAX_PROCESSES: u64 = 4096;
+pub(crate) const MAX_PROCESSES: u64 = 4096;
 
 /// What of the home directory sandboxed commands may read: the toolchains and caches builds
 /// need. The rest of home (and of `/home`) is hidden: histories, dotfiles, other projects,
@@ -102,22 +102,22 @@ const TOOLCHAINS: &[&str] = &[
 /// Where a session's sandbox draws its lines, worked out once per session (clones share what
 /// the kernel was found to enforce, so a REPL probes and says it once).
 #[derive(Debug, Clone)]
-pub struct Plan {
-    pub mode: SandboxMode,
+pub(crate) struct Plan {
+    pub(crate) mode: SandboxMode,
     /// The writable project, or why there is none.
-    pub project: Result<PathBuf, String>,
-    pub temp: Vec<PathBuf>,
-    pub home: Option<PathBuf>,
+    pub(crate) project: Result<PathBuf, String>,
+    pub(crate) temp: Vec<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// ai's own config, state, data and cache directories (hidden: other projects'
     /// conversations, the audit log, the key command).
-    pub own: Vec<PathBuf>,
+    pub(crate) own: Vec<PathBuf>,
     /// Directories of the home the user lets sandboxed commands read (`SWEBASH_AI_SANDBOX_READ`).
     extra_read: Vec<PathBuf>,
     /// Where the toolchains live (the variables that say so, and the roots of PATH's entries):
     /// readable even inside a hidden home.
     toolchains: Vec<PathBuf>,
     /// ai's config directory (hidden: it holds the key command).
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Each package manager's caches and lock files (where its variables put them).
     fetch_caches: Vec<(Fetcher, Vec<PathBuf>, Vec<PathBuf>)>,
     /// The project's git state and secret files as the run found them before its first
@@ -145,7 +145,7 @@ impl Drop for SessionTemps {
 impl Plan {
     /// The plan of a session in `cwd`: ai's own directories (`paths`) are kept, its config
     /// directory hidden; `vars` say where package managers keep their caches.
-    pub fn new(mode: SandboxMode, cwd: &Path, paths: &Paths, vars: &ForeignVars) -> Plan {
+    pub(crate) fn new(mode: SandboxMode, cwd: &Path, paths: &Paths, vars: &ForeignVars) -> Plan {
         let mut temp = vec![paths.temp.clone()];
         for dir in ["/tmp", "/var/tmp"] {
             let dir = PathBuf::from(dir);
@@ -187,14 +187,14 @@ impl Plan {
     }
 
     /// The same plan, letting sandboxed commands read these directories of the home too.
-    pub fn reading(mut self, dirs: &[PathBuf]) -> Plan {
+    pub(crate) fn reading(mut self, dirs: &[PathBuf]) -> Plan {
         self.extra_read = dirs.to_vec();
         self
     }
 
     /// What the launcher is told for a command that needs `fetch` of the package managers (the
     /// policy's reading of it); `None` when the sandbox is off.
-    pub fn request(&self, fetch: &FetchNeeds) -> Option<request::Request> {
+    pub(crate) fn request(&self, fetch: &FetchNeeds) -> Option<request::Request> {
         if self.mode == SandboxMode::Off {
             return None;
         }
@@ -273,7 +273,7 @@ impl Plan {
     /// (`.ai-sandbox-PID`), which a launcher cannot remove itself because it made their parent
     /// read-only for the call. Called before and after each sandboxed call, so none piles up
     /// (each later call would bind-mount them all).
-    pub fn sweep(&self) {
+    pub(crate) fn sweep(&self) {
         let roots = self.temp.iter().chain(self.project.as_ref().ok());
         for root in roots {
             sweep_private_temps(root);
@@ -282,7 +282,7 @@ impl Plan {
 
     /// After a call in the sandbox: a `.git` it made is moved aside (git would run what its
     /// config and hooks say, later, outside the sandbox). Returns (where it was, where it is).
-    pub fn quarantine(&self) -> Quarantine {
+    pub(crate) fn quarantine(&self) -> Quarantine {
         let (Ok(project), SandboxMode::Workspace, Ok(mut tree)) =
             (&self.project, self.mode, self.tree.lock())
         else {
@@ -300,7 +300,7 @@ impl Plan {
 
     /// Why the sandbox cannot vouch for this project, if it cannot: a tree too big to check
     /// for secret files and git repositories (it may have been made so to hide one).
-    pub fn unverifiable(&self) -> Option<String> {
+    pub(crate) fn unverifiable(&self) -> Option<String> {
         let mut tree = self.tree.lock().ok()?;
         (!self.found(&mut tree).complete()).then(|| {
             "the project holds too many directories to check for secret files and git \
@@ -311,7 +311,7 @@ impl Plan {
 
     /// After a run outside the sandbox that a person approved: whatever git state it made is
     /// the user's, and protected from now on.
-    pub fn trust_git_state(&self) {
+    pub(crate) fn trust_git_state(&self) {
         if let Ok(mut tree) = self.tree.lock() {
             *tree = Some(Tree::of(self.project.as_ref().ok(), self.mode));
         }
@@ -323,7 +323,7 @@ impl Plan {
     }
 
     /// How to run a command that needs `fetch` under the sandbox.
-    pub fn prefix(&self, fetch: &FetchNeeds) -> Option<Launch> {
+    pub(crate) fn prefix(&self, fetch: &FetchNeeds) -> Option<Launch> {
         self.sweep();
         let request = self.request(fetch)?;
         let exe = std::env::current_exe().ok()?;
@@ -339,7 +339,7 @@ impl Plan {
 
     /// Paths no sandboxed command may read: the system's secrets, the home directory (and
     /// every other user's), the home's secrets (inside what is readable of it), ai's own dirs.
-    pub fn secrets(&self) -> Vec<PathBuf> {
+    pub(crate) fn secrets(&self) -> Vec<PathBuf> {
         let mut hide: Vec<PathBuf> = system_secrets().map(PathBuf::from).collect();
         if let Some(home) = &self.home {
             hide.push(home.clone());
@@ -374,7 +374,7 @@ impl Plan {
     }
 
     /// The same plan in `mode` (what was probed is shared only when the mode is the same).
-    pub fn with_mode(&self, mode: SandboxMode) -> Plan {
+    pub(crate) fn with_mode(&self, mode: SandboxMode) -> Plan {
         let mut plan = self.clone();
         if mode != self.mode {
             plan.mode = mode;
@@ -384,7 +384,7 @@ impl Plan {
     }
 
     /// What the sandbox enforces here, probed on first use; `true` with it the first time.
-    pub fn capabilities(&self) -> (&Capabilities, bool) {
+    pub(crate) fn capabilities(&self) -> (&Capabilities, bool) {
         let mut first = false;
         let capabilities = self.probed.get_or_init(|| {
             first = true;
@@ -394,7 +394,7 @@ impl Plan {
     }
 
     /// Whether the sandbox can be used on this kernel, and what it enforces there.
-    pub fn probe(&self) -> Capabilities {
+    pub(crate) fn probe(&self) -> Capabilities {
         let Some(mut request) = self.request(&FetchNeeds::default()) else {
             return Capabilities::default();
         };
@@ -419,9 +419,9 @@ impl Plan {
 /// How a command runs in the sandbox: the argv prefix (the launcher and its request, then
 /// `--`), and whether the sandbox leaves it the network (a package manager's fetch).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Launch {
-    pub argv: Vec<OsString>,
-    pub network: bool,
+pub(crate) struct Launch {
+    pub(crate) argv: Vec<OsString>,
+    pub(crate) network: bool,
 }
 
 /// Where toolchains live: the usual places in the home, the directories the toolchains'

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use rustix::mount::{MountFlags, MountPropagationFlags};
 
 /// Enters a new mount namespace with private propagation; false when not allowed.
-pub fn enter() -> bool {
+pub(crate) fn enter() -> bool {
     if !unshare_mounts() {
         return false;
     }
@@ -27,7 +27,7 @@ fn unshare_mounts() -> bool {
 }
 
 /// Mounts a fresh /proc (in the PID namespace of this process); best effort.
-pub fn own_proc(pid_namespace: bool) -> bool {
+pub(crate) fn own_proc(pid_namespace: bool) -> bool {
     pid_namespace
         && rustix::mount::mount(
             "proc",
@@ -42,7 +42,7 @@ pub fn own_proc(pid_namespace: bool) -> bool {
 /// Bind-mounts each writable path onto itself, then remounts every other mount read-only
 /// (/proc aside).
 /// True when every remount took.
-pub fn read_only_except(writable: &[PathBuf]) -> bool {
+pub(crate) fn read_only_except(writable: &[PathBuf]) -> bool {
     let mut binds: Vec<&Path> = Vec::new();
     for path in writable {
         if rustix::mount::mount_bind(path.as_path(), path.as_path()).is_ok() {
@@ -81,7 +81,7 @@ pub fn read_only_except(writable: &[PathBuf]) -> bool {
 /// Puts each session directory over its temp directory (a bind mount): the call sees and writes
 /// the session's own temp only. Best effort: where one fails, that temp stays as it is, which
 /// the Landlock grants still confine.
-pub fn cover(covers: &[(PathBuf, PathBuf)]) {
+pub(crate) fn cover(covers: &[(PathBuf, PathBuf)]) {
     for (temp, session) in covers {
         let _ = rustix::mount::mount_bind(session.as_path(), temp.as_path());
     }
@@ -89,14 +89,14 @@ pub fn cover(covers: &[(PathBuf, PathBuf)]) {
 
 /// A fresh, small tmpfs on /dev/shm: shared memory and POSIX semaphores work, but nothing is
 /// shared with the machine's /dev/shm (or left there after the call).
-pub fn private_shm() -> bool {
+pub(crate) fn private_shm() -> bool {
     let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
     rustix::mount::mount("tmpfs", "/dev/shm", "tmpfs", flags, c"size=64m,mode=1777").is_ok()
 }
 
 /// Covers each secret file of `paths` with an empty, read-only one (`/dev/null`): reading it
 /// gives nothing, and it can be neither written, renamed nor removed. True when every mask took.
-pub fn mask(paths: &[PathBuf]) -> bool {
+pub(crate) fn mask(paths: &[PathBuf]) -> bool {
     let mut all = true;
     for path in paths.iter().filter(|p| p.is_file()) {
         all &= rustix::mount::mount_bind("/dev/null", path.as_path()).is_ok()
@@ -113,7 +113,7 @@ pub fn mask(paths: &[PathBuf]) -> bool {
 /// Makes each of `paths` read-only by a bind mount onto itself (git's directories and hooks:
 /// what is written there runs later, outside ai). A missing hooks directory is made first, so
 /// it cannot be made during the call. True when every protection took.
-pub fn read_only(paths: &[PathBuf]) -> bool {
+pub(crate) fn read_only(paths: &[PathBuf]) -> bool {
     let mut all = true;
     for path in paths {
         if !path.exists() && path.file_name().is_some_and(|n| n != ".git") {

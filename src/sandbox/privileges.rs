@@ -9,7 +9,7 @@
 use rustix::thread::{CapabilitySet, CapabilitySets};
 
 /// Drops every capability of this process for good. True when none is left.
-pub fn drop_all() -> bool {
+pub(crate) fn drop_all() -> bool {
     let _ = rustix::thread::set_no_new_privs(true);
     for bit in 0..64u32 {
         let Some(capability) = CapabilitySet::from_bits(1u64 << bit) else {
@@ -35,7 +35,7 @@ pub fn drop_all() -> bool {
 /// Marks every descriptor above stderr close-on-exec, so the program starts with 0, 1 and 2
 /// only. True when the kernel did it.
 #[allow(unsafe_code)]
-pub fn close_inherited() -> bool {
+pub(crate) fn close_inherited() -> bool {
     // SAFETY: close_range with CLOSE_RANGE_CLOEXEC closes nothing now; it only sets a flag on
     // descriptors of this single-threaded launcher, whose own descriptors it never uses after
     // exec.

@@ -10,67 +10,67 @@ use serde::{Deserialize, Serialize};
 /// What the launcher is told: one JSON argument, then `--` and the program.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Request {
+pub(crate) struct Request {
     /// Writable trees (the project and temp); never what `hide` holds.
-    pub write: Vec<PathBuf>,
+    pub(crate) write: Vec<PathBuf>,
     /// Readable inside hidden trees (the project and the toolchains in a hidden home), less
     /// what `hide` holds below them.
-    pub read: Vec<PathBuf>,
+    pub(crate) read: Vec<PathBuf>,
     /// Secret files inside writable trees (a project's `.env`): masked by an empty file where
     /// mounts are possible, else left out of the grants.
-    pub mask: Vec<PathBuf>,
+    pub(crate) mask: Vec<PathBuf>,
     /// The home directory: never writable through a writable root that holds it (temp holding
     /// a test's home); a project inside it stays writable.
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// Temp directories each covered, for the call, by the session's own directory in it
     /// (temp, then the directory seen there): what else lives in temp (other projects, other
     /// users' files, credentials caches) is out of sight and out of reach.
-    pub cover: Vec<(PathBuf, PathBuf)>,
+    pub(crate) cover: Vec<(PathBuf, PathBuf)>,
     /// Inside writable trees but read-only: git directories and hooks (read-only mounts where
     /// the kernel allows them, else left out of Landlock's write grants).
-    pub read_only: Vec<PathBuf>,
+    pub(crate) read_only: Vec<PathBuf>,
     /// Neither readable nor writable (secrets).
-    pub hide: Vec<PathBuf>,
+    pub(crate) hide: Vec<PathBuf>,
     /// Package manager caches: created if missing, then writable.
-    pub caches: Vec<PathBuf>,
+    pub(crate) caches: Vec<PathBuf>,
     /// Package manager lock files: created if missing, then writable.
-    pub cache_files: Vec<PathBuf>,
+    pub(crate) cache_files: Vec<PathBuf>,
     /// TCP allowed (a package manager fetches).
-    pub net: bool,
+    pub(crate) net: bool,
     /// RLIMIT_FSIZE in bytes.
-    pub max_file_size: Option<u64>,
+    pub(crate) max_file_size: Option<u64>,
     /// Most processes alive at once in the call.
-    pub max_processes: Option<u64>,
+    pub(crate) max_processes: Option<u64>,
     /// Print what is enforced as JSON instead of running a program.
-    pub probe: bool,
+    pub(crate) probe: bool,
     /// Set by stage one for stage two.
-    pub stage2: bool,
+    pub(crate) stage2: bool,
     /// Stage one got a PID namespace (told to stage two for the probe).
-    pub pid_namespace: bool,
+    pub(crate) pid_namespace: bool,
     /// Stage one made a private mount namespace for stage two (so stage two may mount /proc).
-    pub mount_namespace: bool,
+    pub(crate) mount_namespace: bool,
     /// Stage one made every mount but the writable paths read-only.
-    pub read_only_mounts: bool,
+    pub(crate) read_only_mounts: bool,
     /// Do without a PID namespace (the subreaper fallback, to test it where namespaces work).
-    pub no_pid_namespace: bool,
+    pub(crate) no_pid_namespace: bool,
     /// Do without Landlock's network rules (a kernel before 6.7, to test that seccomp alone
     /// keeps the network closed where Landlock could).
-    pub no_landlock_network: bool,
+    pub(crate) no_landlock_network: bool,
     /// The program and its arguments: after `--`, as they are (they need not be UTF-8).
     #[serde(skip)]
-    pub program: Vec<OsString>,
+    pub(crate) program: Vec<OsString>,
 }
 
 impl Request {
     /// The launcher's arguments for this request, without the program.
-    pub fn to_args(&self) -> Result<Vec<OsString>, String> {
+    pub(crate) fn to_args(&self) -> Result<Vec<OsString>, String> {
         let json = serde_json::to_string(self)
             .map_err(|err| format!("cannot pass a path to the sandbox: {err}"))?;
         Ok(vec![json.into()])
     }
 
     /// Reads what `to_args` wrote, then `--` and the program.
-    pub fn parse(args: &[OsString]) -> Result<Request, String> {
+    pub(crate) fn parse(args: &[OsString]) -> Result<Request, String> {
         let (json, rest) = args.split_first().ok_or("the launcher needs its request")?;
         let json = json.to_str().ok_or("the launcher's request is not UTF-8")?;
         let mut request: Request = serde_json::from_str(json)

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// on the way to each excluded path. Symlinks are skipped: Landlock judges the file they lead to,
 /// which a rule of its own covers or not. `opened` gets the directories that were split (they
 /// can be listed, not granted whole).
-pub fn beneath_except(
+pub(crate) fn beneath_except(
     root: &Path,
     excluded: &[PathBuf],
     granted: &mut Vec<PathBuf>,

@@ -26,7 +26,7 @@ use seccompiler::{
 
 /// Installs the filter on this process (inherited by what it execs). False when the kernel or
 /// the architecture does not allow it.
-pub fn restrict(network: bool) -> bool {
+pub(crate) fn restrict(network: bool) -> bool {
     program(network).is_some_and(|program| seccompiler::apply_filter(&program).is_ok())
 }
 

@@ -13,7 +13,7 @@ const WALK_LIMIT: usize = 100_000;
 /// Calls `visit(path, name, kind)` for every entry below `root`, links not followed, breadth
 /// first, and goes into the directories for which it returns true. Returns whether it saw the
 /// whole tree.
-pub fn walk(root: &Path, visit: impl FnMut(&Path, &OsStr, FileType) -> bool) -> bool {
+pub(crate) fn walk(root: &Path, visit: impl FnMut(&Path, &OsStr, FileType) -> bool) -> bool {
     walk_at_most(root, WALK_LIMIT, visit)
 }
 

@@ -16,7 +16,7 @@ const BUILTINS: &[&str] = &[
 /// The one command line in a model's answer, or why there is none. A fenced block is taken
 /// whole (joined into one line, never cut); unfenced text may be followed by prose, so its first
 /// command is tried when the whole is not one. `path` is the `PATH` a program name is looked up in.
-pub fn extract_command(answer: &str, path: Option<&str>) -> Result<String, String> {
+pub(crate) fn extract_command(answer: &str, path: Option<&str>) -> Result<String, String> {
     let text = answer.trim();
     if text.is_empty() {
         return Err("the model's answer was empty".into());

@@ -6,18 +6,18 @@ mod command;
 
 use std::path::{Path, PathBuf};
 
-pub use command::extract_command;
+pub(crate) use command::extract_command;
 
 /// The shells with a widget script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shell {
+pub(crate) enum Shell {
     Bash,
     Zsh,
     Fish,
 }
 
 impl Shell {
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         match name {
             "bash" => Some(Shell::Bash),
             "zsh" => Some(Shell::Zsh),
@@ -54,7 +54,7 @@ impl Shell {
 
 /// The script `ai --init SHELL [--key KEY] [--context]` prints. `context` is the file the hooks
 /// write the last command to.
-pub fn init_script(
+pub(crate) fn init_script(
     shell: Shell,
     key: Option<&str>,
     context: Option<&Path>,
@@ -80,12 +80,12 @@ pub fn init_script(
 }
 
 /// Where `--context` hooks keep the last command: `$XDG_STATE_HOME/swebash-ai/shell-context`.
-pub fn context_file(state_dir: &Path) -> PathBuf {
+pub(crate) fn context_file(state_dir: &Path) -> PathBuf {
     state_dir.join("shell-context")
 }
 
 /// The last command and its exit status, when the hooks recorded one.
-pub fn last_command(file: &Path) -> Option<(String, String)> {
+pub(crate) fn last_command(file: &Path) -> Option<(String, String)> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().next()?;
     let (status, command) = line.split_once('\t')?;
@@ -94,7 +94,7 @@ pub fn last_command(file: &Path) -> Option<(String, String)> {
 }
 
 /// The system prompt of `ai --command`.
-pub fn command_instructions(shell: &str, os: &str) -> String {
+pub(crate) fn command_instructions(shell: &str, os: &str) -> String {
     format!(
         "Turn the user's request into exactly one command line for {shell} on {os}. Reply with the \
          command only: no explanation, no code fences, no prompt sign, no placeholder the user must \

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 #[derive(Debug)]
-pub struct Capture {
+pub(crate) struct Capture {
     head: Vec<u8>,
     tail: VecDeque<u8>,
     half: usize,
@@ -13,7 +13,7 @@ pub struct Capture {
 
 impl Capture {
     /// Keeps at most `budget` bytes: the first half and the last half.
-    pub fn new(budget: usize) -> Self {
+    pub(crate) fn new(budget: usize) -> Self {
         Capture {
             head: Vec::new(),
             tail: VecDeque::new(),
@@ -22,7 +22,7 @@ impl Capture {
         }
     }
 
-    pub fn push(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
         let room = self.half.saturating_sub(self.head.len());
         let take = room.min(bytes.len());
         self.head.extend_from_slice(&bytes[..take]);
@@ -42,16 +42,16 @@ impl Capture {
         self.tail.extend(bytes);
     }
 
-    pub fn truncated(&self) -> bool {
+    pub(crate) fn truncated(&self) -> bool {
         self.omitted > 0
     }
 
-    pub fn omitted(&self) -> u64 {
+    pub(crate) fn omitted(&self) -> u64 {
         self.omitted
     }
 
     /// The kept text, with a marker where bytes were left out.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut text = String::from_utf8_lossy(&self.head).into_owned();
         if self.omitted > 0 {
             text.push_str(&format!("\n[... {} bytes omitted ...]\n", self.omitted));

@@ -31,7 +31,7 @@ struct ExecArgs {
     timeout_seconds: Option<u64>,
 }
 
-pub struct ExecTool;
+pub(crate) struct ExecTool;
 
 impl Tool for ExecTool {
     fn name(&self) -> &'static str {

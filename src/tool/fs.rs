@@ -67,7 +67,7 @@ impl FsArgs {
     }
 }
 
-pub struct FilesystemTool;
+pub(crate) struct FilesystemTool;
 
 impl Tool for FilesystemTool {
     fn name(&self) -> &'static str {

@@ -10,7 +10,7 @@ use super::{ToolContext, ToolOutcome};
 use crate::protocol::{CallErrorCode, ToolErrorType, ToolResult};
 
 /// Most paths in one call.
-pub const MAX_PATHS: usize = 20;
+pub(crate) const MAX_PATHS: usize = 20;
 /// Tokens the files of one call may take together (a quarter of a 128k context, most of a 32k one).
 const BUDGET_TOKENS: u64 = 32_000;
 /// A rough count that errs high for code: about four bytes a token.
@@ -18,7 +18,7 @@ const BYTES_PER_TOKEN: u64 = 4;
 
 /// Reads `paths` in order with `read_whole` (a resolved path and the path as the model wrote
 /// it) until the budget is spent; the rest are listed as left out.
-pub fn read_many(
+pub(crate) fn read_many(
     paths: &[String],
     ctx: &ToolContext,
     read_whole: impl Fn(&Path, &str) -> ToolOutcome,

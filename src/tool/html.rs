@@ -4,7 +4,7 @@
 
 /// One piece of an HTML document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Token<'a> {
+pub(crate) enum Token<'a> {
     /// `<name attr="value">`, the name lowercased, attribute values decoded.
     Start {
         name: String,
@@ -18,7 +18,7 @@ pub enum Token<'a> {
 
 impl Token<'_> {
     /// Whether this is a start tag named `name` whose `class` lists `class`.
-    pub fn has_class(&self, name: &str, class: &str) -> bool {
+    pub(crate) fn has_class(&self, name: &str, class: &str) -> bool {
         match self {
             Token::Start { name: tag, attrs } if tag == name => attrs
                 .iter()
@@ -28,7 +28,7 @@ impl Token<'_> {
     }
 
     /// The value of an attribute of a start tag.
-    pub fn attr(&self, key: &str) -> Option<&str> {
+    pub(crate) fn attr(&self, key: &str) -> Option<&str> {
         match self {
             Token::Start { attrs, .. } => attrs
                 .iter()
@@ -40,7 +40,7 @@ impl Token<'_> {
 }
 
 /// The tokens of `html`, skipping comments, doctypes and the bodies of `script` and `style`.
-pub fn tokens(html: &str) -> Vec<Token<'_>> {
+pub(crate) fn tokens(html: &str) -> Vec<Token<'_>> {
     let mut out = Vec::new();
     let mut rest = html;
     while !rest.is_empty() {
@@ -158,7 +158,7 @@ fn attr_value(text: &str) -> (&str, &str) {
 }
 
 /// Text with `&name;`, `&#N;` and `&#xH;` replaced; unknown entities are kept as written.
-pub fn decode_entities(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn decode_entities(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('&') {
         return text.into();
     }

@@ -26,8 +26,8 @@ type Client = RunningService<RoleClient, ()>;
 
 /// A server, shared by its tools: started at once when its tool list had to be read, else
 /// on the first call of one of its tools (the list came from the cache).
-pub struct McpServer {
-    pub name: String,
+pub(crate) struct McpServer {
+    pub(crate) name: String,
     config: McpServerConfig,
     cache: Option<PathBuf>,
     client: tokio::sync::Mutex<Option<Client>>,
@@ -93,7 +93,7 @@ impl McpServer {
     }
 
     /// Stops the server (its process exits; nothing is left behind).
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         if let Some(client) = self.client.lock().await.take() {
             let _ = client.cancel().await;
         }
@@ -101,7 +101,7 @@ impl McpServer {
 }
 
 /// One tool of one server, as the model sees it.
-pub struct McpTool {
+pub(crate) struct McpTool {
     server: Arc<McpServer>,
     remote: String,
     exposed: String,
@@ -113,19 +113,19 @@ pub struct McpTool {
 
 /// The servers of a run and the tools they offer.
 #[derive(Default)]
-pub struct McpHub {
-    pub servers: Vec<Arc<McpServer>>,
+pub(crate) struct McpHub {
+    pub(crate) servers: Vec<Arc<McpServer>>,
     /// The tools, until they are handed to the registry.
-    pub tools: Vec<McpTool>,
+    pub(crate) tools: Vec<McpTool>,
     /// One line per server that could not start.
-    pub failures: Vec<String>,
+    pub(crate) failures: Vec<String>,
 }
 
 impl McpHub {
     /// Offers the tools of every configured server. A server whose tool list is cached (in
     /// `cache_dir`, keyed by its command line) is started only when one of its tools is called;
     /// the others are started now, in parallel, to list their tools.
-    pub async fn start(configs: &[McpServerConfig], cache_dir: Option<&Path>) -> McpHub {
+    pub(crate) async fn start(configs: &[McpServerConfig], cache_dir: Option<&Path>) -> McpHub {
         let mut hub = McpHub::default();
         let mut tasks = tokio::task::JoinSet::new();
         let mut ready: Vec<(usize, McpServerConfig, Option<Client>, Vec<Value>)> = Vec::new();
@@ -191,7 +191,7 @@ impl McpHub {
         hub
     }
 
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         for server in &self.servers {
             server.shutdown().await;
         }
@@ -364,7 +364,7 @@ fn outcome_of(result: &Value) -> ToolOutcome {
 
 /// Checks arguments against the parts of a JSON Schema that catch a model's usual mistakes:
 /// an object, the required properties, and the type of each property given.
-pub fn check_schema(schema: &Value, arguments: &Value) -> Result<(), String> {
+pub(crate) fn check_schema(schema: &Value, arguments: &Value) -> Result<(), String> {
     let Some(object) = arguments.as_object() else {
         return Err("arguments must be a JSON object".into());
     };

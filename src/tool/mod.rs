@@ -19,11 +19,11 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use exec::ExecTool;
-pub use fs::FilesystemTool;
-pub use mcp::{McpHub, McpServer, McpTool, check_schema};
-pub use path::{absolute, resolve};
-pub use web::{WebBackend, WebSearchTool, WebSettings};
+pub(crate) use exec::ExecTool;
+pub(crate) use fs::FilesystemTool;
+pub(crate) use mcp::McpHub;
+pub(crate) use path::{absolute, resolve};
+pub(crate) use web::{WebBackend, WebSearchTool, WebSettings};
 
 use crate::config::Settings;
 use crate::protocol::{
@@ -32,7 +32,7 @@ use crate::protocol::{
 
 /// What a tool does to the world, for the policy to weigh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     Read,
     Exec,
     Network,
@@ -42,16 +42,16 @@ pub enum Effect {
 
 /// What a finished call produced: the result for the model plus facts for the record.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutcome {
-    pub result: ToolResult,
-    pub exit_code: Option<i32>,
-    pub output_truncated: bool,
+pub(crate) struct ToolOutcome {
+    pub(crate) result: ToolResult,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) output_truncated: bool,
     /// Set when the call failed, for the `--json` record.
-    pub error_code: Option<CallErrorCode>,
+    pub(crate) error_code: Option<CallErrorCode>,
 }
 
 impl ToolOutcome {
-    pub fn ok(data: Value) -> Self {
+    pub(crate) fn ok(data: Value) -> Self {
         ToolOutcome {
             result: ToolResult::ok(data),
             exit_code: None,
@@ -60,7 +60,7 @@ impl ToolOutcome {
         }
     }
 
-    pub fn failed(code: CallErrorCode, result: ToolResult) -> Self {
+    pub(crate) fn failed(code: CallErrorCode, result: ToolResult) -> Self {
         ToolOutcome {
             result,
             exit_code: None,
@@ -72,46 +72,46 @@ impl ToolOutcome {
 
 /// What tools need to know about where they run.
 #[derive(Debug, Clone)]
-pub struct ToolContext {
-    pub cwd: PathBuf,
-    pub home: Option<PathBuf>,
-    pub fs_max_size: u64,
-    pub exec: ExecSettings,
+pub(crate) struct ToolContext {
+    pub(crate) cwd: PathBuf,
+    pub(crate) home: Option<PathBuf>,
+    pub(crate) fs_max_size: u64,
+    pub(crate) exec: ExecSettings,
     /// Why a path is a secret, if it is (the policy's rule, handed down so a tool can check what
     /// it actually opened: a symlink swapped after the policy's check must not leak a key).
-    pub secret: fn(&std::path::Path, Option<&std::path::Path>) -> Option<String>,
+    pub(crate) secret: fn(&std::path::Path, Option<&std::path::Path>) -> Option<String>,
 }
 
 /// How `execute_command` runs commands.
 #[derive(Debug, Clone)]
-pub struct ExecSettings {
+pub(crate) struct ExecSettings {
     /// The shell commands run through (`$SHELL` when it is a POSIX-like shell, else `/bin/sh`).
-    pub shell: PathBuf,
+    pub(crate) shell: PathBuf,
     /// The default and the longest timeout.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Variables removed from the child's environment (the API keys this process holds).
-    pub strip_env: Vec<String>,
+    pub(crate) strip_env: Vec<String>,
     /// The whole environment of a sandboxed command (an allowlist, no credentials).
-    pub sandbox_env: Vec<(String, String)>,
+    pub(crate) sandbox_env: Vec<(String, String)>,
 }
 
 /// A command's confinement, as the agent got it from the sandbox.
 #[derive(Debug, Clone, Copy)]
-pub struct Confined<'a> {
+pub(crate) struct Confined<'a> {
     /// The argv prefix that runs the command in the sandbox.
-    pub argv: &'a [OsString],
+    pub(crate) argv: &'a [OsString],
     /// The sandbox leaves it the network (a package manager's fetch).
-    pub network: bool,
+    pub(crate) network: bool,
 }
 
 /// Per-call options the agent decides: the sandbox prefix, and where streamed output goes.
-pub struct RunOptions<'a> {
+pub(crate) struct RunOptions<'a> {
     /// How the command is confined (`None`: it runs directly).
-    pub sandbox: Option<Confined<'a>>,
-    pub output: &'a mut dyn FnMut(OutputStream, &str),
+    pub(crate) sandbox: Option<Confined<'a>>,
+    pub(crate) output: &'a mut dyn FnMut(OutputStream, &str),
 }
 
-pub trait Tool {
+pub(crate) trait Tool {
     fn name(&self) -> &str;
     fn effect(&self) -> Effect;
     /// The definition offered to the model; its `parameters` are derived from the argument type.
@@ -142,14 +142,14 @@ pub trait Tool {
 
 /// The tools enabled for a run.
 #[derive(Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     tools: Vec<Box<dyn Tool>>,
     /// Tools switched off for now (`/tools disable NAME` in the REPL).
     disabled: Vec<String>,
 }
 
 impl Registry {
-    pub fn from_settings(settings: &Settings, web: WebSettings) -> Self {
+    pub(crate) fn from_settings(settings: &Settings, web: WebSettings) -> Self {
         let mut registry = Registry::default();
         if settings.tools.fs {
             registry.tools.push(Box::new(FilesystemTool));
@@ -164,12 +164,12 @@ impl Registry {
     }
 
     /// Adds tools from elsewhere (MCP servers).
-    pub fn add(&mut self, tool: Box<dyn Tool>) {
+    pub(crate) fn add(&mut self, tool: Box<dyn Tool>) {
         self.tools.push(tool);
     }
 
     /// Every tool offered, with where it comes from and when calling it asks.
-    pub fn listing(&self) -> Vec<(String, &'static str, &'static str)> {
+    pub(crate) fn listing(&self) -> Vec<(String, &'static str, &'static str)> {
         self.enabled()
             .map(|t| {
                 let source = if t.effect() == Effect::External {
@@ -182,7 +182,7 @@ impl Registry {
             .collect()
     }
 
-    pub fn begin_turn(&self) {
+    pub(crate) fn begin_turn(&self) {
         for tool in &self.tools {
             tool.begin_turn();
         }
@@ -195,20 +195,20 @@ impl Registry {
             .filter(|t| !self.disabled.iter().any(|d| d == t.name()))
     }
 
-    pub fn specs(&self) -> Vec<ToolSpec> {
+    pub(crate) fn specs(&self) -> Vec<ToolSpec> {
         self.enabled().map(|t| t.spec()).collect()
     }
 
-    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+    pub(crate) fn get(&self, name: &str) -> Option<&dyn Tool> {
         self.enabled().find(|t| t.name() == name)
     }
 
-    pub fn names(&self) -> Vec<&str> {
+    pub(crate) fn names(&self) -> Vec<&str> {
         self.enabled().map(|t| t.name()).collect()
     }
 
     /// Every tool with whether it is on.
-    pub fn all(&self) -> Vec<(&str, bool)> {
+    pub(crate) fn all(&self) -> Vec<(&str, bool)> {
         self.tools
             .iter()
             .map(|t| (t.name(), !self.disabled.iter().any(|d| d == t.name())))
@@ -216,7 +216,7 @@ impl Registry {
     }
 
     /// Switches a tool on or off; `false` when there is no such tool.
-    pub fn set_enabled(&mut self, name: &str, on: bool) -> bool {
+    pub(crate) fn set_enabled(&mut self, name: &str, on: bool) -> bool {
         if !self.tools.iter().any(|t| t.name() == name) {
             return false;
         }
@@ -229,7 +229,7 @@ impl Registry {
 }
 
 /// Deserialises arguments into a tool's typed struct; the message says which field is wrong.
-pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, String> {
+pub(crate) fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, String> {
     if !arguments.is_object() {
         return Err(format!(
             "arguments must be a JSON object, got {}",
@@ -250,7 +250,7 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Stri
 }
 
 /// The typed arguments of a call, or the outcome that tells the model what is wrong with them.
-pub fn arguments_or_outcome<T: DeserializeOwned>(
+pub(crate) fn arguments_or_outcome<T: DeserializeOwned>(
     tool: &str,
     arguments: &Value,
 ) -> Result<T, Box<ToolOutcome>> {
@@ -264,7 +264,7 @@ pub fn arguments_or_outcome<T: DeserializeOwned>(
 
 /// The JSON Schema of an argument type, as providers want it: self-contained (sub-schemas
 /// inlined, no `$ref`, which grammar converters and Gemini reject), no `$schema`, no `title`.
-pub fn schema_of<T: schemars::JsonSchema>() -> Value {
+pub(crate) fn schema_of<T: schemars::JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
@@ -278,7 +278,7 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
 }
 
 /// The result for arguments `validate` rejected.
-pub fn invalid_arguments(tool: &str, message: &str) -> ToolResult {
+pub(crate) fn invalid_arguments(tool: &str, message: &str) -> ToolResult {
     ToolResult::fail(
         ToolErrorType::ValidationError,
         format!("invalid arguments for {tool}: {message}"),

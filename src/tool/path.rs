@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 /// `path` made absolute against `cwd` (with `~` expanded) and canonical, whether or not it
 /// exists: a missing path resolves through its nearest existing ancestor, so `..` and symlinks
 /// cannot hide where it points. `None` for an empty path.
-pub fn resolve(path: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn resolve(path: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     if path.trim().is_empty() {
         return None;
     }
@@ -14,7 +14,7 @@ pub fn resolve(path: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// `path` made absolute, `~` expanded, nothing resolved.
-pub fn absolute(path: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+pub(crate) fn absolute(path: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     let path = match (path.strip_prefix("~/"), home) {
         (Some(rest), Some(home)) => home.join(rest),
         _ if path == "~" => home.map_or_else(|| PathBuf::from(path), Path::to_path_buf),

@@ -5,7 +5,7 @@
 /// there looks like a refusal. Landlock answers EACCES or EPERM; with the network closed
 /// (`network_closed`) every failed connection is the sandbox's doing, whatever the client
 /// makes of the error (curl: "Couldn't connect to server").
-pub fn refusal(stderr: &str, network_closed: bool) -> Option<String> {
+pub(crate) fn refusal(stderr: &str, network_closed: bool) -> Option<String> {
     const SIGNS: &[&str] = &[
         "Permission denied",
         "Operation not permitted",
@@ -31,7 +31,7 @@ pub fn refusal(stderr: &str, network_closed: bool) -> Option<String> {
 }
 
 /// A note for a command a limit stopped (`None` when none did).
-pub fn limit_note(exit_code: Option<i32>, stderr: &str) -> Option<String> {
+pub(crate) fn limit_note(exit_code: Option<i32>, stderr: &str) -> Option<String> {
     const SIGXFSZ_EXIT: i32 = 128 + 25;
     if exit_code == Some(SIGXFSZ_EXIT) || stderr.contains("File size limit exceeded") {
         return Some("stopped by the sandbox: a file reached its size limit".into());

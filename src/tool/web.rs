@@ -19,7 +19,7 @@ const MAX_RESULTS: usize = 10;
 const SNIPPET_CHARS: usize = 300;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WebBackend {
+pub(crate) enum WebBackend {
     DuckDuckGo,
     Searxng,
     Brave,
@@ -47,14 +47,14 @@ impl WebBackend {
 
 /// How the web search tool reaches its backend.
 #[derive(Debug, Clone)]
-pub struct WebSettings {
-    pub backend: WebBackend,
-    pub base_url: Option<String>,
-    pub api_key: Option<Secret>,
-    pub timeout: Duration,
+pub(crate) struct WebSettings {
+    pub(crate) backend: WebBackend,
+    pub(crate) base_url: Option<String>,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) timeout: Duration,
     /// The shortest time between two searches.
-    pub min_interval: Duration,
-    pub max_per_turn: u32,
+    pub(crate) min_interval: Duration,
+    pub(crate) max_per_turn: u32,
 }
 
 /// Arguments of web_search.
@@ -73,7 +73,7 @@ struct Budget {
     this_turn: u32,
 }
 
-pub struct WebSearchTool {
+pub(crate) struct WebSearchTool {
     settings: WebSettings,
     budget: Mutex<Budget>,
     /// One client for the session, so searches after the first reuse its connection (and TLS).
@@ -81,7 +81,7 @@ pub struct WebSearchTool {
 }
 
 impl WebSearchTool {
-    pub fn new(settings: WebSettings) -> Self {
+    pub(crate) fn new(settings: WebSettings) -> Self {
         WebSearchTool {
             settings,
             budget: Mutex::new(Budget::default()),

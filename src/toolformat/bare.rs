@@ -25,7 +25,7 @@ const CALL_KEYS: &[&str] = &[
 
 /// What the text at a `{` or `[` is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Candidate {
+pub(crate) enum Candidate {
     /// Too little has arrived to tell.
     Wait,
     /// Not a call.
@@ -37,7 +37,7 @@ pub enum Candidate {
 }
 
 /// Whether `text` (starting with `{` or `[`) may hold calls.
-pub fn candidate(text: &str, format: &dyn Format, eof: bool) -> Candidate {
+pub(crate) fn candidate(text: &str, format: &dyn Format, eof: bool) -> Candidate {
     match opens(text, format) {
         None if eof => Candidate::No,
         None => Candidate::Wait,
@@ -52,7 +52,7 @@ pub fn candidate(text: &str, format: &dyn Format, eof: bool) -> Candidate {
 
 /// Whether `text` (starting with `{` or `[`) opens like calls: `None` while too little has
 /// arrived to tell.
-pub fn opens(text: &str, format: &dyn Format) -> Option<bool> {
+pub(crate) fn opens(text: &str, format: &dyn Format) -> Option<bool> {
     match text.as_bytes().first() {
         Some(b'{') => object_opens(text),
         Some(b'[') => {
@@ -95,7 +95,7 @@ fn object_opens(text: &str) -> Option<bool> {
 }
 
 /// The calls in a closed candidate; `None` when it is not calls.
-pub fn calls(text: &str, format: &dyn Format) -> Option<Vec<Item>> {
+pub(crate) fn calls(text: &str, format: &dyn Format) -> Option<Vec<Item>> {
     match lenient::parse(text) {
         Ok(value) => {
             return calls_in(&value, Need::NameAndArguments)
@@ -119,7 +119,7 @@ pub fn calls(text: &str, format: &dyn Format) -> Option<Vec<Item>> {
 
 /// The calls in a candidate the text ended inside (a cut-off call is a diagnostic), then the
 /// rest as content; `None` when it is not calls.
-pub fn unclosed(text: &str, format: &dyn Format) -> Option<Vec<Item>> {
+pub(crate) fn unclosed(text: &str, format: &dyn Format) -> Option<Vec<Item>> {
     if let Some(items) = region::bare_json(text) {
         return Some(items);
     }
@@ -133,7 +133,7 @@ pub fn unclosed(text: &str, format: &dyn Format) -> Option<Vec<Item>> {
 
 /// Finds the marker-less calls in a piece of content already cut out (the text around calls in
 /// a region), skipping inline code and fenced blocks.
-pub fn split(text: &str, format: &dyn Format) -> Vec<Item> {
+pub(crate) fn split(text: &str, format: &dyn Format) -> Vec<Item> {
     let mut items = Vec::new();
     let mut cursor = 0;
     let mut scan = 0;

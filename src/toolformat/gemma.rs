@@ -7,8 +7,8 @@ use super::region::{self, CUT_OFF, Item, short};
 use super::{Answered, Family, Format, ParsedCall, hermes, schema, signatures};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Gemma {
-    pub tools: Vec<ToolSpec>,
+pub(crate) struct Gemma {
+    pub(crate) tools: Vec<ToolSpec>,
 }
 
 const OPENS: &[&str] = &["<|tool_call>", "<start_function_call>"];

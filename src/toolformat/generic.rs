@@ -7,8 +7,8 @@ use super::region::Item;
 use super::{Answered, Family, Format, signatures};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Generic {
-    pub tools: Vec<ToolSpec>,
+pub(crate) struct Generic {
+    pub(crate) tools: Vec<ToolSpec>,
 }
 
 impl Format for Generic {

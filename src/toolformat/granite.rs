@@ -7,8 +7,8 @@ use super::region::Item;
 use super::{Answered, Family, Format, signatures, tool_responses};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Granite {
-    pub tools: Vec<ToolSpec>,
+pub(crate) struct Granite {
+    pub(crate) tools: Vec<ToolSpec>,
 }
 
 impl Format for Granite {

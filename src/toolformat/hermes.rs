@@ -10,11 +10,11 @@ use super::shape::Need;
 use super::{Answered, Family, Format, signatures, tool_responses, xml};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Hermes {
-    pub tools: Vec<ToolSpec>,
+pub(crate) struct Hermes {
+    pub(crate) tools: Vec<ToolSpec>,
 }
 
-pub const OPENS: &[&str] = &[
+pub(crate) const OPENS: &[&str] = &[
     "<tool_call>",
     "<TOOL_CALL>",
     // Granite 3's special token before a JSON array.
@@ -32,7 +32,7 @@ pub const OPENS: &[&str] = &[
     "<JSON>",
     "<xml>",
 ];
-pub const CLOSES: &[&str] = &["</tool_call>", "</TOOL_CALL>"];
+pub(crate) const CLOSES: &[&str] = &["</tool_call>", "</TOOL_CALL>"];
 
 /// The close tag of each loose wrapper, which holds a call only when it names its arguments.
 const LOOSE: &[(&str, &str)] = &[
@@ -49,7 +49,7 @@ const LOOSE: &[(&str, &str)] = &[
 ];
 
 /// The calls in a region of a `<tool_call>` family, opened by any of `opens`.
-pub fn region(text: &str, opens: &[&str], tools: &[ToolSpec]) -> Vec<Item> {
+pub(crate) fn region(text: &str, opens: &[&str], tools: &[ToolSpec]) -> Vec<Item> {
     region::scan(text, opens, |marker, after| {
         block(marker, after, opens, tools)
     })
@@ -74,7 +74,7 @@ fn block(marker: &str, after: &str, opens: &[&str], tools: &[ToolSpec]) -> Block
 }
 
 /// Bytes of an optional close tag (after whitespace) at the start of `rest`.
-pub fn close(rest: &str, closes: &[&str]) -> usize {
+pub(crate) fn close(rest: &str, closes: &[&str]) -> usize {
     let lead = rest.len() - rest.trim_start().len();
     closes
         .iter()

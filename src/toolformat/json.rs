@@ -5,7 +5,7 @@ use super::region::Item;
 use super::{Answered, Family, Format, signatures};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Json;
+pub(crate) struct Json;
 
 impl Format for Json {
     fn family(&self) -> Family {

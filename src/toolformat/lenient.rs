@@ -6,7 +6,7 @@
 use serde_json::{Map, Number, Value};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JsonError {
+pub(crate) enum JsonError {
     /// The text ends inside a value: a cut-off call, never to be executed.
     Truncated,
     /// Not JSON at this byte offset.
@@ -15,7 +15,7 @@ pub enum JsonError {
 
 /// Reads one value at the start of `text` (after whitespace); returns it and the byte offset just
 /// past it. Missing closing brackets at the end of `text` are added when nothing else is missing.
-pub fn read_value(text: &str) -> Result<(Value, usize), JsonError> {
+pub(crate) fn read_value(text: &str) -> Result<(Value, usize), JsonError> {
     let mut reader = Reader {
         bytes: text.as_bytes(),
         text,
@@ -28,7 +28,7 @@ pub fn read_value(text: &str) -> Result<(Value, usize), JsonError> {
 }
 
 /// Reads `text` as exactly one value (whitespace around it allowed).
-pub fn parse(text: &str) -> Result<Value, JsonError> {
+pub(crate) fn parse(text: &str) -> Result<Value, JsonError> {
     let (value, end) = read_value(text)?;
     if text[end..].trim().is_empty() {
         Ok(value)

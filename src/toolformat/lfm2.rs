@@ -8,8 +8,8 @@ use super::region::{self, Item};
 use super::{Answered, Family, Format, hermes, pythonic};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Lfm2 {
-    pub tools: Vec<ToolSpec>,
+pub(crate) struct Lfm2 {
+    pub(crate) tools: Vec<ToolSpec>,
 }
 
 const OPENS: &[&str] = &["<|tool_call_start|>"];

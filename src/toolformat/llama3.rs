@@ -8,8 +8,8 @@ use super::region::{self, Item};
 use super::{Answered, Family, Format, ParsedCall, hermes, pythonic, signatures, xml};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Llama3 {
-    pub tools: Vec<ToolSpec>,
+pub(crate) struct Llama3 {
+    pub(crate) tools: Vec<ToolSpec>,
 }
 
 const OPENS: &[&str] = &["<|python_tag|>", "<|python_start|>", "<function="];

@@ -8,7 +8,7 @@ use super::region::{self, Item};
 use super::{Answered, Family, Format, hermes, signatures};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Mistral;
+pub(crate) struct Mistral;
 
 const OPENS: &[&str] = &["[TOOL_CALLS]"];
 

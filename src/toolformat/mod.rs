@@ -4,12 +4,13 @@
 //! the whole-text result for every chunking.
 
 mod bare;
+pub mod bench;
 mod gemma;
 mod generic;
 mod granite;
 mod hermes;
 mod json;
-pub mod lenient;
+pub(crate) mod lenient;
 mod lfm2;
 mod llama3;
 mod mistral;
@@ -30,7 +31,7 @@ use scan::{Segment, Segmenter};
 
 /// The prompt-based families (DESIGN §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     Generic,
     Hermes,
     Qwen,
@@ -47,7 +48,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order help texts list them.
-    pub const ALL: [Family; 9] = [
+    pub(crate) const ALL: [Family; 9] = [
         Family::Generic,
         Family::Hermes,
         Family::Qwen,
@@ -59,7 +60,7 @@ impl Family {
         Family::Granite,
     ];
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Some(match name.to_ascii_lowercase().as_str() {
             "generic" => Family::Generic,
             "hermes" => Family::Hermes,
@@ -74,7 +75,7 @@ impl Family {
         })
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Family::Generic => "generic",
             Family::Hermes => "hermes",
@@ -89,7 +90,7 @@ impl Family {
     }
 
     /// The family a model name suggests; `generic` when none does.
-    pub fn detect(model: &str) -> Self {
+    pub(crate) fn detect(model: &str) -> Self {
         let model = model.to_ascii_lowercase();
         let has = |words: &[&str]| words.iter().any(|w| model.contains(w));
         if has(&["qwen"]) {
@@ -121,32 +122,32 @@ impl Family {
 
 /// One call found in the text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ParsedCall {
-    pub name: String,
-    pub arguments: Value,
+pub(crate) struct ParsedCall {
+    pub(crate) name: String,
+    pub(crate) arguments: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
 }
 
 /// What the parser found in a whole reply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Parsed {
-    pub calls: Vec<ParsedCall>,
-    pub content: String,
+pub(crate) struct Parsed {
+    pub(crate) calls: Vec<ParsedCall>,
+    pub(crate) content: String,
     #[serde(skip)]
-    pub reasoning: String,
-    pub diagnostics: Vec<String>,
+    pub(crate) reasoning: String,
+    pub(crate) diagnostics: Vec<String>,
 }
 
 /// A call with its id and the result it got, for rendering back to the model.
-pub struct Answered<'a> {
-    pub id: &'a str,
-    pub name: &'a str,
-    pub result: &'a ToolResult,
+pub(crate) struct Answered<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) result: &'a ToolResult,
 }
 
 /// One prompt-based family.
-pub trait Format {
+pub(crate) trait Format {
     fn family(&self) -> Family;
     /// Strings that open a call.
     fn open_markers(&self) -> &'static [&'static str];
@@ -173,7 +174,7 @@ pub trait Format {
 }
 
 /// The family's format; `tools` type the values of formats that carry raw text.
-pub fn format_for(family: Family, tools: &[ToolSpec]) -> Box<dyn Format> {
+pub(crate) fn format_for(family: Family, tools: &[ToolSpec]) -> Box<dyn Format> {
     let tools = tools.to_vec();
     match family {
         Family::Generic => Box::new(generic::Generic { tools }),
@@ -364,7 +365,7 @@ const STRAY_CLOSES: &[&str] = &[
 ];
 
 /// Parses a whole reply.
-pub fn parse(format: &dyn Format, text: &str) -> Parsed {
+pub(crate) fn parse(format: &dyn Format, text: &str) -> Parsed {
     let mut segmenter = Segmenter::new();
     segmenter.advance(text, true, format);
     assemble(format, segmenter.segments)
@@ -429,7 +430,7 @@ fn assemble(format: &dyn Format, segments: Vec<Segment>) -> Parsed {
 
 /// Reads a reply constrained to `{"tool_call": {...}}` or `{"response": "..."}` (llama.cpp's
 /// generic shapes); anything else is taken as the answer itself.
-pub fn constrained_reply(text: &str) -> Parsed {
+pub(crate) fn constrained_reply(text: &str) -> Parsed {
     let mut parsed = Parsed::default();
     let Ok(value) = lenient::parse(text) else {
         parsed.content = text.to_string();
@@ -455,7 +456,7 @@ pub fn constrained_reply(text: &str) -> Parsed {
 
 /// What the streaming parser reports as text arrives.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StreamEvent {
+pub(crate) enum StreamEvent {
     /// Text that is certainly content (not a call, not reasoning).
     Text(String),
     /// A call in a fenced block, complete.
@@ -465,7 +466,7 @@ pub enum StreamEvent {
 }
 
 /// Parses a reply as it streams; `finish` returns exactly what `parse` would of the whole text.
-pub struct StreamParser<'f> {
+pub(crate) struct StreamParser<'f> {
     format: &'f dyn Format,
     buffer: String,
     segmenter: Segmenter,
@@ -476,7 +477,7 @@ pub struct StreamParser<'f> {
 }
 
 impl<'f> StreamParser<'f> {
-    pub fn new(format: &'f dyn Format) -> Self {
+    pub(crate) fn new(format: &'f dyn Format) -> Self {
         StreamParser {
             format,
             buffer: String::new(),
@@ -486,14 +487,14 @@ impl<'f> StreamParser<'f> {
         }
     }
 
-    pub fn feed(&mut self, chunk: &str) -> Vec<StreamEvent> {
+    pub(crate) fn feed(&mut self, chunk: &str) -> Vec<StreamEvent> {
         self.buffer.push_str(chunk);
         self.segmenter.advance(&self.buffer, false, self.format);
         self.new_events()
     }
 
     /// The text held back at the end (a possible marker, a call) is decided now.
-    pub fn finish(mut self) -> (Vec<StreamEvent>, Parsed) {
+    pub(crate) fn finish(mut self) -> (Vec<StreamEvent>, Parsed) {
         self.segmenter.advance(&self.buffer, true, self.format);
         let mut events = self.new_events();
         let shown = std::mem::take(&mut self.segmenter.text_log);
@@ -505,10 +506,6 @@ impl<'f> StreamParser<'f> {
             events.push(StreamEvent::Text(rest.to_string()));
         }
         (events, parsed)
-    }
-
-    pub fn raw(&self) -> &str {
-        &self.buffer
     }
 
     fn new_events(&mut self) -> Vec<StreamEvent> {

@@ -14,7 +14,7 @@ use crate::protocol::ToolSpec;
 /// what has arrived and go on from there when more comes (so a long call streamed in small
 /// pieces is scanned once).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Balance {
+pub(crate) struct Balance {
     pos: usize,
     depth: usize,
     quote: Option<u8>,
@@ -23,7 +23,7 @@ pub struct Balance {
 
 impl Balance {
     /// A scan from the bracket at `open`.
-    pub fn new(open: usize) -> Self {
+    pub(crate) fn new(open: usize) -> Self {
         Balance {
             pos: open,
             ..Balance::default()
@@ -32,7 +32,7 @@ impl Balance {
 
     /// Scans on to the end of `text`: the byte just past the matching close bracket, or `None`
     /// (the scan can go on when `text` has grown).
-    pub fn run(&mut self, text: &str) -> Option<usize> {
+    pub(crate) fn run(&mut self, text: &str) -> Option<usize> {
         let bytes = text.as_bytes();
         while let Some(&b) = bytes.get(self.pos) {
             self.pos += 1;
@@ -63,7 +63,7 @@ impl Balance {
 
 /// The byte just past the bracket closing the one at `open`, skipping quoted strings; `None`
 /// when the text ends first.
-pub fn balanced_end(text: &str, open: usize) -> Option<usize> {
+pub(crate) fn balanced_end(text: &str, open: usize) -> Option<usize> {
     Balance::new(open).run(text)
 }
 
@@ -82,7 +82,7 @@ fn name_len(text: &str) -> usize {
 
 /// Whether `text` (after whitespace) could start a call list: `[name(` or `name(`, or the text
 /// ends before that can be told (`None`).
-pub fn could_open(text: &str) -> Option<bool> {
+pub(crate) fn could_open(text: &str) -> Option<bool> {
     let text = text.trim_start();
     let text = text.strip_prefix('[').map_or(text, str::trim_start);
     let len = name_len(text);
@@ -94,7 +94,7 @@ pub fn could_open(text: &str) -> Option<bool> {
 
 /// The call list at the start of `text` (after whitespace), bracketed or a single bare call.
 /// `None` if `text` does not start with one.
-pub fn list(text: &str, tools: &[ToolSpec]) -> Option<(Vec<Item>, usize)> {
+pub(crate) fn list(text: &str, tools: &[ToolSpec]) -> Option<(Vec<Item>, usize)> {
     let mut pos = skip_ws(text, 0);
     let bracketed = text[pos..].starts_with('[');
     if bracketed {

@@ -6,8 +6,8 @@ use super::region::Item;
 use super::{Answered, Family, Format, signatures, tool_responses};
 use crate::protocol::{Message, ToolSpec};
 
-pub struct Qwen {
-    pub tools: Vec<ToolSpec>,
+pub(crate) struct Qwen {
+    pub(crate) tools: Vec<ToolSpec>,
 }
 
 impl Format for Qwen {

@@ -9,17 +9,21 @@ use super::shape::{Need, calls_in};
 
 /// One piece of a region, in order.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Item {
+pub(crate) enum Item {
     Content(String),
     Call(Result<ParsedCall, String>),
 }
 
 /// How one block after a marker went: its items and how many bytes it used; `None` when what
 /// follows the marker is not a call (the marker is then plain text).
-pub type Block = Option<(Vec<Item>, usize)>;
+pub(crate) type Block = Option<(Vec<Item>, usize)>;
 
 /// Walks `region`, handing the text after each opening marker to `block`.
-pub fn scan(region: &str, opens: &[&str], mut block: impl FnMut(&str, &str) -> Block) -> Vec<Item> {
+pub(crate) fn scan(
+    region: &str,
+    opens: &[&str],
+    mut block: impl FnMut(&str, &str) -> Block,
+) -> Vec<Item> {
     let mut items = Vec::new();
     let mut cursor = 0;
     let mut search = 0;
@@ -46,7 +50,7 @@ fn find_first<'m>(text: &str, from: usize, markers: &[&'m str]) -> Option<(usize
         .min_by_key(|(at, m)| (*at, usize::MAX - m.len()))
 }
 
-pub fn push_content(items: &mut Vec<Item>, text: &str) {
+pub(crate) fn push_content(items: &mut Vec<Item>, text: &str) {
     if text.is_empty() {
         return;
     }
@@ -60,17 +64,17 @@ fn calls_to_items(calls: Vec<Result<ParsedCall, String>>) -> Vec<Item> {
     calls.into_iter().map(Item::Call).collect()
 }
 
-pub const CUT_OFF: &str = "a tool call was cut off before its end, so it was not run";
+pub(crate) const CUT_OFF: &str = "a tool call was cut off before its end, so it was not run";
 
 /// A JSON call (or array of calls) right after a tag, optionally fenced, then an optional close
 /// tag. Malformed: a diagnostic, and the block ends at its close tag (or the next opening tag).
-pub fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
+pub(crate) fn json_block(after: &str, closes: &[&str], opens: &[&str]) -> Block {
     json_block_with(after, closes, opens, Need::NameOnly)
 }
 
 /// `json_block` with the strictness of the wrapper: loose wrappers (`<response>`, `<json>`)
 /// hold a call only when it names its arguments.
-pub fn json_block_with(after: &str, closes: &[&str], opens: &[&str], need: Need) -> Block {
+pub(crate) fn json_block_with(after: &str, closes: &[&str], opens: &[&str], need: Need) -> Block {
     let lead = after.len() - after.trim_start().len();
     let mut body = &after[lead..];
     let mut used = lead;
@@ -172,7 +176,7 @@ fn close_after(rest: &str, closes: &[&str], fenced: bool) -> usize {
 
 /// A call whose name came before its arguments (`[TOOL_CALLS]name{...}`, `<function=name>{...}`):
 /// reads the arguments object at the start of `text`.
-pub fn named_args(name: &str, text: &str) -> (Vec<Item>, usize) {
+pub(crate) fn named_args(name: &str, text: &str) -> (Vec<Item>, usize) {
     match lenient::read_value(text) {
         Ok((Value::Object(arguments), end)) => {
             let call = ParsedCall {
@@ -199,7 +203,7 @@ pub fn named_args(name: &str, text: &str) -> (Vec<Item>, usize) {
     }
 }
 
-pub fn short(text: &str) -> String {
+pub(crate) fn short(text: &str) -> String {
     let line: String = text.chars().take(80).collect();
     if line.len() < text.len() {
         format!("{line}…")
@@ -210,7 +214,7 @@ pub fn short(text: &str) -> String {
 
 /// JSON values at the start of a reply with no marker (`{...}`, `[...]`, or several separated by
 /// `;` or newlines). Returns `None` when the first one is not call-shaped: then it is text.
-pub fn bare_json(region: &str) -> Option<Vec<Item>> {
+pub(crate) fn bare_json(region: &str) -> Option<Vec<Item>> {
     let mut items = Vec::new();
     let mut cursor = 0;
     loop {
@@ -254,7 +258,7 @@ pub fn bare_json(region: &str) -> Option<Vec<Item>> {
 }
 
 /// JSON that is broken but plainly meant as a call: it names a tool and its arguments.
-pub fn names_a_call(body: &str) -> bool {
+pub(crate) fn names_a_call(body: &str) -> bool {
     let has = |keys: &[&str]| {
         keys.iter()
             .any(|k| body.contains(&format!("\"{k}\"")) || body.contains(&format!("'{k}'")))
@@ -262,7 +266,7 @@ pub fn names_a_call(body: &str) -> bool {
     has(&["name", "tool", "function"]) && has(&["arguments", "parameters", "args"])
 }
 
-pub fn malformed(body: &str) -> String {
+pub(crate) fn malformed(body: &str) -> String {
     format!(
         "a malformed tool call: {}; expected {{\"name\": ..., \"arguments\": {{...}}}}",
         short(body)

@@ -18,7 +18,7 @@ const THINK: [(&str, &str); 4] = [
 
 /// One decided piece of a reply.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Segment {
+pub(crate) enum Segment {
     Text(String),
     Reasoning(String),
     /// A fenced block that holds calls.
@@ -36,25 +36,25 @@ struct Wait {
 }
 
 #[derive(Debug, Default)]
-pub struct Segmenter {
+pub(crate) struct Segmenter {
     pos: usize,
     in_region: bool,
     saw_think: bool,
     wait: Option<Wait>,
     /// The bracket scan of a marker-less call at this byte: its end once found.
     balance: Option<(usize, Result<usize, Balance>)>,
-    pub segments: Vec<Segment>,
+    pub(crate) segments: Vec<Segment>,
     /// Every piece of text decided as text, in order (what a stream may show at once).
-    pub text_log: String,
+    pub(crate) text_log: String,
 }
 
 impl Segmenter {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Segmenter::default()
     }
 
     /// Decides what it can of `buf` (the whole text so far); at `eof` everything is decided.
-    pub fn advance(&mut self, buf: &str, eof: bool, format: &dyn Format) {
+    pub(crate) fn advance(&mut self, buf: &str, eof: bool, format: &dyn Format) {
         if self.in_region {
             if eof {
                 self.segments

@@ -9,7 +9,7 @@ use super::lenient;
 use crate::protocol::ToolSpec;
 
 /// The schema of `key` in the parameters of `tool`, when the tool is known.
-pub fn property<'t>(tools: &'t [ToolSpec], tool: &str, key: &str) -> Option<&'t Value> {
+pub(crate) fn property<'t>(tools: &'t [ToolSpec], tool: &str, key: &str) -> Option<&'t Value> {
     tools
         .iter()
         .find(|t| t.name == tool)?
@@ -62,7 +62,7 @@ fn kind_of(value: &Value) -> &'static str {
 
 /// A raw text value typed by `schema`. A value that fits none of the schema's types stays text
 /// (argument validation then tells the model), never a guess.
-pub fn from_text(raw: &str, schema: Option<&Value>) -> Value {
+pub(crate) fn from_text(raw: &str, schema: Option<&Value>) -> Value {
     let kinds = schema.map(kinds).unwrap_or_default();
     if kinds.is_empty() {
         return match lenient::parse(raw.trim()) {
@@ -110,7 +110,7 @@ fn convert(text: &str, kind: &str) -> Option<Value> {
 
 /// A literal the model wrote (pythonic, Gemma) brought to the schema's type where it plainly
 /// says something else: `77004` for a string is `"77004"`, `"3"` for an integer is `3`.
-pub fn literal(value: Value, schema: Option<&Value>) -> Value {
+pub(crate) fn literal(value: Value, schema: Option<&Value>) -> Value {
     let kinds = schema.map(kinds).unwrap_or_default();
     let actual = kind_of(&value);
     let fits = kinds.is_empty()
@@ -132,7 +132,11 @@ pub fn literal(value: Value, schema: Option<&Value>) -> Value {
 }
 
 /// Every argument of a call to `tool` brought to its schema with `literal`.
-pub fn type_arguments(tools: &[ToolSpec], tool: &str, arguments: Map<String, Value>) -> Value {
+pub(crate) fn type_arguments(
+    tools: &[ToolSpec],
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> Value {
     Value::Object(
         arguments
             .into_iter()

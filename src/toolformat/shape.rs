@@ -11,7 +11,7 @@ const ARG_KEYS: [&str; 4] = ["arguments", "args", "parameters", "input"];
 
 /// How strict to be about a missing arguments key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Need {
+pub(crate) enum Need {
     /// Inside a call marker: a bare `{"name": "f"}` is a call with no arguments.
     NameOnly,
     /// Bare JSON with no marker: only an object with an explicit arguments key is a call (so a
@@ -21,7 +21,7 @@ pub enum Need {
 
 /// The calls in `value`, or `None` when it is not call-shaped. `Err` for a call-shaped object
 /// whose arguments are unusable (a diagnostic, not a loss of the other calls).
-pub fn calls_in(value: &Value, need: Need) -> Option<Vec<Result<ParsedCall, String>>> {
+pub(crate) fn calls_in(value: &Value, need: Need) -> Option<Vec<Result<ParsedCall, String>>> {
     match value {
         Value::Array(items) if !items.is_empty() => {
             let mut calls = Vec::new();

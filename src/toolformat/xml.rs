@@ -17,14 +17,14 @@ const END: &str = "</function>";
 const STRUCTURE: &[&str] = &[PARAM, END, "<function=", "<tool_call>", "</tool_call>"];
 
 /// Whether `text` (after whitespace) opens an XML function call.
-pub fn opens(text: &str) -> bool {
+pub(crate) fn opens(text: &str) -> bool {
     let text = text.trim_start();
     text.starts_with("<function=") || text.starts_with("<function name=")
 }
 
 /// One call at the start of `text` (after whitespace): its items and the bytes used. `None`
 /// when what follows `<function` is not a call.
-pub fn function(text: &str, tools: &[ToolSpec]) -> Option<(Vec<Item>, usize)> {
+pub(crate) fn function(text: &str, tools: &[ToolSpec]) -> Option<(Vec<Item>, usize)> {
     let lead = text.len() - text.trim_start().len();
     let (name, body_at) = match opener(&text[lead..]) {
         Opener::Call(name, used) => (name, lead + used),

@@ -11,7 +11,7 @@ use rustyline::{Behavior, Config, DefaultEditor};
 use super::sanitize::{sanitize, visible};
 use crate::protocol::{Answer, ApprovalRequest, Asker, NoTerminal};
 
-pub struct TerminalAsker;
+pub(crate) struct TerminalAsker;
 
 impl TerminalAsker {
     fn open_tty() -> Option<(File, File)> {

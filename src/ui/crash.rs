@@ -9,7 +9,7 @@ const INTERNAL_ERROR_EXIT: i32 = 1;
 
 /// Replaces Rust's panic message and backtrace with one line asking for a report. The backtrace
 /// is printed only when `backtrace` (`RUST_BACKTRACE`) asks for it.
-pub fn install_panic_hook(backtrace: bool) {
+pub(crate) fn install_panic_hook(backtrace: bool) {
     std::panic::set_hook(Box::new(move |info| {
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "{}", internal_error_line(info));

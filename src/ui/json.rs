@@ -6,14 +6,14 @@ use std::io::Write;
 use super::{Frontend, is_broken_pipe};
 use crate::protocol::Event;
 
-pub struct JsonPrinter {
+pub(crate) struct JsonPrinter {
     out: Box<dyn Write>,
     every_event: bool,
     broken: bool,
 }
 
 impl JsonPrinter {
-    pub fn new(out: Box<dyn Write>, every_event: bool) -> Self {
+    pub(crate) fn new(out: Box<dyn Write>, every_event: bool) -> Self {
         JsonPrinter {
             out,
             every_event,

@@ -6,7 +6,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::sanitize;
 
-pub struct MarkdownStream {
+pub(crate) struct MarkdownStream {
     pending: String,
     /// Characters of `pending` already shown raw (so a half line appears as it streams).
     shown: usize,
@@ -27,7 +27,7 @@ const CODE: &str = "\x1b[36m";
 const RESET: &str = "\x1b[0m";
 
 impl MarkdownStream {
-    pub fn new(width: usize, color: bool) -> Self {
+    pub(crate) fn new(width: usize, color: bool) -> Self {
         MarkdownStream {
             pending: String::new(),
             shown: 0,
@@ -42,7 +42,7 @@ impl MarkdownStream {
 
     /// Adds streamed text; returns what to write: each completed line rendered (replacing its
     /// raw half shown earlier), then the new part of an unfinished line as it is.
-    pub fn push(&mut self, text: &str) -> String {
+    pub(crate) fn push(&mut self, text: &str) -> String {
         self.pending.push_str(text);
         let mut out = String::new();
         while let Some(newline) = self.pending.find('\n') {
@@ -62,7 +62,7 @@ impl MarkdownStream {
     }
 
     /// Renders what is left (a last line with no newline).
-    pub fn finish(&mut self) -> String {
+    pub(crate) fn finish(&mut self) -> String {
         if self.pending.is_empty() {
             return String::new();
         }

@@ -13,17 +13,17 @@ mod status;
 
 use std::io::{IsTerminal, Write};
 
-pub use confirm::TerminalAsker;
-pub use crash::install_panic_hook;
-pub use json::JsonPrinter;
-pub use plain::PlainPrinter;
-pub use sanitize::sanitize;
+pub(crate) use confirm::TerminalAsker;
+pub(crate) use crash::install_panic_hook;
+pub(crate) use json::JsonPrinter;
+pub(crate) use plain::PlainPrinter;
+pub(crate) use sanitize::sanitize;
 
 use crate::config::OutputMode;
 use crate::protocol::Event;
 
 /// A consumer of events that writes them somewhere.
-pub trait Frontend {
+pub(crate) trait Frontend {
     fn handle(&mut self, event: &Event);
     /// Whether stdout went away (a closed pipe): the run should stop quietly.
     fn broken(&self) -> bool;
@@ -32,13 +32,13 @@ pub trait Frontend {
 /// The front end for an output mode, writing to stdout and stderr. On a terminal the answer is
 /// rendered as Markdown; when stderr is a terminal a spinner shows progress. `color` is false
 /// under `NO_COLOR`.
-pub fn frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Frontend> {
+pub(crate) fn frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Frontend> {
     frontend(mode, quiet, color, true)
 }
 
 /// The front end of a run whose answer is one JSON value (`--output-schema`): the same, but a
 /// terminal gets the JSON as it is, never rendered as Markdown.
-pub fn value_frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Frontend> {
+pub(crate) fn value_frontend_for(mode: OutputMode, quiet: bool, color: bool) -> Box<dyn Frontend> {
     frontend(mode, quiet, color, false)
 }
 
@@ -67,20 +67,20 @@ fn frontend(mode: OutputMode, quiet: bool, color: bool, markdown: bool) -> Box<d
 }
 
 /// Shows a failure on stderr and returns its exit code.
-pub fn fail(report: &crate::error::Report) -> i32 {
+pub(crate) fn fail(report: &crate::error::Report) -> i32 {
     to_stderr(&report.to_string());
     report.exit.code()
 }
 
 /// Writes to stderr, ignoring failures: there is nowhere left to report them.
-pub fn to_stderr(text: &str) {
+pub(crate) fn to_stderr(text: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{text}");
 }
 
 /// Writes a block of text to stdout (utility output such as `--show-config`); `false` if the
 /// pipe closed.
-pub fn to_stdout(text: &str) -> bool {
+pub(crate) fn to_stdout(text: &str) -> bool {
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{text}")
         .and_then(|()| stdout.flush())

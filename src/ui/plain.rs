@@ -10,7 +10,7 @@ use super::{Frontend, sanitize};
 use crate::protocol::AnswerText;
 use crate::protocol::Event;
 
-pub struct PlainPrinter {
+pub(crate) struct PlainPrinter {
     out: Box<dyn Write>,
     err: Box<dyn Write>,
     quiet: bool,
@@ -27,7 +27,12 @@ pub struct PlainPrinter {
 }
 
 impl PlainPrinter {
-    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>, quiet: bool, terminal: bool) -> Self {
+    pub(crate) fn new(
+        out: Box<dyn Write>,
+        err: Box<dyn Write>,
+        quiet: bool,
+        terminal: bool,
+    ) -> Self {
         PlainPrinter {
             out,
             err,
@@ -42,13 +47,13 @@ impl PlainPrinter {
     }
 
     /// Renders Markdown (stdout is a terminal `width` columns wide).
-    pub fn with_markdown(mut self, width: usize, color: bool) -> Self {
+    pub(crate) fn with_markdown(mut self, width: usize, color: bool) -> Self {
         self.markdown = Some(MarkdownStream::new(width, color));
         self
     }
 
     /// Shows a spinner on stderr, a terminal `width` columns wide.
-    pub fn with_spinner(mut self, color: bool, width: usize) -> Self {
+    pub(crate) fn with_spinner(mut self, color: bool, width: usize) -> Self {
         if !self.quiet {
             self.spinner = Some(Spinner::new(color, width));
         }

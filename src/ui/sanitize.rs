@@ -3,7 +3,7 @@
 //! a command read differently from what it is) and zero-width characters.
 
 /// `text` with dangerous characters replaced; newlines and tabs are kept.
-pub fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     text.chars()
         .map(|c| if is_unsafe(c) { '\u{FFFD}' } else { c })
         .collect()
@@ -24,7 +24,7 @@ fn is_unsafe(c: char) -> bool {
 /// A command made fully visible for a person to approve: control, bidi and zero-width characters
 /// shown as `<U+XXXX>` (tabs as `<TAB>`), long runs of spaces counted (`<4000 spaces>`) so nothing
 /// can be pushed out of sight, and each line folded to `width` columns with `↩` marking the folds.
-pub fn visible(text: &str, width: usize) -> String {
+pub(crate) fn visible(text: &str, width: usize) -> String {
     let width = width.clamp(20, 400);
     let mut shown = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();

@@ -12,7 +12,7 @@ use super::status::fit;
 /// Columns kept for the spinner glyph and the timer around the message.
 const FRAME: usize = 16;
 
-pub struct Spinner {
+pub(crate) struct Spinner {
     bar: Option<ProgressBar>,
     color: bool,
     label: String,
@@ -22,7 +22,7 @@ pub struct Spinner {
 }
 
 impl Spinner {
-    pub fn new(color: bool, width: usize) -> Self {
+    pub(crate) fn new(color: bool, width: usize) -> Self {
         Spinner {
             bar: None,
             color,
@@ -39,7 +39,7 @@ impl Spinner {
     }
 
     /// Shows `label` with a spinner and a timer.
-    pub fn start(&mut self, label: &str) {
+    pub(crate) fn start(&mut self, label: &str) {
         self.stop();
         let style = ProgressStyle::with_template(if self.color {
             "{spinner:.cyan} {msg} {elapsed:.dim}"
@@ -57,14 +57,14 @@ impl Spinner {
     }
 
     /// Adds a detail after the label (the last line of a tool's output).
-    pub fn detail(&mut self, detail: &str) {
+    pub(crate) fn detail(&mut self, detail: &str) {
         if let Some(bar) = &self.bar {
             bar.set_message(self.fitted(&format!("{} · {detail}", self.label)));
         }
     }
 
     /// Clears the spinner line.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }

@@ -7,7 +7,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use crate::protocol::{CallErrorCode, Decision, ToolCallRecord};
 
 /// The line for a finished call; `width` is the terminal's (0: not a terminal, no fitting).
-pub fn finished_line(record: &ToolCallRecord, summary: &str, width: usize) -> String {
+pub(crate) fn finished_line(record: &ToolCallRecord, summary: &str, width: usize) -> String {
     let (mark, status) = verdict(record);
     let head = format!("  {mark} {} {summary}", record.name);
     let tail = format!("{status} ({} ms)", record.duration_ms);
@@ -55,7 +55,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// `text` cut to `width` columns, with `…` where it was cut.
-pub fn fit(text: &str, width: usize) -> String {
+pub(crate) fn fit(text: &str, width: usize) -> String {
     if text.width() <= width {
         return text.to_string();
     }

@@ -407,25 +407,32 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
     for (at, line) in lines.iter().enumerate() {
         let trimmed = line.trim_start();
         let indent = &line[..line.len() - trimmed.len()];
-        let signature = [
-            "fn ",
-            "pub fn ",
-            "pub(super) fn ",
-            "pub(crate) fn ",
-            "async fn ",
-        ]
-        .iter()
-        .any(|start| trimmed.starts_with(start))
-            || trimmed.starts_with("pub async fn ");
-        if !signature {
+        let Some(name) = function_name(trimmed) else {
             continue;
-        }
+        };
         let close = format!("{indent}}}");
         if let Some(end) = lines[at..].iter().position(|l| *l == close) {
-            found.push((trimmed.chars().take(60).collect(), end + 1));
+            found.push((format!("fn {name}"), end + 1));
         }
     }
     found
+}
+
+/// The name of the function a line declares, whatever its visibility and qualifiers.
+fn function_name(line: &str) -> Option<&str> {
+    let mut rest = line;
+    if let Some(after) = rest.strip_prefix("pub") {
+        rest = after.trim_start();
+        if rest.starts_with('(') {
+            rest = rest.split_once(')')?.1.trim_start();
+        }
+    }
+    for qualifier in ["const ", "async ", "unsafe "] {
+        rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+    }
+    let name = rest.strip_prefix("fn ")?;
+    let end = name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    Some(&name[..end])
 }
 
 /// Files and functions allowed over the limits, each with why: a new exception is a choice
@@ -433,7 +440,7 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
 const OVERSIZE: &[(&str, &str)] = &[
     // Table tests: one row a line, read as a table; splitting them would scatter the table.
     (
-        "policy/tests.rs: fn everyday_reading",
+        "policy/tests.rs: fn everyday_reading_building_and_testing_runs_without_asking",
         "a table of everyday commands",
     ),
     (
@@ -447,95 +454,89 @@ const OVERSIZE: &[(&str, &str)] = &[
     // The policy's per-program checks: policy v3 (issue 26) folds them into one record per
     // program, which replaces these functions rather than splitting them.
     (
-        "policy/safe_net.rs: pub fn infra(",
+        "policy/safe_net.rs: fn infra",
         "policy v3: one record per program",
     ),
     (
-        "policy/safe_dev.rs: pub fn node_package(",
+        "policy/safe_dev.rs: fn node_package",
         "policy v3: one record per program",
     ),
     (
-        "policy/danger.rs: pub fn explain(",
+        "policy/danger.rs: fn explain",
         "policy v3: denies by meaning",
     ),
     (
-        "policy/danger.rs: pub fn category(",
+        "policy/danger.rs: fn category",
         "policy v3: denies by meaning",
     ),
     (
-        "policy/danger.rs: fn package_or_system(",
+        "policy/danger.rs: fn package_or_system",
         "policy v3: denies by meaning",
     ),
     (
-        "policy/safe.rs: fn table_check(",
+        "policy/safe.rs: fn table_check",
         "policy v3: one record per program",
     ),
     (
-        "policy/safe_git.rs: pub fn git(",
+        "policy/safe_git.rs: fn git",
         "policy v3: one record per program",
     ),
     (
-        "policy/safe_text.rs: fn sed_scripts(",
+        "policy/safe_text.rs: fn sed_scripts",
         "policy v3: one record per program",
     ),
     (
-        "policy/safe_sys.rs: pub fn system(",
+        "policy/safe_sys.rs: fn system",
         "policy v3: one record per program",
     ),
     (
-        "policy/safe_interp.rs: pub fn interpreter(",
+        "policy/safe_interp.rs: fn interpreter",
         "policy v3: one record per program",
     ),
     (
-        "policy/runner.rs: pub(super) fn node_runner",
+        "policy/runner.rs: fn node_runner",
         "policy v3: one record per program",
     ),
     (
-        "policy/safe_tools.rs: pub fn formatter(",
+        "policy/safe_tools.rs: fn formatter",
         "policy v3: one record per program",
     ),
     (
-        "policy/classify.rs: fn wrapper<",
+        "policy/classify.rs: fn wrapper",
         "policy v3: two readings of the line",
     ),
     // The engine's token loop: the embedded default (issue 24) rewrites it for constant
     // per-token cost and a KV cache kept across requests.
     (
-        "engine/generate.rs: pub fn generate(",
+        "engine/generate.rs: fn generate",
         "the embedded default rewrites the loop",
     ),
     // Streaming parsers and converters whose one match is the whole of the format.
     (
-        "toolformat/scan.rs: pub fn advance(",
+        "toolformat/scan.rs: fn advance",
         "one state machine over the stream",
     ),
     (
-        "provider/anthropic.rs: fn take(",
+        "provider/anthropic.rs: fn take",
         "one match over Anthropic's stream events",
     ),
     (
-        "provider/gemini.rs: fn convert(",
+        "provider/gemini.rs: fn convert",
         "one match over JSON Schema keywords",
     ),
-    (
-        "ui/markdown.rs: fn highlight(",
-        "one match over token kinds",
-    ),
+    ("ui/markdown.rs: fn highlight", "one match over token kinds"),
     // Still to split along a real seam.
     (
-        "repl.rs: pub async fn run(",
+        "repl.rs: fn run",
         "to split: Session::turn (issue 28, item 5)",
     ),
     (
-        "tool/exec.rs: async fn run_command(",
+        "tool/exec.rs: fn run_command",
         "to split: spawn, stream, wait",
     ),
+    ("tool/fs.rs: fn read", "to split: open, check, read"),
     (
-        "tool/fs.rs: pub(super) fn read(",
-        "to split: open, check, read",
-    ),
-    (
-        "tool/web.rs: async fn search(",
+        "tool/web.rs: fn search",
         "to split: one function per backend",
     ),
 ];
@@ -567,14 +568,22 @@ fn every_file_and_function_stays_small() {
             .unwrap_or_default();
         found.extend(oversize(&name, &read(&file)));
     }
-    let excepted = |item: &String| OVERSIZE.iter().any(|(what, _)| item.starts_with(what));
+    let excepted = |item: &String| {
+        OVERSIZE
+            .iter()
+            .any(|(what, _)| item.starts_with(&format!("{what} is ")))
+    };
     let too_big: Vec<&String> = found.iter().filter(|item| !excepted(item)).collect();
     assert!(too_big.is_empty(), "split these:\n{too_big:#?}");
     // An exception that no longer matches anything is stale: take it out.
     let stale: Vec<&str> = OVERSIZE
         .iter()
         .map(|(what, _)| *what)
-        .filter(|what| !found.iter().any(|item| item.starts_with(what)))
+        .filter(|what| {
+            !found
+                .iter()
+                .any(|item| item.starts_with(&format!("{what} is ")))
+        })
         .collect();
     assert!(stale.is_empty(), "exceptions no longer needed: {stale:?}");
 }
@@ -590,11 +599,16 @@ fn an_oversize_file_or_function_is_caught() {
 #[test]
 fn function_lengths_are_measured_to_the_closing_brace() {
     let text = "fn a() {\n    one();\n}\n\n    pub(super) fn b(\n        x: u8,\n    ) {\n    }\n";
+    for (line, name) in [
+        ("pub(crate) async fn run(", Some("run")),
+        ("pub(in crate::x) const fn z<T>()", Some("z")),
+        ("unsafe fn y() {", Some("y")),
+        ("let fn_name = 1;", None),
+    ] {
+        assert_eq!(function_name(line), name, "{line}");
+    }
     assert_eq!(
         function_lengths(text),
-        vec![
-            ("fn a() {".to_string(), 3),
-            ("pub(super) fn b(".to_string(), 4)
-        ]
+        vec![("fn a".to_string(), 3), ("fn b".to_string(), 4)]
     );
 }

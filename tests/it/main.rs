@@ -1,6 +1,9 @@
 //! Integration tests: the real `ai` binary against a scripted fake OpenAI-compatible server.
 // A test harness should fail loudly at the first surprise; that is what expect and panic do here.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+// The library denies `pub` that nothing outside can reach; a test binary's helpers are `pub` for
+// its own modules, and nothing outside it exists.
+#![allow(unreachable_pub)]
 
 mod harness;
 mod server;
