@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::walk::walk;
+use super::walk::{Walk, walk, walk_all};
 
 /// The name a `.git` created during a call is moved to.
 pub(crate) const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
@@ -52,7 +52,7 @@ pub(crate) struct Quarantine {
 impl GitState {
     /// Reads the tree under `project` once.
     pub(crate) fn of(project: &Path) -> GitState {
-        let (entries, complete) = git_entries(project);
+        let (entries, complete) = git_entries(project, walk);
         let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
         for entry in &entries {
             let Some(dir) = git_dir(entry) else { continue };
@@ -78,7 +78,7 @@ impl GitState {
     /// Moves aside every `.git` under `project` that was not there when the run started (or,
     /// where that fails, removes it). Called after a call, when nothing of it is running.
     pub(crate) fn quarantine(&self, project: &Path) -> Quarantine {
-        let (found, complete) = git_entries(project);
+        let (found, complete) = git_entries(project, walk_all);
         let mut done = Quarantine {
             complete,
             ..Quarantine::default()
@@ -125,9 +125,9 @@ fn move_aside(entry: &Path) -> Option<PathBuf> {
 
 /// Every `.git` under `root`, not following links, not entering git directories; and whether
 /// the whole tree was seen.
-fn git_entries(root: &Path) -> (BTreeSet<PathBuf>, bool) {
+fn git_entries(root: &Path, walk: Walk) -> (BTreeSet<PathBuf>, bool) {
     let mut found = BTreeSet::new();
-    let complete = walk(root, |path, name, _| {
+    let complete = walk(root, &mut |path, name, _| {
         if name == ".git" {
             found.insert(path.to_path_buf());
             return false;

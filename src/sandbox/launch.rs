@@ -65,7 +65,12 @@ fn stage_one(mut request: Request) -> i32 {
             .into_iter()
             .filter(|p| !DEVICES.iter().any(|d| p == Path::new(d)))
             .collect();
+        let protected: Vec<PathBuf> = (request.read_only.iter())
+            .chain(&request.mask)
+            .cloned()
+            .collect();
         request.read_only_mounts = super::mounts::read_only_except(&writable)
+            && super::mounts::pin_parents(&protected, &request.write)
             && super::mounts::mask(&request.mask)
             && super::mounts::read_only(&request.read_only)
             && super::mounts::private_shm()

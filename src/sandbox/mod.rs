@@ -136,7 +136,7 @@ impl Drop for SessionTemps {
     fn drop(&mut self) {
         if let Ok(dirs) = self.0.lock() {
             for dir in dirs.iter() {
-                let _ = std::fs::remove_dir_all(dir);
+                walk::remove_tree(dir);
             }
         }
     }
@@ -248,7 +248,12 @@ impl Plan {
             .filter(|temp| !needed.iter().any(|n| n.starts_with(temp)))
             .filter_map(|temp| {
                 let session = temp.join(format!("{SESSION_TEMP_PREFIX}{}", std::process::id()));
-                let made = std::fs::create_dir(&session).is_ok() || session.is_dir();
+                let known = self.sessions.0.lock().is_ok_and(|d| d.contains(&session));
+                if !known {
+                    // Left by an earlier ai that had this pid: nothing of it is ours to reuse.
+                    walk::remove_tree(&session);
+                }
+                let made = std::fs::create_dir(&session).is_ok() || (known && session.is_dir());
                 // Only a directory of our own, never one planted for this pid beforehand.
                 let ours = session.symlink_metadata().is_ok_and(|m| {
                     use std::os::unix::fs::MetadataExt;
@@ -475,7 +480,7 @@ impl Tree {
             };
         };
         let mut secrets = Vec::new();
-        let secrets_complete = walk::walk(project, |path, name, kind| {
+        let secrets_complete = walk::walk(project, &mut |path, name, kind| {
             if kind.is_file() && secret_file_name(&name.to_string_lossy()).is_some() {
                 secrets.push(path.to_path_buf());
             }
@@ -528,7 +533,7 @@ fn sweep_private_temps(root: &Path) {
         let running = Path::new("/proc").join(pid.to_string()).exists();
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if !running && is_dir {
-            let _ = std::fs::remove_dir_all(entry.path());
+            walk::remove_tree(&entry.path());
         }
     }
 }

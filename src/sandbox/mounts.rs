@@ -94,6 +94,32 @@ pub(crate) fn private_shm() -> bool {
     rustix::mount::mount("tmpfs", "/dev/shm", "tmpfs", flags, c"size=64m,mode=1777").is_ok()
 }
 
+/// Pins every directory between a writable root and each of `paths` in place: each becomes a
+/// mount point (a writable bind onto itself), which cannot be renamed or removed. Without
+/// this, renaming a protected path's parent (`mv vendor vendor.old`) would carry the protection
+/// away and free the path for a planted `.git`, hooks directory or unmasked secret. True when
+/// every pin took.
+pub(crate) fn pin_parents(paths: &[PathBuf], roots: &[PathBuf]) -> bool {
+    let mut parents: Vec<&Path> = Vec::new();
+    for path in paths {
+        let Some(root) = roots.iter().find(|r| path.starts_with(r)) else {
+            continue;
+        };
+        let between = path.ancestors().skip(1);
+        parents.extend(between.take_while(|p| *p != root.as_path() && p.starts_with(root)));
+    }
+    // Outermost first: a bind of a directory onto itself does not carry the mounts already
+    // below it, so an inner pin made first would be hidden by its parent's.
+    parents.sort_by_key(|p| (p.components().count(), *p));
+    parents.dedup();
+    // Every pin is tried, even after one fails.
+    let failed = parents
+        .iter()
+        .filter(|parent| rustix::mount::mount_bind(**parent, **parent).is_err())
+        .count();
+    failed == 0
+}
+
 /// Covers each secret file of `paths` with an empty, read-only one (`/dev/null`): reading it
 /// gives nothing, and it can be neither written, renamed nor removed. True when every mask took.
 pub(crate) fn mask(paths: &[PathBuf]) -> bool {

@@ -11,7 +11,7 @@
 //!   keyrings are shared with the machine (Kerberos tickets, disk keys), and `request_key` makes
 //!   the kernel run `/sbin/request-key` as root, outside every sandbox.
 //! - **Set-user-ID bits.** A mode with `S_ISUID` or `S_ISGID` is refused in `chmod`, `open`
-//!   and their relatives (and `openat2`, whose mode seccomp cannot see): a file owned by the user
+//!   and their relatives, `mknod` too (and `openat2`, whose mode seccomp cannot see): a file owned by the user
 //!   (or by root) and made setuid in temp would hand that identity to anyone, later, outside.
 //!
 //! A 32-bit system call from a 64-bit process kills it (seccompiler's architecture check), so
@@ -86,12 +86,14 @@ fn program(network: bool) -> Option<BpfProgram> {
         (libc::SYS_fchmodat, 2),
         (libc::SYS_fchmodat2, 2),
         (libc::SYS_openat, 3),
+        (libc::SYS_mknodat, 2),
     ];
     #[cfg(target_arch = "x86_64")]
     modes.extend([
         (libc::SYS_chmod, 1),
         (libc::SYS_open, 2),
         (libc::SYS_creat, 1),
+        (libc::SYS_mknod, 1),
     ]);
     for (call, at) in modes {
         rules.insert(call, setid_mode(at)?);

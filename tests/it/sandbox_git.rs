@@ -189,3 +189,51 @@ fn a_repository_made_during_a_call_is_moved_aside() {
     let result = server.last_tool_result();
     assert!(result.to_string().contains("moved aside"), "{result}");
 }
+
+#[test]
+fn renaming_a_protected_path_s_parent_frees_nothing() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1").git_init();
+    for repo in ["vendor/foo", "lib"] {
+        let dir = ai.work().join(repo);
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    // husky's layout: the project's hooks in the work tree.
+    std::fs::create_dir_all(ai.work().join(".husky/_")).unwrap();
+    let config = ai.work().join(".git/config");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}[core]\n\thooksPath = .husky/_\n")).unwrap();
+    let marker = ai.root_dir().join("pwned");
+    let m = marker.display().to_string();
+    let attacks = [
+        format!(
+            "mv vendor vendor.old; mkdir -p vendor/foo && git init -q vendor/foo && git -C vendor/foo config core.fsmonitor 'touch {m}'"
+        ),
+        format!(
+            "mv lib lib.old; mkdir lib && git init -q lib && git -C lib config core.fsmonitor 'touch {m}'"
+        ),
+        format!(
+            "mv .husky .husky.orig; mkdir -p .husky/_ && {} > .husky/_/pre-commit && chmod +x .husky/_/pre-commit",
+            hook(&marker)
+        ),
+    ];
+    let recipe: Vec<&str> = attacks.iter().map(String::as_str).collect();
+    let (ai, stderr) = make_in(ai, &recipe);
+    for dir in [".", "vendor/foo", "lib"] {
+        assert!(
+            users_git_runs_nothing(&ai.work().join(dir), &marker),
+            "{dir}: {stderr}"
+        );
+    }
+    // The user's own repositories are where they were, untouched.
+    assert!(ai.work().join("vendor/foo/.git/HEAD").exists(), "{stderr}");
+    assert!(ai.work().join("lib/.git/HEAD").exists(), "{stderr}");
+}

@@ -20,7 +20,8 @@ fn no_spelling_makes_a_set_user_id_file() {
          install -m 6755 /bin/true c; \
          python3 -c \"import os; os.close(os.open('d', os.O_CREAT|os.O_WRONLY, 0o4755)); os.chmod('e', 0o2755) if os.path.exists('e') else None\"; \
          cp /bin/true f; python3 -c \"import os; os.chmod('f', 0o4755)\"; \
-         cp /bin/true g; perl -e 'chmod 04755, \"g\"'; ls -l"
+         cp /bin/true g; perl -e 'chmod 04755, \"g\"'; \
+         python3 -c \"import os; os.mknod('h', 0o104755)\"; ls -l"
     );
     let output = launcher(json!({"write": [root]}), &["sh", "-c", &script])
         .output()

@@ -337,3 +337,41 @@ fn a_fetch_reaches_http_and_https_ports_only() {
     assert!(printed.contains("closed"), "{printed}");
     assert!(tcp.accept().is_err());
 }
+
+#[test]
+fn a_masked_secret_stays_masked_when_its_directory_is_renamed() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = ai()
+        .file("config/.env", "SECRET-NESTED\n")
+        .file("deploy/id_ed25519", "SECRET-KEY\n");
+    let calls = [
+        "mv config .c; mv deploy .d; cat config/.env .c/.env",
+        "cat .c/.env .d/id_ed25519 config/.env deploy/id_ed25519",
+    ];
+    let mut script: Vec<_> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, command)| {
+            crate::server::tool_reply(&[(
+                &format!("c{i}"),
+                "execute_command",
+                json!({"command": format!("sh -c '{command}'")}),
+            )])
+        })
+        .collect();
+    script.push(crate::server::text_reply("done"));
+    let server = FakeServer::start(script);
+    let ai = ai
+        .env("SWEBASH_AI_BASE_URL", &server.url)
+        .args(&["--json", "--yes", "go"]);
+    let run = ai.run();
+    let sent = sent(&server);
+    assert!(
+        !sent.contains("SECRET-"),
+        "a masked secret leaked: {sent}\n{}",
+        run.stderr
+    );
+    assert!(ai.work().join("config/.env").exists());
+}
