@@ -59,6 +59,10 @@ const HOME_SECRETS: &[(&str, &str)] = &[
         "container registry credentials",
     ),
     (".m2/settings.xml", "Maven credentials"),
+    (".m2/settings-security.xml", "Maven master password"),
+    (".nuget/NuGet/NuGet.Config", "NuGet credentials"),
+    (".pulumi/credentials.json", "Pulumi token"),
+    (".fly/config.yml", "Fly.io token"),
     (".gradle/gradle.properties", "Gradle credentials"),
     (".composer/auth.json", "Composer credentials"),
     (".bash_history", "shell history (typed secrets)"),
@@ -97,6 +101,23 @@ const SYSTEM_SECRETS: &[(&str, &str)] = &[
     ("/run/secrets", "container secrets"),
     ("/var/run/secrets", "container and Kubernetes secrets"),
     ("/root", "root's home directory"),
+    ("/etc/ssl/private", "TLS private keys"),
+    ("/etc/letsencrypt", "TLS private keys"),
+    ("/etc/wireguard", "VPN keys"),
+    ("/etc/ipsec.secrets", "VPN keys"),
+    ("/etc/ppp/chap-secrets", "dial-up passwords"),
+    (
+        "/etc/NetworkManager/system-connections",
+        "Wi-Fi and VPN passwords",
+    ),
+    ("/etc/krb5.keytab", "Kerberos keys"),
+    ("/etc/rancher", "Kubernetes credentials"),
+    ("/etc/kubernetes", "Kubernetes credentials"),
+    ("/var/lib/kubelet", "Kubernetes credentials"),
+    ("/etc/docker/certs.d", "registry credentials"),
+    ("/var/spool/cron", "other users' crontabs"),
+    ("/var/lib/sss", "cached login credentials"),
+    ("/etc/security/opasswd", "old password hashes"),
 ];
 
 /// Why `path` is sensitive, if it is. `path` should be absolute; checked as written and resolved.
@@ -159,10 +180,18 @@ fn process_or_device_secret(path: &Path) -> Option<&'static str> {
 
 pub(crate) fn secret_file_name(name: &str) -> Option<&'static str> {
     const HARMLESS_ENV: &[&str] = &[".env.example", ".env.sample", ".env.template", ".env.dist"];
-    if name == ".env" || (name.starts_with(".env.") && !HARMLESS_ENV.contains(&name)) {
+    let lower = name.to_ascii_lowercase();
+    // `.env`, `.env.production`, `.env_prod`, `.env-local`, `prod.env`, `env.local`.
+    let env_file = lower == ".env"
+        || ((lower.starts_with(".env.")
+            || lower.starts_with(".env_")
+            || lower.starts_with(".env-"))
+            && !HARMLESS_ENV.contains(&lower.as_str()))
+        || (lower.ends_with(".env") && lower.len() > 4 && !lower.ends_with("/.env"))
+        || lower == "env.local";
+    if env_file {
         return Some("environment secrets");
     }
-    let lower = name.to_ascii_lowercase();
     if matches!(
         lower.as_str(),
         ".envrc"
@@ -181,12 +210,32 @@ pub(crate) fn secret_file_name(name: &str) -> Option<&'static str> {
             | ".dev.vars"
             | "vault_pass"
             | ".vault_pass"
+            | ".secrets"
+            | "secrets.toml"
+            | "secrets.env"
+            | "local.settings.json"
+            | "credentials.yml"
+            | "credentials.yaml"
+            | "kubeconfig"
+            | "terraform.tfvars"
     ) {
         return Some("credentials");
     }
-    if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
-        .iter()
-        .any(|ext| lower.ends_with(ext))
+    if lower.contains("adminsdk") && lower.ends_with(".json") {
+        return Some("a cloud service account key");
+    }
+    if [
+        ".pem",
+        ".key",
+        ".p12",
+        ".pfx",
+        ".jks",
+        ".keystore",
+        ".ovpn",
+        ".tfvars",
+    ]
+    .iter()
+    .any(|ext| lower.ends_with(ext))
     {
         return Some("a private key or certificate store");
     }
@@ -204,4 +253,43 @@ pub(crate) fn home_secrets() -> impl Iterator<Item = &'static str> {
 /// Secret locations of the system.
 pub(crate) fn system_secrets() -> impl Iterator<Item = &'static str> {
     SYSTEM_SECRETS.iter().map(|(path, _)| *path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_files_by_their_many_names_and_harmless_ones_not() {
+        for name in [
+            ".env",
+            ".env.production",
+            ".env_prod",
+            ".env-local",
+            "prod.env",
+            "env.local",
+            ".secrets",
+            "secrets.toml",
+            "terraform.tfvars",
+            "prod.tfvars",
+            "local.settings.json",
+            "credentials.yml",
+            "kubeconfig",
+            "client.ovpn",
+            "app-firebase-adminsdk-x1.json",
+            "server.pem",
+            "id_ed25519",
+        ] {
+            assert!(secret_file_name(name).is_some(), "{name}");
+        }
+        for name in [
+            ".env.example",
+            "environment.rs",
+            "venv",
+            "README.md",
+            "id_ed25519.pub",
+        ] {
+            assert!(secret_file_name(name).is_none(), "{name}");
+        }
+    }
 }

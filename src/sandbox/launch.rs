@@ -74,7 +74,8 @@ fn stage_one(mut request: Request) -> i32 {
             && super::mounts::mask(&request.mask)
             && super::mounts::read_only(&request.read_only)
             && super::mounts::private_shm()
-            && super::isolate::new_ipc_namespace();
+            && super::isolate::new_ipc_namespace()
+            && (request.net || super::isolate::new_net_namespace());
         // The working directory still points into the old (now read-only) mount: enter it
         // again by name, through the writable bind mounts.
         if let Ok(cwd) = std::env::current_dir() {

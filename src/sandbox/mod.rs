@@ -429,6 +429,36 @@ pub(crate) struct Launch {
     pub(crate) network: bool,
 }
 
+/// Names of directories that are a toolchain's root when a `PATH` entry is their `bin`.
+const TOOLCHAIN_ROOTS: &[&str] = &[
+    ".cargo",
+    "cargo",
+    ".rustup",
+    ".pyenv",
+    ".nvm",
+    ".volta",
+    ".bun",
+    ".deno",
+    "go",
+    ".go",
+    ".rbenv",
+    ".sdkman",
+    ".dotnet",
+    ".gem",
+    ".venv",
+    "venv",
+    ".poetry",
+    ".juliaup",
+    ".ghcup",
+    ".nimble",
+    ".opam",
+    "flutter",
+    ".pub-cache",
+    "miniconda3",
+    "anaconda3",
+    "conda",
+];
+
 /// Where toolchains live: the usual places in the home, the directories the toolchains'
 /// variables name, and the root of each `PATH` entry (`~/.cargo` for `~/.cargo/bin`, the
 /// `.pyenv` of its `shims`).
@@ -439,8 +469,16 @@ fn toolchain_dirs(home: Option<&Path>, vars: &ForeignVars) -> Vec<PathBuf> {
     dirs.extend(vars.toolchains.iter().cloned());
     for entry in vars.path.as_deref().unwrap_or_default().split(':') {
         let entry = Path::new(entry);
+        // The toolchain's root only when it is one (`~/.cargo` of `~/.cargo/bin`): `~/.local`
+        // of `~/.local/bin` holds far more than programs.
+        let parent = entry.parent().filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            TOOLCHAIN_ROOTS.contains(&name)
+                || name.starts_with("python")
+                || name.starts_with("node")
+        });
         let root = match entry.file_name().and_then(|n| n.to_str()) {
-            Some("bin" | "shims") => entry.parent(),
+            Some("bin" | "shims") => parent.or(Some(entry)),
             _ => Some(entry),
         };
         dirs.extend(

@@ -7,6 +7,8 @@
 //!   only, and a socket file (`tmux -S`, ssh-agent, docker, gpg-agent) is reached by `connect`,
 //!   which no file rule governs; and netlink protocols that reach other processes
 //!   (`NETLINK_USERSOCK`). Socket pairs and pipes between a call's own processes still work.
+//! - **User namespaces.** `unshare` and `clone` asking for one are refused (`clone3`, whose flags
+//!   seccomp cannot see, answers ENOSYS so the C library falls back to `clone`).
 //! - **Keyrings.** `keyctl`, `add_key` and `request_key` are refused: the session and user
 //!   keyrings are shared with the machine (Kerberos tickets, disk keys), and `request_key` makes
 //!   the kernel run `/sbin/request-key` as root, outside every sandbox.
@@ -28,6 +30,7 @@ use seccompiler::{
 /// the architecture does not allow it.
 pub(crate) fn restrict(network: bool) -> bool {
     program(network).is_some_and(|program| seccompiler::apply_filter(&program).is_ok())
+        && clone3_program().is_some_and(|program| seccompiler::apply_filter(&program).is_ok())
 }
 
 /// A condition on argument `arg`.
@@ -62,16 +65,73 @@ fn socket_rules(network: bool) -> Option<Vec<SeccompRule>> {
         arg(0, SeccompCmpOp::Eq, i64::from(libc::AF_NETLINK))?,
         arg(2, SeccompCmpOp::Ne, i64::from(libc::NETLINK_ROUTE))?,
     ];
-    Some(vec![
+    let mut rules = vec![
         SeccompRule::new(other_domain).ok()?,
         SeccompRule::new(other_netlink).ok()?,
+    ];
+    // IP sockets are plain TCP (which Landlock holds to the fetch ports) and UDP (name
+    // lookups) only: no raw, packet-like or SCTP socket, and no MPTCP, which Landlock's TCP
+    // rules do not see.
+    for domain in [libc::AF_INET, libc::AF_INET6] {
+        for kind in [
+            libc::SOCK_RAW,
+            libc::SOCK_RDM,
+            libc::SOCK_SEQPACKET,
+            libc::SOCK_DCCP,
+            SOCK_PACKET,
+        ] {
+            rules.push(
+                SeccompRule::new(vec![
+                    arg(0, SeccompCmpOp::Eq, i64::from(domain))?,
+                    arg(1, SeccompCmpOp::MaskedEq(0xf), i64::from(kind))?,
+                ])
+                .ok()?,
+            );
+        }
+        let mut other_protocol = vec![arg(0, SeccompCmpOp::Eq, i64::from(domain))?];
+        for protocol in [0, libc::IPPROTO_TCP, libc::IPPROTO_UDP] {
+            other_protocol.push(arg(2, SeccompCmpOp::Ne, i64::from(protocol))?);
+        }
+        rules.push(SeccompRule::new(other_protocol).ok()?);
+    }
+    Some(rules)
+}
+
+/// The obsolete packet socket type (libc deprecates its name; the kernel still takes it).
+const SOCK_PACKET: i32 = 10;
+
+/// Rules that match flags (argument `at`) asking for a new user namespace: inside one, a
+/// process regains every capability over what it owns, which is kernel surface a build never
+/// needs.
+fn new_user_namespace(at: u8) -> Option<Vec<SeccompRule>> {
+    let flag = i64::from(libc::CLONE_NEWUSER);
+    let mask = u64::try_from(flag).ok()?;
+    Some(vec![
+        SeccompRule::new(vec![arg(at, SeccompCmpOp::MaskedEq(mask), flag)?]).ok()?,
     ])
+}
+
+/// A second filter: `clone3`, whose flags sit in a structure seccomp cannot read, answers
+/// ENOSYS, so the C library falls back to `clone`, whose flags the first filter sees.
+fn clone3_program() -> Option<BpfProgram> {
+    let arch = std::env::consts::ARCH.try_into().ok()?;
+    let rules: BTreeMap<i64, Vec<SeccompRule>> = [(libc::SYS_clone3, Vec::new())].into();
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(u32::try_from(libc::ENOSYS).ok()?),
+        arch,
+    )
+    .ok()?;
+    filter.try_into().ok()
 }
 
 fn program(network: bool) -> Option<BpfProgram> {
     let arch = std::env::consts::ARCH.try_into().ok()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_socket, socket_rules(network)?);
+    rules.insert(libc::SYS_unshare, new_user_namespace(0)?);
+    rules.insert(libc::SYS_clone, new_user_namespace(0)?);
     for always in [
         libc::SYS_io_uring_setup,
         libc::SYS_keyctl,
@@ -114,5 +174,6 @@ mod tests {
     fn the_filter_compiles_for_this_architecture() {
         assert!(super::program(true).is_some());
         assert!(super::program(false).is_some());
+        assert!(super::clone3_program().is_some());
     }
 }

@@ -375,3 +375,77 @@ fn a_masked_secret_stays_masked_when_its_directory_is_renamed() {
     );
     assert!(ai.work().join("config/.env").exists());
 }
+
+#[test]
+fn a_fetch_gets_plain_tcp_and_udp_only_and_no_call_gets_a_user_namespace() {
+    if !require_sandbox() {
+        return;
+    }
+    let program = r#"
+import socket, subprocess, threading
+for name, args in [("mptcp", (socket.AF_INET, socket.SOCK_STREAM, 262)),
+                   ("sctp", (socket.AF_INET6, socket.SOCK_SEQPACKET, 132)),
+                   ("raw", (socket.AF_INET, socket.SOCK_RAW, 1)),
+                   ("tcp", (socket.AF_INET, socket.SOCK_STREAM, 0)),
+                   ("udp", (socket.AF_INET, socket.SOCK_DGRAM, 0))]:
+    try:
+        socket.socket(*args); print(name, "open")
+    except OSError:
+        print(name, "refused")
+done = subprocess.run(["unshare", "-U", "true"], capture_output=True)
+print("userns", "open" if done.returncode == 0 else "refused")
+t = threading.Thread(target=lambda: print("threads work")); t.start(); t.join()
+"#;
+    let printed = python_inside(json!({"net": true}), program);
+    for line in [
+        "mptcp refused",
+        "sctp refused",
+        "raw refused",
+        "tcp open",
+        "udp open",
+        "userns refused",
+        "threads work",
+    ] {
+        assert!(printed.contains(line), "{line}: {printed}");
+    }
+}
+
+#[test]
+fn without_network_the_machines_sockets_are_not_even_listed() {
+    if !require_sandbox() {
+        return;
+    }
+    let (tcp, _udp) = listeners();
+    let port = format!(":{:04X}", tcp.local_addr().unwrap().port());
+    let host = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    assert!(
+        host.contains(&port),
+        "the listener is on the machine's list"
+    );
+    let printed = python_inside(json!({}), "print(open('/proc/net/tcp').read())");
+    assert!(
+        printed.contains("local_address") || printed.is_empty(),
+        "{printed}"
+    );
+    assert!(!printed.contains(&port), "{printed}");
+}
+
+#[test]
+fn root_owned_secrets_of_the_system_stay_hidden() {
+    if !require_sandbox() || !std::path::Path::new("/etc/ssl/private").is_dir() {
+        return;
+    }
+    // (Names below a split directory can be listed: Landlock's listing right is inherited.)
+    let recipe = [
+        "cat /etc/ssl/private/* && echo READ",
+        "cat /etc/shadow && echo READ",
+    ];
+    let (_ai, stderr, server) = make_in_with_server(ai(), &recipe);
+    let result = server.last_tool_result();
+    let stdout = result["data"]["stdout"].as_str().unwrap_or_default();
+    assert!(
+        !stdout.contains("LISTED") && !stdout.contains("READ"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(!stdout.contains("PRIVATE KEY"), "{stdout}");
+}
