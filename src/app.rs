@@ -20,8 +20,8 @@ use crate::policy::{Policy, Verdict};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
-    CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, drive_turn, empty_or_ok,
-    load_output_schema, new_store, resume_note, save_or_warn, trim_to_budget, unknown_conversation,
+    CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, empty_or_ok, load_output_schema,
+    new_store, resume_note, run_turn, save_or_warn, trim_to_budget, unknown_conversation,
     warn_skipped,
 };
 use crate::shell::extract_command;
@@ -401,19 +401,12 @@ impl OneShot<'_> {
             let frontend = frontend_for(settings.output, settings.quiet, settings.color);
             (frontend, Recorder::default())
         };
-        let ended = {
-            let mut sinks = Sinks {
-                recorder: &mut recorder,
-                audit: audit.as_mut(),
-                frontend: frontend.as_mut(),
-            };
-            sinks.emit(&Event::RunStarted {
-                provider: parts.provider.name().to_string(),
-                model: parts.provider.model().to_string(),
-                tool_format: agent.mode.name().into(),
-            });
-            drive_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await
+        let mut sinks = Sinks {
+            recorder: &mut recorder,
+            audit: audit.as_mut(),
+            frontend: frontend.as_mut(),
         };
+        let ended = run_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await;
         save_or_warn(&mut store, &messages);
         parts.mcp.shutdown().await;
         // The format in force at the end (a server that refused native tools switches it).

@@ -19,8 +19,8 @@ use crate::conversation::{ConversationStore, Mode, Summary, recent, utc_minute};
 use crate::error::ExitCode;
 use crate::protocol::{Event, Message, RunStatus};
 use crate::session::{
-    CONTEXT_BUDGET, Ended, Interrupt, Parts, Sinks, drive_turn, empty_or_ok, new_store,
-    resume_note, save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
+    CONTEXT_BUDGET, Ended, Interrupt, Parts, Sinks, empty_or_ok, new_store, resume_note, run_turn,
+    save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
 };
 use crate::ui::{self, fail, frontend_for};
 
@@ -456,19 +456,12 @@ async fn turn(
     let mut interrupt = Interrupt::listen();
     let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
     let mut recorder = Recorder::default();
-    let ended = {
-        let mut sinks = Sinks {
-            recorder: &mut recorder,
-            audit,
-            frontend: frontend.as_mut(),
-        };
-        sinks.emit(&Event::RunStarted {
-            provider: agent.provider.name().to_string(),
-            model: agent.provider.model().to_string(),
-            tool_format: agent.mode.name().into(),
-        });
-        drive_turn(agent, messages, &mut sinks, &mut interrupt).await
+    let mut sinks = Sinks {
+        recorder: &mut recorder,
+        audit,
+        frontend: frontend.as_mut(),
     };
+    let ended = run_turn(agent, messages, &mut sinks, &mut interrupt).await;
     match &ended {
         Ended::Turn(end) => {
             let (status, error, report) = if end.status == RunStatus::Ok {

@@ -388,6 +388,23 @@ impl Sinks<'_> {
     }
 }
 
+/// One turn as every front end runs it (one-shot and the REPL alike): announced, then the loop
+/// driven with the front end, the record and the audit log as its sinks, until it ends or is
+/// interrupted.
+pub(crate) async fn run_turn(
+    agent: &mut Agent<'_>,
+    messages: &mut Vec<Message>,
+    sinks: &mut Sinks<'_>,
+    interrupt: &mut Interrupt,
+) -> Ended {
+    sinks.emit(&Event::RunStarted {
+        provider: agent.provider.name().to_string(),
+        model: agent.provider.model().to_string(),
+        tool_format: agent.mode.name().into(),
+    });
+    drive_turn(agent, messages, sinks, interrupt).await
+}
+
 /// Estimated tokens of context a conversation carries into a turn (REPL, `--resume`).
 pub(crate) const CONTEXT_BUDGET: usize = 24_000;
 
@@ -491,7 +508,7 @@ impl Interrupt {
 
 /// Runs one turn; Ctrl-C or a closed stdout end it early (the running command's future is
 /// dropped, which kills its process group, and the agent leaves the conversation valid).
-pub(crate) async fn drive_turn(
+async fn drive_turn(
     agent: &mut Agent<'_>,
     messages: &mut Vec<Message>,
     sinks: &mut Sinks<'_>,
