@@ -10,14 +10,24 @@ use crate::protocol::{
 };
 use crate::tool::ToolOutcome;
 
-/// Where the current call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the current call is, with what only that stage needs.
+#[derive(Debug, Clone)]
 pub(super) enum Stage {
     Judging,
-    Asking,
+    /// A question is out (to a rule, a flag or a person).
+    Asking {
+        asked: ApprovalRequest,
+    },
     /// The sandbox refused it; a person is asked to run it outside.
-    AskingRerun,
-    Rejudging,
+    AskingRerun {
+        asked: ApprovalRequest,
+        /// The sandbox's refusal, which stands if nobody lets it out.
+        blocked: ToolOutcome,
+    },
+    /// A person edited the command; the policy judges the edit.
+    Rejudging {
+        edit: String,
+    },
     Running {
         contained: bool,
         approved: bool,
@@ -36,16 +46,8 @@ pub(super) struct Current {
     pub(super) contain_approved: bool,
     /// It ran, at least in part (a sandbox block stops a command that has already run).
     pub(super) ran: bool,
-    /// The question put to a person.
-    pub(super) asked: Option<ApprovalRequest>,
-    /// The command a person edited, until the policy has judged it.
-    pub(super) edit: Option<String>,
     /// The command as a person edited it, with the policy's verdict on it.
     pub(super) edited: Option<(String, Assessment)>,
-    /// The sandbox's refusal, while a person is asked to run the command outside it.
-    pub(super) blocked: Option<ToolOutcome>,
-    /// How many refusals nobody could answer there were before the rerun question.
-    pub(super) unapproved_before: usize,
 }
 
 impl Current {
@@ -57,11 +59,7 @@ impl Current {
             containment: Containment::Off,
             contain_approved: false,
             ran: false,
-            asked: None,
-            edit: None,
             edited: None,
-            blocked: None,
-            unapproved_before: 0,
         }
     }
 

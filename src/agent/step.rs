@@ -55,18 +55,28 @@ impl Core<'_> {
     }
 
     pub(super) fn call_step(&mut self, input: Input) -> Command {
+        // The stage is taken out while its input is handled; each handler sets the next one.
         let stage = self
-            .batch
-            .as_ref()
-            .and_then(|b| b.current.as_ref())
-            .map(|c| c.stage);
+            .current()
+            .map(|c| std::mem::replace(&mut c.stage, Stage::Judging));
         match (stage, input) {
             (Some(Stage::Judging), Input::Judged(judgement)) => self.judged(judgement),
-            (Some(Stage::Asking | Stage::AskingRerun), Input::Decided(answer)) => {
-                self.decided(answer)
+            (Some(Stage::Asking { asked }), Input::Decided(answer)) => {
+                self.decided(answer, asked, None)
             }
-            (Some(Stage::Rejudging), Input::Rejudged(recheck)) => self.rejudged(recheck),
-            (Some(Stage::Running { .. }), Input::Ran(outcome)) => self.ran(outcome),
+            (Some(Stage::AskingRerun { asked, blocked }), Input::Decided(answer)) => {
+                self.decided(answer, asked, Some(blocked))
+            }
+            (Some(Stage::Rejudging { edit }), Input::Rejudged(recheck)) => {
+                self.rejudged(edit, recheck)
+            }
+            (
+                Some(Stage::Running {
+                    contained,
+                    approved,
+                }),
+                Input::Ran(outcome),
+            ) => self.ran(outcome, contained, approved),
             (stage, input) => self.abort(&format!("{input:?} at call stage {stage:?}")),
         }
     }
@@ -105,7 +115,7 @@ impl Core<'_> {
         current.contain_approved = contain_approved;
         match (effective.verdict, is_command, containment) {
             (Verdict::Deny, _, _) => self.finish_call(Decision::Blocked, blocked(&effective)),
-            (Verdict::Ask, _, _) => self.ask(effective, Stage::Asking),
+            (Verdict::Ask, _, _) => self.ask(effective, None),
             (Verdict::Allow, false, _) | (Verdict::Allow, true, Containment::Off) => {
                 self.run(false, false)
             }
@@ -114,11 +124,13 @@ impl Core<'_> {
                 Verdict::Allow,
                 true,
                 Containment::Unavailable(reason) | Containment::Partial(reason),
-            ) => self.ask(effective.escalated(reason), Stage::Asking),
+            ) => self.ask(effective.escalated(reason), None),
         }
     }
 
-    fn ask(&mut self, assessment: Assessment, stage: Stage) -> Command {
+    /// Puts the question; `blocked` is the sandbox's refusal when it asks to run the command
+    /// outside it.
+    fn ask(&mut self, assessment: Assessment, blocked: Option<ToolOutcome>) -> Command {
         let cwd = self.setup.cwd.clone();
         let Some(current) = self.current() else {
             return self.abort("a question without a call");
@@ -130,7 +142,7 @@ impl Core<'_> {
         let command = matches!(current.judged, Some((Action::Exec { .. }, _)));
         let uncontainable = matches!(current.containment, Containment::Unavailable(_));
         let mut reasons = assessment.reasons.clone();
-        if command && uncontainable && stage == Stage::Asking {
+        if command && uncontainable && blocked.is_none() {
             reasons.push(
                 "nothing can contain it here, so only a person can approve it (flags and rules \
                  approve running inside the sandbox only)"
@@ -144,10 +156,13 @@ impl Core<'_> {
             reasons,
             cwd,
             unconfined: command && !current.contain_approved,
-            person_only: stage == Stage::AskingRerun || (command && uncontainable),
+            person_only: blocked.is_some() || (command && uncontainable),
         };
-        current.stage = stage;
-        current.asked = Some(request.clone());
+        let asked = request.clone();
+        current.stage = match blocked {
+            Some(blocked) => Stage::AskingRerun { asked, blocked },
+            None => Stage::Asking { asked },
+        };
         let id = current.call.id.clone();
         self.events.push(Event::ApprovalRequested {
             id,
@@ -156,7 +171,13 @@ impl Core<'_> {
         Command::Ask(request)
     }
 
-    fn decided(&mut self, answer: GateAnswer) -> Command {
+    /// The answer to `asked` (a rerun question when `blocked` holds the sandbox's refusal).
+    fn decided(
+        &mut self,
+        answer: GateAnswer,
+        asked: ApprovalRequest,
+        blocked: Option<ToolOutcome>,
+    ) -> Command {
         let (decision, by) = match &answer {
             GateAnswer::Approved { by, .. } => (Decision::Approved, *by),
             GateAnswer::Denied { by } => (Decision::Denied, *by),
@@ -166,7 +187,7 @@ impl Core<'_> {
             return self.abort("an answer without a call");
         };
         let id = current.call.id.clone();
-        let rerun = current.stage == Stage::AskingRerun;
+        let rerun = blocked.is_some();
         // Only a person's own answer leaves the sandbox: flags, rules and "always" approve
         // running inside it, and approval because of taint keeps whatever it can confine.
         let contained = !rerun
@@ -175,15 +196,9 @@ impl Core<'_> {
                 current.containment,
                 Containment::Ready | Containment::Partial(_)
             );
-        let refused = (by == DecidedBy::NoTerminal).then(|| {
-            current.asked.as_ref().map_or_else(String::new, |asked| {
-                // The person reading the error learns why it asked, not only what.
-                format!("{} ({})", asked.subject, asked.reasons.join("; "))
-            })
-        });
-        if rerun {
-            current.unapproved_before = unapproved;
-        }
+        // The person reading the error learns why it asked, not only what.
+        let refused = (by == DecidedBy::NoTerminal)
+            .then(|| format!("{} ({})", asked.subject, asked.reasons.join("; ")));
         self.events.push(Event::ApprovalDecided {
             id,
             decision,
@@ -194,8 +209,8 @@ impl Core<'_> {
                 if let Some(subject) = refused {
                     self.turn.unapproved.push(subject);
                 }
-                if rerun {
-                    return self.rerun_refused();
+                if let Some(blocked) = blocked {
+                    return self.rerun_refused(blocked, unapproved);
                 }
                 self.finish_call(Decision::Denied, denied(by))
             }
@@ -205,8 +220,9 @@ impl Core<'_> {
                 ..
             } => {
                 if let Some(current) = self.current() {
-                    current.stage = Stage::Rejudging;
-                    current.edit = Some(command.clone());
+                    current.stage = Stage::Rejudging {
+                        edit: command.clone(),
+                    };
                 }
                 Command::Rejudge(command)
             }
@@ -214,10 +230,7 @@ impl Core<'_> {
     }
 
     /// The edited command is judged again: a person can approve, never unblock.
-    fn rejudged(&mut self, recheck: Assessment) -> Command {
-        let Some(command) = self.current().and_then(|c| c.edit.take()) else {
-            return self.abort("a verdict without an edited command");
-        };
+    fn rejudged(&mut self, command: String, recheck: Assessment) -> Command {
         self.events.push(Event::Notice {
             message: format!(
                 "edited command, {}: {command}",
@@ -247,17 +260,15 @@ impl Core<'_> {
         Command::Run { call, contained }
     }
 
-    fn ran(&mut self, outcome: ToolOutcome) -> Command {
+    fn ran(&mut self, outcome: ToolOutcome, contained: bool, approved: bool) -> Command {
         let Some(current) = self.current() else {
             return self.abort("a result without a call");
         };
         current.ran = true;
-        let Stage::Running {
+        // Kept while the result is recorded: a stop now still knows how the call ran.
+        current.stage = Stage::Running {
             contained,
             approved,
-        } = current.stage
-        else {
-            return self.abort("a result before the run");
         };
         if contained
             && !current.contain_approved
@@ -275,8 +286,7 @@ impl Core<'_> {
             else {
                 return self.abort("a sandboxed run that was never judged");
             };
-            current.blocked = Some(outcome);
-            return self.ask(assessment, Stage::AskingRerun);
+            return self.ask(assessment, Some(outcome));
         }
         let mut outcome = outcome;
         if let Some((command, recheck)) = current.edited.clone() {
@@ -296,21 +306,18 @@ impl Core<'_> {
     }
 
     /// Nobody approved running it outside the sandbox: it stays blocked, and without a terminal
-    /// the run ends saying that only a person (or `--sandbox off`) can lift it.
-    fn rerun_refused(&mut self) -> Command {
+    /// the run ends saying that only a person (or `--sandbox off`) can lift it. `before` is how
+    /// many refusals nobody could answer there were before this one.
+    fn rerun_refused(&mut self, mut outcome: ToolOutcome, before: usize) -> Command {
         let unapproved = self.turn.unapproved.len();
         let Some(current) = self.current() else {
             return self.abort("a refusal without a call");
-        };
-        let Some(mut outcome) = current.blocked.take() else {
-            return self.abort("a rerun without a refusal");
         };
         let what = outcome.result.error.clone().unwrap_or_default();
         let command = current
             .judged
             .as_ref()
             .map_or_else(String::new, |(a, _)| subject_of(a));
-        let before = current.unapproved_before;
         if unapproved > before {
             self.turn.unapproved.truncate(before);
             self.turn.unapproved.push(format!(
