@@ -342,6 +342,8 @@ fn a_command_the_sandbox_blocked_may_rerun_outside_once_approved() {
     let ask = turn.feed(blocked_by_sandbox());
     let reason = asks(&ask).unwrap_or_default();
     assert!(reason.contains("outside the sandbox"), "{reason}");
+    // What the command printed is shown as its own words: sandboxed code can fake a refusal.
+    assert!(reason.contains("its own output"), "{reason}");
     assert_eq!(runs(&turn.feed(approved())), Some(("1".into(), false)));
     turn.feed(ran_ok("installed"));
     assert_eq!(turn.records(), vec![("1".into(), Decision::Approved)]);

@@ -279,11 +279,14 @@ impl Core<'_> {
             // command outside it. A command approved only on condition that it stays contained
             // (taint) stays blocked.
             let what = outcome.result.error.clone().unwrap_or_default();
-            let Some(assessment) = current
-                .judged
-                .as_ref()
-                .map(|(_, a)| a.escalated(format!("{what}; run it again outside the sandbox?")))
-            else {
+            let Some(assessment) = current.judged.as_ref().map(|(_, a)| {
+                // The words are the command's own: code in the sandbox can print anything,
+                // so they are shown as its output, never as ai's diagnosis.
+                a.escalated(format!(
+                    "it failed with what looks like a sandbox refusal (its own output, which \
+                         it may have made up: {what}); run it again outside the sandbox?"
+                ))
+            }) else {
                 return self.abort("a sandboxed run that was never judged");
             };
             return self.ask(assessment, Some(outcome));

@@ -37,8 +37,11 @@ fn entries(dir: &Path) -> Result<Option<std::fs::ReadDir>, ()> {
     if let Ok(entries) = std::fs::read_dir(dir) {
         return Ok(Some(entries));
     }
-    let Ok(meta) = std::fs::symlink_metadata(dir) else {
-        return Ok(None); // gone
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None), // gone
+        // Anything else (a path too long to name) may hide what is below it.
+        Err(_) => return Err(()),
     };
     if meta.uid() == rustix::process::getuid().as_raw() {
         let mode = meta.permissions().mode() | 0o700;
