@@ -30,3 +30,26 @@ pub fn make_in_with_server(ai: Ai, recipe: &[&str]) -> (Ai, String, FakeServer) 
     let run = ai.run();
     (ai, run.stderr, server)
 }
+
+/// Runs each of `commands` (through `sh -c`) as a call of its own in one session, approved by
+/// `--yes` (so inside the sandbox), then a final answer.
+pub fn calls_in_one_session(ai: Ai, commands: &[String]) -> (Ai, crate::harness::Run, FakeServer) {
+    let mut script: Vec<_> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, command)| {
+            tool_reply(&[(
+                &format!("c{i}"),
+                "execute_command",
+                json!({"command": format!("sh -c '{command}'")}),
+            )])
+        })
+        .collect();
+    script.push(text_reply("done"));
+    let server = FakeServer::start(script);
+    let ai = ai
+        .env("SWEBASH_AI_BASE_URL", &server.url)
+        .args(&["--json", "--yes", "go"]);
+    let run = ai.run();
+    (ai, run, server)
+}

@@ -36,6 +36,20 @@ fn users_git_runs_nothing(dir: &Path, marker: &Path) -> bool {
     !marker.exists()
 }
 
+/// Makes each of `dirs` (below ai's working directory) a git repository of its own.
+fn init_repositories(ai: &Ai, dirs: &[&str]) {
+    for repo in dirs {
+        let dir = ai.work().join(repo);
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
 fn hook(marker: &Path) -> String {
     format!("printf '#!/bin/sh\\ntouch {}\\n'", marker.display())
 }
@@ -109,16 +123,7 @@ fn nested_repositories_and_submodules_are_read_only_too() {
     }
     let ai = Ai::new("http://127.0.0.1:9/v1");
     // A folder of projects: ai started in ~/code, which holds app/.git, and a submodule.
-    for repo in ["app", "lib"] {
-        let dir = ai.work().join(repo);
-        std::fs::create_dir_all(&dir).unwrap();
-        let status = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&dir)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    init_repositories(&ai, &["app", "lib"]);
     std::fs::create_dir_all(ai.work().join("lib/.git/modules/sub")).unwrap();
     let marker = ai.root_dir().join("pwned");
     let m = marker.display().to_string();
@@ -196,16 +201,7 @@ fn renaming_a_protected_path_s_parent_frees_nothing() {
         return;
     }
     let ai = Ai::new("http://127.0.0.1:9/v1").git_init();
-    for repo in ["vendor/foo", "lib"] {
-        let dir = ai.work().join(repo);
-        std::fs::create_dir_all(&dir).unwrap();
-        let status = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&dir)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    init_repositories(&ai, &["vendor/foo", "lib"]);
     // husky's layout: the project's hooks in the work tree.
     std::fs::create_dir_all(ai.work().join(".husky/_")).unwrap();
     let config = ai.work().join(".git/config");

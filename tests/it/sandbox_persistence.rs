@@ -6,6 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
 
+use crate::attacker::calls_in_one_session;
 use crate::launcher::{launcher, require_sandbox};
 
 #[test]
@@ -88,21 +89,8 @@ fn a_temp_directory_the_project_is_not_in_is_the_sessions_own() {
         ),
         format!("cat /var/tmp/{marker}"),
     ];
-    let mut script: Vec<_> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, command)| {
-            crate::server::tool_reply(&[(
-                &format!("c{i}"),
-                "execute_command",
-                json!({"command": format!("sh -c '{command}'")}),
-            )])
-        })
-        .collect();
-    script.push(crate::server::text_reply("done"));
-    let server = crate::server::FakeServer::start(script);
-    let ai = crate::harness::Ai::new(&server.url).args(&["--json", "--yes", "go"]);
-    let run = ai.run();
+    let (_ai, run, server) =
+        calls_in_one_session(crate::harness::Ai::new("http://127.0.0.1:9/v1"), &calls);
     let sent: String = server.chat_bodies().iter().map(|b| b.to_string()).collect();
     assert!(!sent.contains("SECRET-OTHER-PROJECT"), "{sent}");
     assert!(!hook.exists(), "{}", run.stderr);

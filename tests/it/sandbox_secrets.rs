@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::attacker::make_in_with_server;
+use crate::attacker::{calls_in_one_session, make_in_with_server};
 use crate::harness::Ai;
 use crate::launcher::{launcher, require_sandbox};
 use crate::server::FakeServer;
@@ -347,26 +347,10 @@ fn a_masked_secret_stays_masked_when_its_directory_is_renamed() {
         .file("config/.env", "SECRET-NESTED\n")
         .file("deploy/id_ed25519", "SECRET-KEY\n");
     let calls = [
-        "mv config .c; mv deploy .d; cat config/.env .c/.env",
-        "cat .c/.env .d/id_ed25519 config/.env deploy/id_ed25519",
+        "mv config .c; mv deploy .d; cat config/.env .c/.env".to_string(),
+        "cat .c/.env .d/id_ed25519 config/.env deploy/id_ed25519".to_string(),
     ];
-    let mut script: Vec<_> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, command)| {
-            crate::server::tool_reply(&[(
-                &format!("c{i}"),
-                "execute_command",
-                json!({"command": format!("sh -c '{command}'")}),
-            )])
-        })
-        .collect();
-    script.push(crate::server::text_reply("done"));
-    let server = FakeServer::start(script);
-    let ai = ai
-        .env("SWEBASH_AI_BASE_URL", &server.url)
-        .args(&["--json", "--yes", "go"]);
-    let run = ai.run();
+    let (ai, run, server) = calls_in_one_session(ai, &calls);
     let sent = sent(&server);
     assert!(
         !sent.contains("SECRET-"),
