@@ -18,7 +18,7 @@ use super::machine::{Command, Containment, Input, Judgement, Output, Setup};
 use super::outcome::unknown_tool;
 use super::sandbox::Sandbox;
 use super::{Agent, Stop, TurnEnd, millis};
-use crate::policy::{Policy, Verdict};
+use crate::policy::{Assessment, Policy, Verdict};
 use crate::protocol::{
     Action, CallErrorCode, Event, Message, ToolCall, ToolChoice, ToolErrorType, ToolResult,
     ToolSpec,
@@ -123,7 +123,9 @@ impl Agent<'_> {
                 }
                 Command::Ask(request) => Input::Decided(driver.gate.decide(&request)),
                 Command::Rejudge(command) => {
-                    Input::Rejudged(driver.policy.decide(&Action::Exec { command }))
+                    let (recheck, contained_by) = driver.rejudge(command, &mut emitter);
+                    prefix = contained_by;
+                    Input::Rejudged(recheck)
                 }
                 Command::Run { call, contained } => {
                     let prefix = if contained { prefix.take() } else { None };
@@ -223,6 +225,17 @@ impl Driver<'_> {
                 }
             }
         }
+    }
+
+    /// The policy's verdict on a command a person edited, and the sandbox made for the edit
+    /// (should it run contained).
+    fn rejudge(&self, command: String, emitter: &mut Emitter<'_>) -> (Assessment, Option<Launch>) {
+        let recheck = self.policy.decide(&Action::Exec { command });
+        let launch = self
+            .sandbox
+            .containment(&recheck.fetch, &mut |e| emitter.send(e))
+            .1;
+        (recheck, launch)
     }
 
     /// Finds the tool, checks the arguments and asks the policy; for a command it allows, also

@@ -243,7 +243,13 @@ impl Core<'_> {
         if let Some(current) = self.current() {
             current.edited = Some((command, recheck));
         }
-        self.run(false, true)
+        // A person's edit leaves the sandbox, unless the question was asked only because of
+        // taint: then, like the command it replaces, it stays in what the sandbox can confine.
+        let contained = self.current().is_some_and(|c| {
+            c.contain_approved
+                && matches!(c.containment, Containment::Ready | Containment::Partial(_))
+        });
+        self.run(contained, true)
     }
 
     /// Runs the current call: `contained` in the sandbox; `approved` by a person or a rule.

@@ -12,6 +12,17 @@ const ALLOWED: &[&str] = &[
     // The basics.
     "PATH",
     "TMPDIR",
+    // Certificates to trust (a TLS-intercepting proxy) and who commits: paths and names.
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "PIP_CERT",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
     "HOME",
     "USER",
     "LOGNAME",
@@ -159,7 +170,8 @@ pub(crate) fn sandboxed_env(env: &Env, extra: &[String]) -> Vec<(String, String)
                 || ALLOWED_PREFIXES.iter().any(|p| name.starts_with(p))
                 || extra.iter().any(|e| e == name)
         })
-        .filter(|(name, _)| !looks_secret(name))
+        // Named here on purpose (a certificate's path, a committer's name), else not a secret.
+        .filter(|(name, _)| ALLOWED.contains(name) || !looks_secret(name))
         .map(|(name, value)| (name.to_string(), value.to_string()))
         .collect();
     vars.sort();

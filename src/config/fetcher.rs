@@ -47,7 +47,8 @@ impl Fetcher {
             Fetcher::Node => vec![
                 from_env("npm_config_cache", home.join(".npm")),
                 home.join(".cache/yarn"),
-                home.join(".local/share/pnpm"),
+                // The store only: pnpm's home holds programs that are on PATH.
+                home.join(".local/share/pnpm/store"),
             ],
             Fetcher::Python => vec![home.join(".cache/pip"), home.join(".cache/uv")],
             Fetcher::Go => vec![

@@ -202,6 +202,11 @@ impl Judge<'_> {
         match fetch::manager_of(base, args) {
             Some((manager, fetches)) => {
                 self.out.fetch.manager(manager, fetches);
+                // `npm test`, `npm run` run the project's scripts: they must not share a fetch's
+                // network (`npm ci && npm run x`).
+                if manager == Fetcher::Node && !fetches {
+                    self.out.fetch.others = true;
+                }
                 if let Some(why) = fetch::elsewhere(base, args).filter(|_| fetches) {
                     self.out.fetch.elsewhere = true;
                     findings.push(ask(why));

@@ -59,6 +59,12 @@ impl GitState {
             let common = common_dir(&dir);
             for dir in [Some(dir), common].into_iter().flatten() {
                 if let Some(hooks) = hooks_path(&dir, entry.parent().unwrap_or(project)) {
+                    // husky's `.husky/_` hooks run the scripts beside them in `.husky`.
+                    if hooks.ends_with(".husky/_")
+                        && let Some(husky) = hooks.parent()
+                    {
+                        protected.push(husky.to_path_buf());
+                    }
                     protected.push(hooks);
                 }
                 protected.push(dir);
@@ -154,6 +160,22 @@ fn common_dir(git_dir: &Path) -> Option<PathBuf> {
     git_dir.join(rel.trim()).canonicalize().ok()
 }
 
+/// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
+/// of what lies in the project cannot be passed by a `..`.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The hooks directory a repository's config names (`core.hooksPath`), relative to its
 /// working tree, else its own `hooks`.
 fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
@@ -169,7 +191,7 @@ fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
         };
         if in_core && key.trim().eq_ignore_ascii_case("hookspath") {
             let value = value.trim().trim_matches('"');
-            return Some(work_tree.join(value));
+            return Some(lexical(&work_tree.join(value)));
         }
     }
     Some(git_dir.join("hooks"))
@@ -200,6 +222,27 @@ mod tests {
         ] {
             assert!(state.protected.contains(&path), "{path:?} in {state:?}");
         }
+    }
+
+    #[test]
+    fn a_hooks_path_that_climbs_out_of_the_project_is_not_taken_for_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        let project = project.canonicalize().unwrap();
+        std::fs::write(
+            project.join(".git/config"),
+            "[core]\n\thooksPath = ../shared-hooks\n",
+        )
+        .unwrap();
+        let state = GitState::of(&project);
+        assert!(
+            state
+                .protected
+                .iter()
+                .all(|p| p.starts_with(&project) && !p.ends_with("shared-hooks")),
+            "{state:?}"
+        );
     }
 
     #[test]

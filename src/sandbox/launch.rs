@@ -71,8 +71,10 @@ fn stage_one(mut request: Request) -> i32 {
             .collect();
         request.read_only_mounts = super::mounts::read_only_except(&writable)
             && super::mounts::pin_parents(&protected, &request.write)
-            && super::mounts::mask(&request.mask)
+            // Read-only binds first: a bind does not carry the mounts below it, so a mask made
+            // before would be uncovered by the read-only bind of a directory above it.
             && super::mounts::read_only(&request.read_only)
+            && super::mounts::mask(&request.mask)
             && super::mounts::private_shm()
             && super::isolate::new_ipc_namespace()
             && (request.net || super::isolate::new_net_namespace());

@@ -222,8 +222,10 @@ impl Plan {
             SandboxMode::Workspace => request.mask.clone_from(&tree.secrets),
             _ => request.hide.extend(tree.secrets.iter().cloned()),
         }
-        if self.home.is_some() {
-            request.net = fetch.network;
+        // The caches are writable only to a fetch: a build or a test run that could write them
+        // would plant code that the next build of any project runs, outside the sandbox.
+        if self.home.is_some() && fetch.network {
+            request.net = true;
             for fetcher in &fetch.managers {
                 let found = self.fetch_caches.iter().find(|(f, _, _)| f == fetcher);
                 if let (SandboxMode::Workspace, Some((_, caches, locks))) = (self.mode, found) {
@@ -610,6 +612,15 @@ mod tests {
             managers: vec![Fetcher::Cargo],
             network: true,
         };
+        let offline = FetchNeeds {
+            managers: vec![Fetcher::Cargo],
+            network: false,
+        };
+        let built = plan.request(&offline).unwrap();
+        assert!(
+            built.caches.is_empty() && !built.net,
+            "a build writes no cache"
+        );
         let cargo = plan.request(&fetch).unwrap();
         assert!(cargo.net);
         assert!(cargo.caches.iter().any(|p| p.ends_with(".cargo/registry")));

@@ -17,7 +17,8 @@
 //!   (or by root) and made setuid in temp would hand that identity to anyone, later, outside.
 //!
 //! A 32-bit system call from a 64-bit process kills it (seccompiler's architecture check), so
-//! `socketcall` cannot go around the filter.
+//! `socketcall` cannot go around the filter; an x32 call (same architecture on x86_64, bit 30 of
+//! its number set) is refused by a filter of its own.
 
 use std::collections::BTreeMap;
 
@@ -31,6 +32,29 @@ use seccompiler::{
 pub(crate) fn restrict(network: bool) -> bool {
     program(network).is_some_and(|program| seccompiler::apply_filter(&program).is_ok())
         && clone3_program().is_some_and(|program| seccompiler::apply_filter(&program).is_ok())
+        && seccompiler::apply_filter(&x32_program()).is_ok()
+}
+
+/// A third filter: on x86_64, system calls of the x32 ABI (numbers with bit 30 set) carry the
+/// same architecture as 64-bit ones and would match none of the rules above; they are refused.
+/// Elsewhere it allows everything.
+fn x32_program() -> BpfProgram {
+    use seccompiler::sock_filter;
+    const LOAD: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const JGE: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+    const RET: u16 = 0x06; // BPF_RET | BPF_K
+    const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
+    let step = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    let refuse = libc::SECCOMP_RET_ERRNO | u32::try_from(libc::EPERM).unwrap_or(1);
+    vec![
+        step(LOAD, 0, 0, 4),                // the architecture
+        step(JEQ, 0, 3, AUDIT_ARCH_X86_64), // not x86_64: allow
+        step(LOAD, 0, 0, 0),                // the call number
+        step(JGE, 0, 1, 0x4000_0000),       // an x32 call: refuse
+        step(RET, 0, 0, refuse),
+        step(RET, 0, 0, libc::SECCOMP_RET_ALLOW),
+    ]
 }
 
 /// A condition on argument `arg`.

@@ -14,7 +14,7 @@ const WALK_LIMIT: usize = 100_000;
 /// first, and goes into the directories for which it returns true. Returns whether it saw the
 /// whole tree.
 pub(crate) fn walk(root: &Path, visit: &mut dyn FnMut(&Path, &OsStr, FileType) -> bool) -> bool {
-    walk_at_most(root, WALK_LIMIT, visit)
+    walk_at_most(root, WALK_LIMIT, false, visit)
 }
 
 /// A walk, bounded or not.
@@ -26,13 +26,13 @@ pub(crate) fn walk_all(
     root: &Path,
     visit: &mut dyn FnMut(&Path, &OsStr, FileType) -> bool,
 ) -> bool {
-    walk_at_most(root, usize::MAX, visit)
+    walk_at_most(root, usize::MAX, true, visit)
 }
 
-/// A directory's entries. One the user owns but cannot list (a call's `chmod 311`, to hide
-/// what is inside) is made listable again; one that stays unlistable while the user could
-/// write into it is `Err`: something may hide there.
-fn entries(dir: &Path) -> Result<Option<std::fs::ReadDir>, ()> {
+/// A directory's entries. After a call (`reopen`), one the user owns but cannot list (the
+/// call's `chmod 311`, to hide what is inside) is made listable again; one that stays
+/// unlistable while the user could write into it is `Err`: something may hide there.
+fn entries(dir: &Path, reopen: bool) -> Result<Option<std::fs::ReadDir>, ()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     if let Ok(entries) = std::fs::read_dir(dir) {
         return Ok(Some(entries));
@@ -43,7 +43,7 @@ fn entries(dir: &Path) -> Result<Option<std::fs::ReadDir>, ()> {
         // Anything else (a path too long to name) may hide what is below it.
         Err(_) => return Err(()),
     };
-    if meta.uid() == rustix::process::getuid().as_raw() {
+    if reopen && meta.uid() == rustix::process::getuid().as_raw() {
         let mode = meta.permissions().mode() | 0o700;
         let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode));
         if let Ok(entries) = std::fs::read_dir(dir) {
@@ -58,6 +58,7 @@ fn entries(dir: &Path) -> Result<Option<std::fs::ReadDir>, ()> {
 fn walk_at_most(
     root: &Path,
     limit: usize,
+    reopen: bool,
     visit: &mut dyn FnMut(&Path, &OsStr, FileType) -> bool,
 ) -> bool {
     let mut pending = VecDeque::from([root.to_path_buf()]);
@@ -67,7 +68,7 @@ fn walk_at_most(
         if read > limit {
             return false;
         }
-        let entries = match entries(&dir) {
+        let entries = match entries(&dir, reopen) {
             Ok(Some(entries)) => entries,
             Ok(None) => continue,
             Err(()) => return false,
@@ -142,11 +143,11 @@ mod tests {
             std::fs::create_dir_all(dir.path().join(format!("d{i}/e"))).unwrap();
         }
         let mut seen = 0;
-        assert!(walk_at_most(dir.path(), 100, &mut |_, _, _| {
+        assert!(walk_at_most(dir.path(), 100, false, &mut |_, _, _| {
             seen += 1;
             true
         }));
         assert_eq!(seen, 10);
-        assert!(!walk_at_most(dir.path(), 3, &mut |_, _, _| true));
+        assert!(!walk_at_most(dir.path(), 3, false, &mut |_, _, _| true));
     }
 }

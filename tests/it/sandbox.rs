@@ -434,7 +434,7 @@ fn cargo_build_and_test_fetch_a_new_dependency_inside_the_sandbox() {
 
 #[test]
 #[ignore = "fetches from registry.npmjs.org (and needs the allowlist classifier to allow npm install): run with --ignored"]
-fn npm_install_and_test_fetch_a_dev_dependency_inside_the_sandbox() {
+fn npm_install_fetches_a_dev_dependency_inside_the_sandbox() {
     if !require_sandbox() {
         return;
     }
@@ -444,18 +444,13 @@ fn npm_install_and_test_fetch_a_dev_dependency_inside_the_sandbox() {
             "scripts": {"test": "node -e \"require('is-number')(3) || process.exit(1); console.log('tests ok')\""},
             "devDependencies": {"is-number": "7.0.0"}}"#,
     );
-    let (ai, run, server) = run_call(ai, "npm install && npm test");
+    // The install alone: `npm test` on the same line would share the fetch's network with the
+    // project's scripts, so such a line gets none.
+    let (ai, run, server) = run_call(ai, "npm install");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.json()["tool_calls"][0]["decision"], json!("allow"));
     let told = server.last_tool_result();
     assert_eq!(told["data"]["exit_code"], json!(0), "{told}");
-    assert!(
-        told["data"]["stdout"]
-            .as_str()
-            .unwrap_or("")
-            .contains("tests ok"),
-        "{told}"
-    );
     assert!(ai.work().join("node_modules/is-number").is_dir());
     assert!(ai.home().join(".npm").is_dir(), "npm's cache is its own");
 }

@@ -100,6 +100,7 @@ fn check_command_says_which_fetch_gets_the_network() {
         "cargo build --offline",
         "make # | cargo build",
         "cargo build; make",
+        "npm ci && npm run build",
     ] {
         let told = said(command);
         assert!(

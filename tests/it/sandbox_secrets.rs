@@ -262,7 +262,9 @@ import ctypes, os, socket
 libc = ctypes.CDLL(None, use_errno=True)
 for name, number, args in [("add_key", 248, (b"user", b"k", b"v", 1, -3)),
                            ("keyctl", 250, (0, -3)),
-                           ("request_key", 249, (b"user", b"k", None, 0))]:
+                           ("request_key", 249, (b"user", b"k", None, 0)),
+                           ("x32 socket", 0x40000000 | 41, (1, 1, 0)),
+                           ("x32 keyctl", 0x40000000 | 250, (0, -3))]:
     print(name, "OPEN" if libc.syscall(number, *args) >= 0 else "refused")
 for proto, name in [(0, "route"), (2, "usersock"), (15, "kobject")]:
     try:
