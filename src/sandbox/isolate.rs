@@ -71,6 +71,44 @@ pub(crate) fn kill_descendants() {
     }
 }
 
+/// Makes `ai` the reaper of what its sandboxed calls leave: where a launcher has no PID
+/// namespace and is killed (a timeout, Ctrl-C) before its own subreaper could act, the call's
+/// processes come to `ai` instead of to init, and `kill_sandboxed_orphans` ends them.
+pub(crate) fn adopt_orphans() {
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+}
+
+/// Kills (and reaps) the children of this process that run under a seccomp filter: processes
+/// of a sandboxed call adopted after its launcher died. ai's own children (the launcher, MCP
+/// servers) have no filter and are left alone.
+pub(crate) fn kill_sandboxed_orphans() {
+    let me = rustix::process::getpid().as_raw_nonzero().get();
+    for _ in 0..10 {
+        let orphans: Vec<i32> = children_of(me)
+            .into_iter()
+            .filter(|pid| filtered(*pid))
+            .collect();
+        if orphans.is_empty() {
+            return;
+        }
+        for pid in orphans {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(pid, Signal::KILL);
+                let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
+            }
+        }
+    }
+}
+
+/// Whether process `pid` runs under a seccomp filter (as every sandboxed process does).
+fn filtered(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+        status
+            .lines()
+            .any(|line| line.starts_with("Seccomp:") && line.trim_end().ends_with('2'))
+    })
+}
+
 /// Pids whose parent is `parent`, from /proc.
 fn children_of(parent: i32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {

@@ -281,6 +281,7 @@ impl Plan {
     /// read-only for the call. Called before and after each sandboxed call, so none piles up
     /// (each later call would bind-mount them all).
     pub(crate) fn sweep(&self) {
+        isolate::kill_sandboxed_orphans();
         let roots = self.temp.iter().chain(self.project.as_ref().ok());
         for root in roots {
             sweep_private_temps(root);
@@ -331,6 +332,7 @@ impl Plan {
 
     /// How to run a command that needs `fetch` under the sandbox.
     pub(crate) fn prefix(&self, fetch: &FetchNeeds) -> Option<Launch> {
+        isolate::adopt_orphans();
         self.sweep();
         let request = self.request(fetch)?;
         let exe = std::env::current_exe().ok()?;
