@@ -312,15 +312,11 @@ fn sandbox_report(settings: &Settings, fetch: Option<&FetchNeeds>) -> Vec<String
     let capabilities = plan.probe();
     let mut lines = capabilities.lines(&plan);
     let fetch = fetch.cloned().unwrap_or_default();
-    if capabilities.filesystem && !fetch.managers.is_empty() {
+    // Only a fetch gets the network and the managers' caches (a build or test gets neither).
+    if capabilities.filesystem && fetch.network {
         let names: Vec<&str> = fetch.managers.iter().map(|f| f.name()).collect();
-        let network = if fetch.network {
-            "network open and "
-        } else {
-            ""
-        };
         lines.push(format!(
-            "this command: {network}caches writable for {}",
+            "this command: network open (TCP 80/443, UDP) and caches writable for {}",
             names.join(", ")
         ));
     }

@@ -617,8 +617,9 @@ fn check_command_says_what_the_sandbox_enforces_for_that_command() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("sandbox: network:"), "{}", run.stdout);
     assert!(
-        run.stdout
-            .contains("sandbox: this command: network open and caches writable for cargo"),
+        run.stdout.contains(
+            "sandbox: this command: network open (TCP 80/443, UDP) and caches writable for cargo"
+        ),
         "{}",
         run.stdout
     );
