@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 pub(crate) struct FetchNeeds {
     pub(crate) managers: Vec<Fetcher>,
     pub(crate) network: bool,
+    /// A fetch that runs no project code (`cargo fetch`, `npm install --ignore-scripts`): when
+    /// set, it alone gets the network and the caches, and the command then runs offline, so a
+    /// build script or an install script never shares the network.
+    pub(crate) prefetch: Vec<String>,
 }
 
 /// A package manager whose fetches the sandbox lets through.

@@ -63,15 +63,32 @@ pub(crate) struct Fetches {
     elsewhere: bool,
     /// A program other than a manager (or a harmless builtin) runs on the line.
     others: bool,
+    /// The code-free fetch of each fetching command (`None`: one has none).
+    prefetch: Vec<Option<Vec<String>>>,
+    /// The line changes directory (a fetch run first would run somewhere else).
+    moves: bool,
 }
 
 impl Fetches {
     /// The caches and the network: the network only for a line of package managers fetching
     /// from their own index.
     pub(crate) fn needs(&self) -> FetchNeeds {
+        let network = self.fetching && !self.elsewhere && !self.others;
+        // One code-free fetch for the whole line, when every fetching command has the same one.
+        let mut fetches = self.prefetch.iter();
+        let first = fetches.next().cloned().flatten();
+        let prefetch = match first {
+            Some(first)
+                if network && !self.moves && fetches.all(|p| p.as_ref() == Some(&first)) =>
+            {
+                first
+            }
+            _ => Vec::new(),
+        };
         FetchNeeds {
             managers: self.managers.clone(),
-            network: self.fetching && !self.elsewhere && !self.others,
+            network,
+            prefetch,
         }
     }
 
@@ -202,6 +219,12 @@ impl Judge<'_> {
         match fetch::manager_of(base, args) {
             Some((manager, fetches)) => {
                 self.out.fetch.manager(manager, fetches);
+                if fetches {
+                    self.out
+                        .fetch
+                        .prefetch
+                        .push(fetch::prefetch_for(base, args));
+                }
                 // `npm test`, `npm run` run the project's scripts: they must not share a fetch's
                 // network (`npm ci && npm run x`).
                 if manager == Fetcher::Node && !fetches {
@@ -317,6 +340,9 @@ impl Judge<'_> {
         if let Some(inner) = self.wrapper(base, args, context, findings) {
             self.simple(inner, &[], context, wraps + 1, findings);
             return;
+        }
+        if matches!(base, "cd" | "pushd" | "popd") {
+            self.out.fetch.moves = true;
         }
         if matches!(base, "cd" | "pushd") {
             self.cd(args, findings);

@@ -46,6 +46,40 @@ fn manager_and_verb(base: &str, args: &[Word]) -> Option<(Fetcher, bool)> {
     }
 }
 
+/// The fetch that runs no project code for a simple command that fetches, if there is one:
+/// cargo's build, test and run fetch with `cargo fetch`; an npm-family install with itself and
+/// `--ignore-scripts`. (pip and go have none: their fetches build what they fetch.)
+pub(super) fn prefetch_for(base: &str, args: &[Word]) -> Option<Vec<String>> {
+    let sub = args
+        .iter()
+        .find(|a| !a.text.starts_with('-'))?
+        .text
+        .as_str();
+    let chooses = |flags: &[&str]| {
+        args.iter().any(|a| {
+            flags
+                .iter()
+                .any(|f| a.text == *f || a.text.starts_with(&format!("{f}=")))
+        })
+    };
+    match base {
+        "cargo" if chooses(&["--manifest-path", "-C", "-Z", "--config"]) => None,
+        "cargo" => matches!(
+            sub,
+            "build" | "b" | "check" | "c" | "test" | "t" | "run" | "r" | "bench" | "clippy" | "doc"
+        )
+        .then(|| vec!["cargo".into(), "fetch".into()]),
+        "npm" | "pnpm" | "yarn" if matches!(sub, "install" | "i" | "ci" | "add") => {
+            let mut fetch: Vec<String> = std::iter::once(base.to_string())
+                .chain(args.iter().map(|a| a.text.clone()))
+                .collect();
+            fetch.push("--ignore-scripts".into());
+            Some(fetch)
+        }
+        _ => None,
+    }
+}
+
 /// Options that point a package manager elsewhere: another index, registry, proxy or source.
 const ELSEWHERE_OPTIONS: &[&str] = &[
     "--index",
@@ -166,6 +200,24 @@ mod tests {
             assert!(elsewhere(base, &words(args)).is_some(), "{base} {args}");
         }
         assert!(elsewhere("cargo", &words("build --release")).is_none());
+        // A fetch that runs no project code, where there is one.
+        assert_eq!(
+            prefetch_for("cargo", &words("test --release")),
+            Some(vec!["cargo".to_string(), "fetch".to_string()])
+        );
+        assert_eq!(
+            prefetch_for("npm", &words("ci")),
+            Some(vec![
+                "npm".to_string(),
+                "ci".to_string(),
+                "--ignore-scripts".to_string()
+            ])
+        );
+        assert_eq!(
+            prefetch_for("cargo", &words("build --manifest-path x/Cargo.toml")),
+            None
+        );
+        assert_eq!(prefetch_for("pip", &words("install -e .")), None);
         for name in [
             "GOPROXY",
             "npm_config_registry",

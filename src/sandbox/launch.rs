@@ -84,24 +84,9 @@ fn stage_one(mut request: Request) -> i32 {
             let _ = std::env::set_current_dir(cwd);
         }
     }
-    let Ok(exe) = std::env::current_exe() else {
-        return fail("cannot find the ai binary");
-    };
     request.stage2 = true;
-    let mut args = vec![OsString::from(super::LAUNCHER_ARG)];
-    match request.to_args() {
-        Ok(own) => args.extend(own),
-        Err(message) => return fail(&message),
-    }
-    args.push("--".into());
-    args.extend(request.program.iter().cloned());
-    let mut command = std::process::Command::new(exe);
-    command.args(args);
-    if let Some(dir) = private.first() {
-        command.env("TMPDIR", dir);
-    }
     let pid_max = super::isolate::global_pid_max();
-    let status = command.status();
+    let status = run_stage_two(&request, &private);
     super::isolate::restore_pid_max(pid_max);
     for dir in private {
         let _ = std::fs::remove_dir_all(dir);
@@ -113,6 +98,26 @@ fn stage_one(mut request: Request) -> i32 {
         Ok(status) => exit_code(status),
         Err(err) => fail(&format!("cannot start the sandbox: {err}")),
     }
+}
+
+/// Runs stage two for `request` (its program), and waits for it.
+fn run_stage_two(
+    request: &Request,
+    private: &[PathBuf],
+) -> Result<std::process::ExitStatus, String> {
+    let exe = std::env::current_exe().map_err(|_| "cannot find the ai binary".to_string())?;
+    let mut args = vec![OsString::from(super::LAUNCHER_ARG)];
+    args.extend(request.to_args()?);
+    args.push("--".into());
+    args.extend(request.program.iter().cloned());
+    let mut command = std::process::Command::new(exe);
+    command.args(args);
+    if let Some(dir) = private.first() {
+        command.env("TMPDIR", dir);
+    }
+    command
+        .status()
+        .map_err(|err| format!("cannot start the sandbox: {err}"))
 }
 
 /// A fresh directory in each writable root that holds something protected (a temp dir that
@@ -188,9 +193,42 @@ fn stage_two(request: &Request) -> i32 {
     let Some((program, args)) = request.program.split_first() else {
         return fail("the sandbox launcher needs a program");
     };
+    let mut command = std::process::Command::new(program);
+    command.args(args);
+    if !request.prefetch.is_empty() {
+        if let Err(message) = fetch_then_close(request) {
+            return fail(&message);
+        }
+        command.envs([
+            ("CARGO_NET_OFFLINE", "true"),
+            ("npm_config_offline", "true"),
+        ]);
+    }
     use std::os::unix::process::CommandExt;
-    let err = std::process::Command::new(program).args(args).exec();
+    let err = command.exec();
     fail(&format!("cannot run {}: {err}", program.to_string_lossy()))
+}
+
+/// Runs the code-free fetch with the network and the caches this stage was given, then takes
+/// both away for good (a second Landlock layer without them, a second seccomp filter without IP
+/// sockets: restrictions only ever add up), so the command's build and install scripts run with
+/// neither.
+fn fetch_then_close(request: &Request) -> Result<(), String> {
+    if let Some((program, args)) = request.prefetch.split_first() {
+        // Its failure is the command's to meet, offline, with a message of its own.
+        let _ = std::process::Command::new(program).args(args).status();
+    }
+    let mut offline = request.clone();
+    offline.net = false;
+    // The caches stay readable (the build reads what was fetched), no longer writable.
+    offline.read.append(&mut offline.caches);
+    let grants = Grants::of(&offline, offline.read_only_mounts);
+    restrict(&offline, grants)?;
+    if super::seccomp::restrict(false) {
+        Ok(())
+    } else {
+        Err("cannot close the network after the fetch".into())
+    }
 }
 
 /// What Landlock enforced in stage two.

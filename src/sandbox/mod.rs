@@ -226,6 +226,7 @@ impl Plan {
         // would plant code that the next build of any project runs, outside the sandbox.
         if self.home.is_some() && fetch.network {
             request.net = true;
+            request.prefetch.clone_from(&fetch.prefetch);
             for fetcher in &fetch.managers {
                 let found = self.fetch_caches.iter().find(|(f, _, _)| f == fetcher);
                 if let (SandboxMode::Workspace, Some((_, caches, locks))) = (self.mode, found) {
@@ -342,7 +343,8 @@ impl Plan {
         argv.push("--".into());
         Some(Launch {
             argv,
-            network: request.net,
+            // With a fetch run first, the command itself runs offline.
+            network: request.net && request.prefetch.is_empty(),
         })
     }
 
@@ -613,10 +615,12 @@ mod tests {
         let fetch = FetchNeeds {
             managers: vec![Fetcher::Cargo],
             network: true,
+            prefetch: vec!["cargo".into(), "fetch".into()],
         };
         let offline = FetchNeeds {
             managers: vec![Fetcher::Cargo],
             network: false,
+            prefetch: Vec::new(),
         };
         let built = plan.request(&offline).unwrap();
         assert!(
@@ -624,6 +628,7 @@ mod tests {
             "a build writes no cache"
         );
         let cargo = plan.request(&fetch).unwrap();
+        assert_eq!(cargo.prefetch, ["cargo", "fetch"]);
         assert!(cargo.net);
         assert!(cargo.caches.iter().any(|p| p.ends_with(".cargo/registry")));
         let from_home = Plan::new(

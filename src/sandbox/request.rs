@@ -37,6 +37,9 @@ pub(crate) struct Request {
     pub(crate) cache_files: Vec<PathBuf>,
     /// TCP allowed (a package manager fetches).
     pub(crate) net: bool,
+    /// A fetch that runs no project code, run first with `net` and the caches; the program then
+    /// runs with neither (empty: the program itself gets them).
+    pub(crate) prefetch: Vec<String>,
     /// RLIMIT_FSIZE in bytes.
     pub(crate) max_file_size: Option<u64>,
     /// Most processes alive at once in the call.
@@ -103,6 +106,7 @@ mod tests {
             caches: vec!["/c".into()],
             cache_files: vec!["/c/lock".into()],
             net: true,
+            prefetch: vec!["cargo".into(), "fetch".into()],
             max_file_size: Some(10),
             max_processes: Some(20),
             probe: false,
