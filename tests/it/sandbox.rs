@@ -16,7 +16,7 @@ fn network_rules() -> bool {
 }
 
 /// Runs `command` as the model's one call (then a final answer), with no terminal.
-fn run_call(ai: Ai, command: &str) -> (Ai, Run, FakeServer) {
+pub fn run_call(ai: Ai, command: &str) -> (Ai, Run, FakeServer) {
     run_call_as(ai, command, &["--json"])
 }
 
@@ -45,7 +45,7 @@ fn makefile(recipe: &[&str]) -> String {
     text
 }
 
-fn ai_in(dir_is_home: bool) -> Ai {
+pub fn ai_in(dir_is_home: bool) -> Ai {
     let ai = Ai::new("http://127.0.0.1:9/v1");
     if dir_is_home {
         let home = ai.work().display().to_string();
@@ -390,7 +390,7 @@ fn a_blocked_command_is_shown_then_runs_outside_after_approval_on_a_terminal() {
 }
 
 /// The real toolchains' homes (rustup, the npm and Python installs) for a test HOME.
-fn with_toolchains(ai: Ai) -> Ai {
+pub fn with_toolchains(ai: Ai) -> Ai {
     let real_home = std::env::var("HOME").unwrap_or_default();
     let rustup = std::env::var("RUSTUP_HOME").unwrap_or(format!("{real_home}/.rustup"));
     let cargo_home = ai.home().join(".cargo").display().to_string();
@@ -774,48 +774,4 @@ fn in_the_repl_what_the_sandbox_cannot_do_is_said_once_per_session() {
     let said = |text: &str| text.matches("no writable project").count();
     assert_eq!(said(&first), 1, "{first}");
     assert_eq!(said(&second), 0, "{second}");
-}
-
-#[test]
-fn a_build_script_runs_after_the_fetch_with_no_network_and_no_cache_to_write() {
-    if !require_sandbox() {
-        return;
-    }
-    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    listener
-        .set_read_timeout(Some(std::time::Duration::from_millis(300)))
-        .unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let ai = with_toolchains(ai_in(false));
-    let registry = ai.home().join(".cargo/registry");
-    std::fs::create_dir_all(&registry).unwrap();
-    let build = format!(
-        "fn main() {{\n\
-         let sent = std::net::UdpSocket::bind(\"127.0.0.1:0\").and_then(|s| s.send_to(b\"LEAK\", \"127.0.0.1:{port}\"));\n\
-         let wrote = std::fs::write(\"{}/poison\", \"x\");\n\
-         println!(\"cargo:warning=sent={{}} wrote={{}}\", sent.is_ok(), wrote.is_ok());\n\
-         }}\n",
-        registry.display()
-    );
-    let ai = ai
-        .file(
-            "Cargo.toml",
-            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-        )
-        .file("build.rs", &build)
-        .file("src/lib.rs", "");
-    let (ai, run, server) = run_call(ai, "cargo build");
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let told = server.last_tool_result();
-    assert_eq!(told["data"]["exit_code"], json!(0), "{told}");
-    assert!(
-        told.to_string().contains("sent=false wrote=false"),
-        "{told}"
-    );
-    let mut buf = [0u8; 8];
-    assert!(
-        listener.recv(&mut buf).is_err(),
-        "the build script reached the listener"
-    );
-    assert!(!ai.home().join(".cargo/registry/poison").exists());
 }

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::harness::Ai;
 use crate::launcher::require_sandbox;
+use crate::sandbox::{ai_in, run_call, with_toolchains};
 use crate::server::{FakeServer, text_reply, tool_reply};
 
 /// A listener that says whether anyone connected.
@@ -110,4 +111,48 @@ fn check_command_says_which_fetch_gets_the_network() {
     }
     let elsewhere = said("cargo search --index sparse+http://127.0.0.1:9/ x");
     assert_eq!(elsewhere["decision"], json!("ask"), "{elsewhere}");
+}
+
+#[test]
+fn a_build_script_runs_after_the_fetch_with_no_network_and_no_cache_to_write() {
+    if !require_sandbox() {
+        return;
+    }
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    listener
+        .set_read_timeout(Some(std::time::Duration::from_millis(300)))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let ai = with_toolchains(ai_in(false));
+    let registry = ai.home().join(".cargo/registry");
+    std::fs::create_dir_all(&registry).unwrap();
+    let build = format!(
+        "fn main() {{\n\
+         let sent = std::net::UdpSocket::bind(\"127.0.0.1:0\").and_then(|s| s.send_to(b\"LEAK\", \"127.0.0.1:{port}\"));\n\
+         let wrote = std::fs::write(\"{}/poison\", \"x\");\n\
+         println!(\"cargo:warning=sent={{}} wrote={{}}\", sent.is_ok(), wrote.is_ok());\n\
+         }}\n",
+        registry.display()
+    );
+    let ai = ai
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file("build.rs", &build)
+        .file("src/lib.rs", "");
+    let (ai, run, server) = run_call(ai, "cargo build");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let told = server.last_tool_result();
+    assert_eq!(told["data"]["exit_code"], json!(0), "{told}");
+    assert!(
+        told.to_string().contains("sent=false wrote=false"),
+        "{told}"
+    );
+    let mut buf = [0u8; 8];
+    assert!(
+        listener.recv(&mut buf).is_err(),
+        "the build script reached the listener"
+    );
+    assert!(!ai.home().join(".cargo/registry/poison").exists());
 }
