@@ -9,15 +9,15 @@ use serde::Serialize;
 
 use super::args::{operands, option_values, skip_options, subcommand};
 use super::danger::{self, basename, is_block_device, risky_assignment};
-use super::fetch;
+use super::fetch::{self, Fetches};
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
-use super::reach::{Place, has_glob};
+use super::reach::{Place, braces_make_words, has_glob};
 use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
 use super::{Finding, Verdict};
-use crate::config::{FetchNeeds, Fetcher};
+use crate::config::Fetcher;
 
 /// How deep `bash -c "bash -c '...'"` strings are followed before giving up and asking.
 const MAX_STRING_DEPTH: usize = 6;
@@ -51,53 +51,6 @@ pub(crate) struct Judgement {
     pub(crate) untrusted: Option<String>,
     /// The package managers it runs, and what else runs beside them.
     pub(crate) fetch: Fetches,
-}
-
-/// What the line's package managers fetch, and whether anything else runs beside them.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Fetches {
-    managers: Vec<Fetcher>,
-    /// A manager fetches from its own index.
-    fetching: bool,
-    /// A manager is pointed at another index, registry, proxy or source.
-    elsewhere: bool,
-    /// A program other than a manager (or a harmless builtin) runs on the line.
-    others: bool,
-    /// The code-free fetch of each fetching command (`None`: one has none).
-    prefetch: Vec<Option<Vec<String>>>,
-    /// The line changes directory (a fetch run first would run somewhere else).
-    moves: bool,
-}
-
-impl Fetches {
-    /// The caches and the network: the network only for a line of package managers fetching
-    /// from their own index.
-    pub(crate) fn needs(&self) -> FetchNeeds {
-        let network = self.fetching && !self.elsewhere && !self.others;
-        // One code-free fetch for the whole line, when every fetching command has the same one.
-        let mut fetches = self.prefetch.iter();
-        let first = fetches.next().cloned().flatten();
-        let prefetch = match first {
-            Some(first)
-                if network && !self.moves && fetches.all(|p| p.as_ref() == Some(&first)) =>
-            {
-                first
-            }
-            _ => Vec::new(),
-        };
-        FetchNeeds {
-            managers: self.managers.clone(),
-            network,
-            prefetch,
-        }
-    }
-
-    fn manager(&mut self, manager: Fetcher, fetches: bool) {
-        if !self.managers.contains(&manager) {
-            self.managers.push(manager);
-        }
-        self.fetching |= fetches;
-    }
 }
 
 pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
@@ -216,6 +169,8 @@ impl Judge<'_> {
 
     /// Notes the package manager a simple command runs (or that something else runs).
     fn fetch(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        // A fetch run first would run somewhere else than the command after a `cd`.
+        self.out.fetch.moves |= matches!(base, "cd" | "pushd" | "popd");
         match fetch::manager_of(base, args) {
             Some((manager, fetches)) => {
                 self.out.fetch.manager(manager, fetches);
@@ -316,6 +271,11 @@ impl Judge<'_> {
             findings.push(ask("the command is wrapped too deeply to check"));
             return;
         }
+        if let Some(why) = braces_make_words(name, args) {
+            self.out.fetch.others = true;
+            findings.push(ask(why));
+            return;
+        }
         if name.dynamic || has_glob(&name.text) {
             self.out.fetch.others = true;
             findings.push(ask(format!(
@@ -341,13 +301,10 @@ impl Judge<'_> {
             self.simple(inner, &[], context, wraps + 1, findings);
             return;
         }
-        if matches!(base, "cd" | "pushd" | "popd") {
-            self.out.fetch.moves = true;
-        }
+        self.fetch(base, args, findings);
         if matches!(base, "cd" | "pushd") {
             self.cd(args, findings);
         }
-        self.fetch(base, args, findings);
         let home = self.place.home.map(|h| h.to_string_lossy().into_owned());
         let judged = safe::judge(base, args);
         let explained = danger::explain(base, args, home.as_deref());

@@ -4,7 +4,7 @@
 //! that names another index, registry, URL, proxy or program never opens it.
 
 use super::shell::Word;
-use crate::config::Fetcher;
+use crate::config::{FetchNeeds, Fetcher};
 
 /// The package manager a simple command runs, and whether it fetches (an npm family command
 /// only when it installs: `npm test` and `npm run` get no network).
@@ -154,6 +154,53 @@ pub(super) fn harmless(base: &str) -> bool {
         base,
         "cd" | "pushd" | "popd" | "echo" | "printf" | "true" | "false" | "test" | "[" | ":" | "pwd"
     )
+}
+
+/// What the line's package managers fetch, and whether anything else runs beside them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fetches {
+    pub(super) managers: Vec<Fetcher>,
+    /// A manager fetches from its own index.
+    pub(super) fetching: bool,
+    /// A manager is pointed at another index, registry, proxy or source.
+    pub(super) elsewhere: bool,
+    /// A program other than a manager (or a harmless builtin) runs on the line.
+    pub(super) others: bool,
+    /// The code-free fetch of each fetching command (`None`: one has none).
+    pub(super) prefetch: Vec<Option<Vec<String>>>,
+    /// The line changes directory (a fetch run first would run somewhere else).
+    pub(super) moves: bool,
+}
+
+impl Fetches {
+    /// The caches and the network: the network only for a line of package managers fetching
+    /// from their own index.
+    pub(crate) fn needs(&self) -> FetchNeeds {
+        let network = self.fetching && !self.elsewhere && !self.others;
+        // One code-free fetch for the whole line, when every fetching command has the same one.
+        let mut fetches = self.prefetch.iter();
+        let first = fetches.next().cloned().flatten();
+        let prefetch = match first {
+            Some(first)
+                if network && !self.moves && fetches.all(|p| p.as_ref() == Some(&first)) =>
+            {
+                first
+            }
+            _ => Vec::new(),
+        };
+        FetchNeeds {
+            managers: self.managers.clone(),
+            network,
+            prefetch,
+        }
+    }
+
+    pub(super) fn manager(&mut self, manager: Fetcher, fetches: bool) {
+        if !self.managers.contains(&manager) {
+            self.managers.push(manager);
+        }
+        self.fetching |= fetches;
+    }
 }
 
 #[cfg(test)]

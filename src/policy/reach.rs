@@ -220,7 +220,7 @@ pub(crate) fn has_glob(text: &str) -> bool {
 }
 
 /// `a{b,c}d` → `abd`, `acd` (nested braces too), bounded.
-fn expand_braces(text: &str) -> Vec<String> {
+pub(crate) fn expand_braces(text: &str) -> Vec<String> {
     let mut done = Vec::new();
     let mut pending = vec![text.to_string()];
     while let Some(item) = pending.pop() {
@@ -331,6 +331,36 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
         out.push("/");
     }
     out
+}
+
+/// Why bash's brace expansion would build a command name or an option this reading never sees
+/// (`python3 {-c,CODE}`, `sed s/a/b/ {-i,} f`, `{sh,-c,CMD}`), if it would.
+pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
+    let expands = |word: &Word| {
+        if word.quoted || !word.text.contains('{') {
+            return None;
+        }
+        let alternatives = expand_braces(&word.text);
+        (alternatives.len() > 1).then_some(alternatives)
+    };
+    if expands(name).is_some() {
+        return Some(format!(
+            "brace expansion builds the command `{}` at run time",
+            name.text
+        ));
+    }
+    args.iter().find_map(|arg| {
+        let alternatives = expands(arg)?;
+        alternatives
+            .iter()
+            .any(|a| a.starts_with('-') || a.is_empty())
+            .then(|| {
+                format!(
+                    "brace expansion turns `{}` into options this check cannot read",
+                    arg.text
+                )
+            })
+    })
 }
 
 #[cfg(test)]

@@ -677,3 +677,24 @@ fn untrusted_inputs_are_named() {
 
 #[path = "tests_review.rs"]
 mod review;
+
+/// Brace expansion builds words bash sees and this reading would not: an option, a vanished
+/// argument, a command name. Each asks; braces that only build file names do not.
+#[test]
+fn brace_expansion_that_builds_options_or_commands_asks() {
+    check(
+        &[
+            ("python3 {-c,'import os'}", "brace expansion"),
+            ("sed s/a/b/ {-i,} f", "brace expansion"),
+            ("sh {-c,id}", "brace expansion"),
+            ("{sh,-c,id}", "could not be parsed"),
+            ("find . -name x {-delete,}", "brace expansion"),
+            ("git {-c,core.pager=id} log", "brace expansion"),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[("ls src/{a,b}", "safe"), ("cat src/main.{rs,c}", "safe")],
+        Verdict::Allow,
+    );
+}
