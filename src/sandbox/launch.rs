@@ -214,10 +214,14 @@ fn stage_two(request: &Request) -> i32 {
 /// sockets: restrictions only ever add up), so the command's build and install scripts run with
 /// neither.
 fn fetch_then_close(request: &Request) -> Result<(), String> {
+    // What the fetch starts comes to this process, and dies before the network closes: a
+    // process forked during the fetch would otherwise keep the network and the caches.
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     if let Some((program, args)) = request.prefetch.split_first() {
         // Its failure is the command's to meet, offline, with a message of its own.
         let _ = std::process::Command::new(program).args(args).status();
     }
+    super::isolate::kill_descendants();
     let mut offline = request.clone();
     offline.net = false;
     // The caches stay readable (the build reads what was fetched), no longer writable.

@@ -111,6 +111,8 @@ pub(crate) struct Plan {
     /// ai's own config, state, data and cache directories (hidden: other projects'
     /// conversations, the audit log, the key command).
     pub(crate) own: Vec<PathBuf>,
+    /// The working directory commands run in.
+    cwd: PathBuf,
     /// Directories of the home the user lets sandboxed commands read (`SWEBASH_AI_SANDBOX_READ`).
     extra_read: Vec<PathBuf>,
     /// Where the toolchains live (the variables that say so, and the roots of PATH's entries):
@@ -178,6 +180,7 @@ impl Plan {
             own: paths.own_dirs().iter().map(|p| canonical(p)).collect(),
             config: paths.config_dir.as_deref().map(canonical),
             fetch_caches,
+            cwd: canonical(cwd),
             extra_read: Vec::new(),
             toolchains,
             tree: Arc::default(),
@@ -224,7 +227,12 @@ impl Plan {
         }
         // The caches are writable only to a fetch: a build or a test run that could write them
         // would plant code that the next build of any project runs, outside the sandbox.
-        if self.home.is_some() && fetch.network {
+        // Project configuration can name programs a package manager runs while it fetches
+        // (`build.rustc-wrapper`, a `rust-toolchain` path, `.npmrc`'s `git`): with any of it
+        // present, no fetch gets the network, and the command runs offline (or is blocked and
+        // a person decides).
+        let configured = self.fetch_configured(&fetch.managers);
+        if self.home.is_some() && fetch.network && !configured {
             request.net = true;
             request.prefetch.clone_from(&fetch.prefetch);
             for fetcher in &fetch.managers {
@@ -275,6 +283,29 @@ impl Plan {
                 })
             })
             .collect()
+    }
+
+    /// Whether the working directory or a directory above it, up to the project's root, holds
+    /// configuration of these package managers that can name a program to run.
+    fn fetch_configured(&self, managers: &[Fetcher]) -> bool {
+        let files: &[&str] = &[
+            ".cargo/config",
+            ".cargo/config.toml",
+            "rust-toolchain",
+            "rust-toolchain.toml",
+            ".npmrc",
+            ".yarnrc",
+            ".yarnrc.yml",
+            ".pnpmfile.cjs",
+        ];
+        if managers.is_empty() {
+            return false;
+        }
+        let top = self.project.as_ref().ok().unwrap_or(&self.cwd);
+        self.cwd
+            .ancestors()
+            .take_while(|dir| dir.starts_with(top))
+            .any(|dir| files.iter().any(|f| dir.join(f).symlink_metadata().is_ok()))
     }
 
     /// Removes what launchers that have exited left behind: their private temp directories
@@ -525,7 +556,8 @@ impl Tree {
         };
         let mut secrets = Vec::new();
         let secrets_complete = walk::walk(project, &mut |path, name, kind| {
-            if kind.is_file() && secret_file_name(&name.to_string_lossy()).is_some() {
+            // By name whatever it is: a link named `.npmrc` is read as one.
+            if !kind.is_dir() && secret_file_name(&name.to_string_lossy()).is_some() {
                 secrets.push(path.to_path_buf());
             }
             name != ".git"

@@ -156,3 +156,40 @@ fn a_build_script_runs_after_the_fetch_with_no_network_and_no_cache_to_write() {
     );
     assert!(!ai.home().join(".cargo/registry/poison").exists());
 }
+
+#[test]
+fn project_configuration_that_names_a_program_gives_the_fetch_no_network() {
+    if !require_sandbox() {
+        return;
+    }
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    listener
+        .set_read_timeout(Some(std::time::Duration::from_millis(300)))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let wrapper = format!(
+        "#!/bin/sh\npython3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'LEAK', ('127.0.0.1', {port}))\" 2>/dev/null\nexec \"$@\"\n"
+    );
+    let ai = with_toolchains(ai_in(false))
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file("src/lib.rs", "")
+        .file(
+            ".cargo/config.toml",
+            "[build]\nrustc-wrapper = \"tools/w.sh\"\n",
+        )
+        .file("tools/w.sh", &wrapper);
+    let script = ai.work().join("tools/w.sh");
+    let mut mode = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&script, mode).unwrap();
+    let (_ai, run, _server) = run_call(ai, "cargo build");
+    let mut buf = [0u8; 8];
+    assert!(
+        listener.recv(&mut buf).is_err(),
+        "the project's rustc wrapper reached the listener: {}",
+        run.stderr
+    );
+}
