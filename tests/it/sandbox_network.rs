@@ -34,6 +34,16 @@ impl Listener {
     }
 }
 
+/// A UDP socket on 127.0.0.1 that waits a moment for anything sent to it, and its port.
+fn udp_listener() -> (std::net::UdpSocket, u16) {
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    listener
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    (listener, port)
+}
+
 fn run(command: &str, listener: &Listener) -> (Ai, crate::harness::Run) {
     let connect = format!(
         "python3 -c \"import urllib.request as u; u.urlopen('{}/leak', timeout=2)\"",
@@ -118,11 +128,7 @@ fn a_build_script_runs_after_the_fetch_with_no_network_and_no_cache_to_write() {
     if !require_sandbox() {
         return;
     }
-    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    listener
-        .set_read_timeout(Some(std::time::Duration::from_millis(300)))
-        .unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let (listener, port) = udp_listener();
     let ai = with_toolchains(ai_in(false));
     let registry = ai.home().join(".cargo/registry");
     std::fs::create_dir_all(&registry).unwrap();
@@ -162,11 +168,7 @@ fn project_configuration_that_names_a_program_gives_the_fetch_no_network() {
     if !require_sandbox() {
         return;
     }
-    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    listener
-        .set_read_timeout(Some(std::time::Duration::from_millis(300)))
-        .unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let (listener, port) = udp_listener();
     let wrapper = format!(
         "#!/bin/sh\npython3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'LEAK', ('127.0.0.1', {port}))\" 2>/dev/null\nexec \"$@\"\n"
     );
