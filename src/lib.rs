@@ -8,7 +8,6 @@ pub mod cli;
 pub(crate) mod commands;
 pub(crate) mod config;
 pub(crate) mod conversation;
-#[cfg(feature = "local")]
 pub(crate) mod engine;
 pub(crate) mod environ;
 pub(crate) mod error;

@@ -1,0 +1,83 @@
+//! A model loaded by llama.cpp: the process-wide backend, the model, and its chat template.
+
+use std::path::Path;
+
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaModel};
+
+use crate::protocol::Message;
+
+/// A loaded model, ready to generate.
+pub(crate) struct Engine {
+    pub(super) backend: &'static LlamaBackend,
+    pub(super) model: LlamaModel,
+}
+
+/// llama.cpp's backend is set up once per process (a second init is an error).
+static BACKEND: std::sync::OnceLock<Result<LlamaBackend, String>> = std::sync::OnceLock::new();
+
+fn backend() -> Result<&'static LlamaBackend, String> {
+    BACKEND
+        .get_or_init(|| {
+            LlamaBackend::init()
+                .map(|mut backend| {
+                    backend.void_logs();
+                    backend
+                })
+                .map_err(|err| format!("cannot start llama.cpp: {err}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+impl Engine {
+    /// Loads the model at `path` (reads the whole file: call it off the async runtime).
+    pub(crate) fn load(path: &Path) -> Result<Engine, String> {
+        let backend = backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|err| format!("cannot load the model {}: {err}", path.display()))?;
+        Ok(Engine { backend, model })
+    }
+
+    /// The conversation as the model's prompt: its own chat template, else ChatML.
+    pub(crate) fn render(&self, messages: &[Message]) -> String {
+        render(&self.model, messages)
+    }
+}
+
+/// A JSON schema as a llama.cpp grammar.
+pub(crate) fn grammar_of(schema: &serde_json::Value) -> Result<String, String> {
+    llama_cpp_2::json_schema_to_grammar(&schema.to_string())
+        .map_err(|err| format!("cannot turn the tool schemas into a grammar: {err}"))
+}
+
+/// The conversation as the model's prompt: its own chat template, else ChatML.
+fn render(model: &LlamaModel, messages: &[Message]) -> String {
+    let turns: Vec<(&str, String)> = messages
+        .iter()
+        .map(|m| match m {
+            Message::System { content } => ("system", content.clone()),
+            Message::User { content } => ("user", content.clone()),
+            Message::Assistant { content, .. } => ("assistant", content.clone()),
+            Message::Tool { content, .. } => ("tool", content.clone()),
+        })
+        .collect();
+    let templated = model.chat_template(None).ok().and_then(|template| {
+        let chat: Vec<LlamaChatMessage> = turns
+            .iter()
+            .filter_map(|(role, content)| {
+                LlamaChatMessage::new((*role).to_string(), content.replace('\0', "")).ok()
+            })
+            .collect();
+        model.apply_chat_template(&template, &chat, true).ok()
+    });
+    templated.unwrap_or_else(|| {
+        let mut prompt: String = turns
+            .iter()
+            .map(|(role, content)| format!("<|im_start|>{role}\n{content}<|im_end|>\n"))
+            .collect();
+        prompt.push_str("<|im_start|>assistant\n");
+        prompt
+    })
+}
