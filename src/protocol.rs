@@ -88,12 +88,17 @@ pub(crate) enum ToolChoice {
 pub(crate) struct Usage {
     pub(crate) input_tokens: u64,
     pub(crate) output_tokens: u64,
+    /// Of `input_tokens`, those the provider did not evaluate again (a prompt cache, or the
+    /// embedded engine's KV cache kept across the requests of a turn and across REPL turns).
+    #[serde(default)]
+    pub(crate) cached_input_tokens: u64,
 }
 
 impl Usage {
     pub(crate) fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
     }
 
     /// Adds to a total that stays `None` (JSON `null`, not a false 0) until a server reports.

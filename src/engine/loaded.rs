@@ -1,4 +1,4 @@
-//! A model loaded by llama.cpp: the process-wide backend, the model, and its chat template.
+//! A model loaded by llama.cpp: the process-wide backend, the model file, and its chat template.
 
 use std::path::Path;
 
@@ -8,16 +8,10 @@ use llama_cpp_2::model::{LlamaChatMessage, LlamaModel};
 
 use crate::protocol::Message;
 
-/// A loaded model, ready to generate.
-pub(crate) struct Engine {
-    pub(super) backend: &'static LlamaBackend,
-    pub(super) model: LlamaModel,
-}
-
 /// llama.cpp's backend is set up once per process (a second init is an error).
 static BACKEND: std::sync::OnceLock<Result<LlamaBackend, String>> = std::sync::OnceLock::new();
 
-fn backend() -> Result<&'static LlamaBackend, String> {
+pub(super) fn backend() -> Result<&'static LlamaBackend, String> {
     BACKEND
         .get_or_init(|| {
             LlamaBackend::init()
@@ -31,19 +25,10 @@ fn backend() -> Result<&'static LlamaBackend, String> {
         .map_err(Clone::clone)
 }
 
-impl Engine {
-    /// Loads the model at `path` (reads the whole file: call it off the async runtime).
-    pub(crate) fn load(path: &Path) -> Result<Engine, String> {
-        let backend = backend()?;
-        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
-            .map_err(|err| format!("cannot load the model {}: {err}", path.display()))?;
-        Ok(Engine { backend, model })
-    }
-
-    /// The conversation as the model's prompt: its own chat template, else ChatML.
-    pub(crate) fn render(&self, messages: &[Message]) -> String {
-        render(&self.model, messages)
-    }
+/// Maps the model at `path` (llama.cpp mmaps it: pages are read as they are used).
+pub(super) fn load_model(backend: &LlamaBackend, path: &Path) -> Result<LlamaModel, String> {
+    LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+        .map_err(|err| format!("cannot load the model {}: {err}", path.display()))
 }
 
 /// A JSON schema as a llama.cpp grammar.
@@ -53,7 +38,7 @@ pub(crate) fn grammar_of(schema: &serde_json::Value) -> Result<String, String> {
 }
 
 /// The conversation as the model's prompt: its own chat template, else ChatML.
-fn render(model: &LlamaModel, messages: &[Message]) -> String {
+pub(super) fn render(model: &LlamaModel, messages: &[Message]) -> String {
     let turns: Vec<(&str, String)> = messages
         .iter()
         .map(|m| match m {

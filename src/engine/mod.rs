@@ -1,15 +1,17 @@
 //! The embedded engine: a GGUF model run inside `ai` by llama.cpp, no server and no key. It
 //! loads a model, renders a conversation with the model's own chat template, and generates text
-//! (optionally held to a grammar) on the caller's thread; `download` fetches a model once.
-//! `provider::local` is what makes it a provider.
+//! (optionally held to a grammar) on a thread of its own that keeps the KV cache between
+//! requests; `download` fetches a model once. `provider::local` is what makes it a provider.
 
 pub(crate) mod download;
 #[cfg(feature = "local")]
 mod generate;
 #[cfg(feature = "local")]
 mod loaded;
+#[cfg(feature = "local")]
+mod worker;
 
 #[cfg(feature = "local")]
-pub(crate) use generate::generate;
+pub(crate) use loaded::grammar_of;
 #[cfg(feature = "local")]
-pub(crate) use loaded::{Engine, grammar_of};
+pub(crate) use worker::{Engine, Job, Piece};

@@ -306,6 +306,10 @@ fn whole_reply(value: &Value, sink: &mut Sink<'_>) -> Completion {
     completion.usage = value.get("usage").map(|u| Usage {
         input_tokens: u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0),
         output_tokens: u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0),
+        cached_input_tokens: u
+            .get("cache_read_input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
     });
     completion
 }

@@ -176,6 +176,10 @@ fn take_event(
                 .get("candidatesTokenCount")
                 .and_then(Value::as_u64)
                 .unwrap_or(0),
+            cached_input_tokens: usage
+                .get("cachedContentTokenCount")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
         });
     }
     let Some(candidate) = value.pointer("/candidates/0") else {

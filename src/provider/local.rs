@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::{BoxFuture, ChatRequest, Completion, Provider, ProviderError, ProviderEvent, Sink};
 use crate::config::LocalSettings;
 use crate::engine::download::{DEFAULT_MODEL_URL, fetch, target_for};
-use crate::engine::{Engine, generate, grammar_of};
+use crate::engine::{Engine, Job, Piece, grammar_of};
 use crate::protocol::Usage;
 
 pub(crate) struct LocalProvider {
@@ -86,9 +86,11 @@ impl Provider for LocalProvider {
                     path.display()
                 )));
             }
-            // Loading reads the whole model: off the runtime, so Ctrl-C can stop `/model`.
+            // Loading maps the model and makes its context: off the runtime, so Ctrl-C can stop
+            // `/model`.
             let file = path.clone();
-            let engine = tokio::task::spawn_blocking(move || Engine::load(&file))
+            let settings = self.settings.clone();
+            let engine = tokio::task::spawn_blocking(move || Engine::load(&file, &settings))
                 .await
                 .map_err(|err| Self::fail(format!("loading the model stopped: {err}")))?
                 .map_err(Self::fail)?;
@@ -110,40 +112,43 @@ impl Provider for LocalProvider {
                 .engine
                 .clone()
                 .ok_or_else(|| Self::fail("the model is not loaded"))?;
-            let prompt = engine.render(request.messages);
             let grammar = request
                 .response_format
                 .map(grammar_of)
                 .transpose()
                 .map_err(Self::fail)?;
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<String, String>>();
+            let (pieces, mut rx) = tokio::sync::mpsc::unbounded_channel();
             let stop = Arc::new(AtomicBool::new(false));
-            let guard = StopOnDrop(Arc::clone(&stop));
-            let settings = self.settings.clone();
-            let worker = std::thread::spawn(move || {
-                generate(&engine, &prompt, grammar.as_deref(), &settings, &stop, &tx)
-            });
+            let _guard = StopOnDrop(Arc::clone(&stop));
+            engine
+                .submit(Job {
+                    messages: request.messages.to_vec(),
+                    grammar,
+                    stop,
+                    pieces,
+                })
+                .map_err(Self::fail)?;
             let mut completion = Completion::default();
-            let mut failure = None;
             while let Some(piece) = rx.recv().await {
                 match piece {
-                    Ok(text) => {
+                    Piece::Text(text) => {
                         sink(ProviderEvent::Text(&text));
                         completion.text.push_str(&text);
                     }
-                    Err(message) => failure = Some(message),
+                    Piece::Failed(message) => return Err(Self::fail(message)),
+                    Piece::Done(counts) => {
+                        completion.usage = Some(Usage {
+                            input_tokens: counts.prompt,
+                            output_tokens: counts.produced,
+                            cached_input_tokens: counts.cached,
+                        });
+                        return Ok(completion);
+                    }
                 }
             }
-            drop(guard);
-            let counts = worker.join().unwrap_or_default();
-            if let Some(message) = failure {
-                return Err(Self::fail(message));
-            }
-            completion.usage = Some(Usage {
-                input_tokens: counts.0,
-                output_tokens: counts.1,
-            });
-            Ok(completion)
+            Err(Self::fail(
+                "the engine stopped before the reply was complete",
+            ))
         })
     }
 

@@ -219,6 +219,7 @@ pub(super) fn take_line(
                 .and_then(Value::as_u64)
                 .unwrap_or(0),
             output_tokens: value.get("eval_count").and_then(Value::as_u64).unwrap_or(0),
+            cached_input_tokens: 0,
         });
     }
     Ok(done)
@@ -294,7 +295,8 @@ mod tests {
             completion.usage,
             Some(Usage {
                 input_tokens: 5,
-                output_tokens: 2
+                output_tokens: 2,
+                cached_input_tokens: 0,
             })
         );
     }

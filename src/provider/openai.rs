@@ -396,6 +396,10 @@ fn parse_usage(usage: &Value) -> Option<Usage> {
     Some(Usage {
         input_tokens: count("prompt_tokens")?,
         output_tokens: count("completion_tokens").unwrap_or(0),
+        cached_input_tokens: usage
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
     })
 }
 

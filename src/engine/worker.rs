@@ -1,0 +1,155 @@
+//! The engine's own thread: it owns the model and one llama.cpp context for as long as the
+//! `Engine` lives, and runs requests one after another. Keeping the context keeps its KV cache:
+//! the next request (the next iteration of a tool turn, the next REPL turn) shares its start with
+//! the last one, and only the tokens after the shared start are evaluated again.
+
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::model::LlamaModel;
+
+use super::generate::{Counts, Session};
+use super::loaded::{backend, load_model, render};
+use crate::config::LocalSettings;
+use crate::protocol::Message;
+
+/// Tokens evaluated per `decode` of a prompt: small enough that a stop is seen within a fraction
+/// of a second even for a larger model, large enough to keep llama.cpp's matrix code busy.
+pub(super) const PROMPT_CHUNK: usize = 128;
+
+/// What the worker sends back while it runs a request.
+#[derive(Debug)]
+pub(crate) enum Piece {
+    /// A piece of the reply, whole UTF-8.
+    Text(String),
+    /// The request failed; nothing more comes.
+    Failed(String),
+    /// The reply is complete (or was stopped): the token counts.
+    Done(Counts),
+}
+
+/// One request: the conversation, an optional grammar, and where the pieces go.
+pub(crate) struct Job {
+    pub(crate) messages: Vec<Message>,
+    pub(crate) grammar: Option<String>,
+    /// Set when the caller no longer wants the reply (Ctrl-C, a dropped request).
+    pub(crate) stop: Arc<AtomicBool>,
+    pub(crate) pieces: tokio::sync::mpsc::UnboundedSender<Piece>,
+}
+
+/// A loaded model, ready to generate: a handle to the thread that owns it.
+pub(crate) struct Engine {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Engine {
+    /// Loads the model at `path` on a new thread and waits until it is ready (blocking: call it
+    /// off the async runtime). The thread ends when the `Engine` is dropped.
+    pub(crate) fn load(path: &Path, settings: &LocalSettings) -> Result<Engine, String> {
+        let (jobs, incoming) = mpsc::channel();
+        let (ready, loaded) = mpsc::sync_channel(1);
+        let path = path.to_path_buf();
+        let settings = settings.clone();
+        std::thread::Builder::new()
+            .name("ai-engine".into())
+            .spawn(move || serve(&path, &settings, &ready, &incoming))
+            .map_err(|err| format!("cannot start the engine's thread: {err}"))?;
+        loaded
+            .recv()
+            .map_err(|_| "the engine stopped while loading the model".to_string())??;
+        Ok(Engine { jobs })
+    }
+
+    /// Queues a request; its pieces arrive on the job's channel.
+    pub(crate) fn submit(&self, job: Job) -> Result<(), String> {
+        self.jobs
+            .send(job)
+            .map_err(|_| "the engine's thread has stopped".to_string())
+    }
+}
+
+/// The thread's life: load, make the context, then serve requests until the handle is dropped.
+fn serve(
+    path: &Path,
+    settings: &LocalSettings,
+    ready: &mpsc::SyncSender<Result<(), String>>,
+    jobs: &mpsc::Receiver<Job>,
+) {
+    let loaded = backend().and_then(|backend| Ok((backend, load_model(backend, path)?)));
+    let (backend, model) = match loaded {
+        Ok(loaded) => loaded,
+        Err(err) => {
+            let _ = ready.send(Err(err));
+            return;
+        }
+    };
+    let ctx = match model.new_context(backend, context_params(settings)) {
+        Ok(ctx) => ctx,
+        Err(err) => {
+            let _ = ready.send(Err(format!("cannot create a context: {err}")));
+            return;
+        }
+    };
+    if ready.send(Ok(())).is_err() {
+        return;
+    }
+    let mut session = Session::new(&model, ctx);
+    while let Ok(job) = jobs.recv() {
+        run(&model, &mut session, &job);
+    }
+}
+
+fn run(model: &LlamaModel, session: &mut Session<'_>, job: &Job) {
+    let prompt = render(model, &job.messages);
+    let sent = match session.generate(&prompt, job.grammar.as_deref(), &job.stop, &job.pieces) {
+        Ok(counts) => Piece::Done(counts),
+        Err(message) => Piece::Failed(message),
+    };
+    let _ = job.pieces.send(sent);
+}
+
+fn context_params(settings: &LocalSettings) -> LlamaContextParams {
+    let threads = match settings.threads {
+        0 => physical_cores(),
+        n => n as usize,
+    };
+    let threads = i32::try_from(threads).unwrap_or(1);
+    LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(settings.ctx))
+        .with_n_batch(PROMPT_CHUNK as u32)
+        .with_n_ubatch(PROMPT_CHUNK as u32)
+        .with_n_threads(threads)
+        .with_n_threads_batch(threads)
+}
+
+/// Physical cores (hyper-threads share one core's arithmetic units, and llama.cpp's threads wait
+/// on each other): distinct (package, core) pairs in /proc/cpuinfo, else the logical count.
+fn physical_cores() -> usize {
+    let logical = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return logical;
+    };
+    let mut package = "";
+    let mut cores = std::collections::HashSet::new();
+    for line in info.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        match key.trim() {
+            "physical id" => package = value.trim(),
+            "core id" => {
+                cores.insert((package, value.trim()));
+            }
+            _ => {}
+        }
+    }
+    // A container may be limited to fewer CPUs than the machine has cores.
+    match cores.len() {
+        0 => logical,
+        n => n.min(logical),
+    }
+}
