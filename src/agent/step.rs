@@ -284,7 +284,15 @@ impl Core<'_> {
             // or rule, which approve only inside): a person may approve running the same
             // command outside it. A command approved only on condition that it stays contained
             // (taint) stays blocked.
-            let what = outcome.result.error.clone().unwrap_or_default();
+            // One line, at most a few words' worth: its layout cannot pass for ai's own text.
+            let error = outcome.result.error.as_deref().unwrap_or_default();
+            let what: String = error
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(200)
+                .collect();
             let Some(assessment) = current.judged.as_ref().map(|(_, a)| {
                 // The words are the command's own: code in the sandbox can print anything,
                 // so they are shown as its output, never as ai's diagnosis.

@@ -151,6 +151,9 @@ const SECRET_PREFIXES: &[&str] = &[
     "SWEBASH_AI_",
 ];
 
+/// Variables that point into a directory the sandbox hides (never passed, even by prefix).
+const HIDDEN_DIRS: &[&str] = &["XDG_RUNTIME_DIR"];
+
 /// Whether `name` looks like a credential (or a pointer to one).
 pub(crate) fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
@@ -172,6 +175,8 @@ pub(crate) fn sandboxed_env(env: &Env, extra: &[String]) -> Vec<(String, String)
         })
         // Named here on purpose (a certificate's path, a committer's name), else not a secret.
         .filter(|(name, _)| ALLOWED.contains(name) || !looks_secret(name))
+        // The user's runtime directory holds login tokens and sockets; the sandbox hides it.
+        .filter(|(name, _)| !HIDDEN_DIRS.contains(name))
         .map(|(name, value)| (name.to_string(), value.to_string()))
         .collect();
     vars.sort();

@@ -11,6 +11,7 @@ mod project;
 mod project_doc;
 #[cfg(test)]
 mod props;
+mod secret_names;
 mod secrets;
 mod table;
 mod unknown;
@@ -34,7 +35,8 @@ pub(crate) use layer::{
 pub(crate) use paths::Paths;
 pub(crate) use project::project_root;
 pub(crate) use project_doc::{PROJECT_DOC_MAX, ProjectDoc, project_doc_paths, read_project_doc};
-pub(crate) use secrets::{home_secrets, secret_file_name, sensitive, system_secrets};
+pub(crate) use secret_names::secret_in_tree;
+pub(crate) use secrets::{home_secrets, sensitive, system_secrets};
 pub(crate) use table::{KEYS, parse_bool};
 
 use crate::error::ConfigError;

@@ -4,8 +4,11 @@
 
 use std::path::Path;
 
-/// Paths under the home directory that hold secrets.
-const HOME_SECRETS: &[(&str, &str)] = &[
+use super::secret_names::secret_in_tree;
+
+/// Paths under the home directory that hold secrets (also recognised inside a project, where a
+/// copied `.aws/credentials` is as secret as the original: see `secret_names`).
+pub(super) const HOME_SECRETS: &[(&str, &str)] = &[
     (".ssh", "SSH keys"),
     (".gnupg", "GnuPG keys"),
     (".aws", "AWS credentials"),
@@ -118,6 +121,12 @@ const SYSTEM_SECRETS: &[(&str, &str)] = &[
     ("/var/spool/cron", "other users' crontabs"),
     ("/var/lib/sss", "cached login credentials"),
     ("/etc/security/opasswd", "old password hashes"),
+    // Podman's and skopeo's logins (`containers/auth.json`), Kerberos caches, agent sockets,
+    // FUSE mounts of remote homes.
+    (
+        "/run/user",
+        "users' runtime directories (logins, agent sockets)",
+    ),
 ];
 
 /// Why `path` is sensitive, if it is. `path` should be absolute; checked as written and resolved.
@@ -149,8 +158,7 @@ pub(crate) fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
     if let Some(what) = process_or_device_secret(path) {
         return Some(what.into());
     }
-    let name = path.file_name()?.to_string_lossy();
-    secret_file_name(&name).map(|what| format!("{name} ({what})"))
+    secret_in_tree(path).map(|(name, what)| format!("{name} ({what})"))
 }
 
 /// Memory and views of other processes, and raw memory devices: `/proc/PID/mem` holds the same
@@ -178,73 +186,6 @@ fn process_or_device_secret(path: &Path) -> Option<&'static str> {
     }
 }
 
-pub(crate) fn secret_file_name(name: &str) -> Option<&'static str> {
-    const HARMLESS_ENV: &[&str] = &[".env.example", ".env.sample", ".env.template", ".env.dist"];
-    let lower = name.to_ascii_lowercase();
-    // `.env`, `.env.production`, `.env_prod`, `.env-local`, `prod.env`, `env.local`.
-    let env_file = lower == ".env"
-        || ((lower.starts_with(".env.")
-            || lower.starts_with(".env_")
-            || lower.starts_with(".env-"))
-            && !HARMLESS_ENV.contains(&lower.as_str()))
-        || (lower.ends_with(".env") && lower.len() > 4 && !lower.ends_with("/.env"))
-        || lower == "env.local";
-    if env_file {
-        return Some("environment secrets");
-    }
-    if matches!(
-        lower.as_str(),
-        ".envrc"
-            | ".npmrc"
-            | ".pypirc"
-            | ".netrc"
-            | ".pgpass"
-            | ".git-credentials"
-            | "terraform.tfstate"
-            | "terraform.tfstate.backup"
-            | "credentials.json"
-            | "service-account.json"
-            | "secrets.json"
-            | "secrets.yaml"
-            | "secrets.yml"
-            | ".dev.vars"
-            | "vault_pass"
-            | ".vault_pass"
-            | ".secrets"
-            | "secrets.toml"
-            | "secrets.env"
-            | "local.settings.json"
-            | "credentials.yml"
-            | "credentials.yaml"
-            | "kubeconfig"
-            | "terraform.tfvars"
-    ) {
-        return Some("credentials");
-    }
-    if lower.contains("adminsdk") && lower.ends_with(".json") {
-        return Some("a cloud service account key");
-    }
-    if [
-        ".pem",
-        ".key",
-        ".p12",
-        ".pfx",
-        ".jks",
-        ".keystore",
-        ".ovpn",
-        ".tfvars",
-    ]
-    .iter()
-    .any(|ext| lower.ends_with(ext))
-    {
-        return Some("a private key or certificate store");
-    }
-    if lower.starts_with("id_") && !lower.ends_with(".pub") && !lower.contains('.') {
-        return Some("an SSH private key");
-    }
-    None
-}
-
 /// Secret locations under the home directory, relative to it.
 pub(crate) fn home_secrets() -> impl Iterator<Item = &'static str> {
     HOME_SECRETS.iter().map(|(path, _)| *path)
@@ -253,43 +194,4 @@ pub(crate) fn home_secrets() -> impl Iterator<Item = &'static str> {
 /// Secret locations of the system.
 pub(crate) fn system_secrets() -> impl Iterator<Item = &'static str> {
     SYSTEM_SECRETS.iter().map(|(path, _)| *path)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secret_files_by_their_many_names_and_harmless_ones_not() {
-        for name in [
-            ".env",
-            ".env.production",
-            ".env_prod",
-            ".env-local",
-            "prod.env",
-            "env.local",
-            ".secrets",
-            "secrets.toml",
-            "terraform.tfvars",
-            "prod.tfvars",
-            "local.settings.json",
-            "credentials.yml",
-            "kubeconfig",
-            "client.ovpn",
-            "app-firebase-adminsdk-x1.json",
-            "server.pem",
-            "id_ed25519",
-        ] {
-            assert!(secret_file_name(name).is_some(), "{name}");
-        }
-        for name in [
-            ".env.example",
-            "environment.rs",
-            "venv",
-            "README.md",
-            "id_ed25519.pub",
-        ] {
-            assert!(secret_file_name(name).is_none(), "{name}");
-        }
-    }
 }

@@ -75,6 +75,8 @@ fn stage_one(mut request: Request) -> i32 {
             // before would be uncovered by the read-only bind of a directory above it.
             && super::mounts::read_only(&request.read_only)
             && super::mounts::mask(&request.mask)
+            // Before /dev/shm becomes the call's own: the copies are staged there.
+            && super::scrub::cover_credentials(&request.scrub).is_empty()
             && super::mounts::private_shm()
             && super::isolate::new_ipc_namespace()
             && (request.net || super::isolate::new_net_namespace());
@@ -282,6 +284,7 @@ impl Grants {
         // parents become unwritable too: it fails closed).
         if !mounted {
             hidden.extend(request.mask.iter().cloned());
+            hidden.extend(request.scrub.iter().cloned());
         }
         let (mut readable, mut listable) = (Vec::new(), Vec::new());
         beneath_except(Path::new("/"), &hidden, &mut readable, &mut listable);

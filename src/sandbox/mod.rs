@@ -40,6 +40,7 @@ mod mounts;
 mod privileges;
 mod request;
 mod rules;
+mod scrub;
 mod seccomp;
 mod walk;
 
@@ -49,7 +50,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use crate::config::SandboxMode;
 use crate::config::{
-    FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, secret_file_name,
+    FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, secret_in_tree,
     system_secrets,
 };
 pub(crate) use capabilities::Capabilities;
@@ -225,6 +226,7 @@ impl Plan {
             SandboxMode::Workspace => request.mask.clone_from(&tree.secrets),
             _ => request.hide.extend(tree.secrets.iter().cloned()),
         }
+        request.scrub = scrub::git_configs(&tree.git_dirs);
         // The caches are writable only to a fetch: a build or a test run that could write them
         // would plant code that the next build of any project runs, outside the sandbox.
         // Project configuration can name programs a package manager runs while it fetches
@@ -543,6 +545,8 @@ struct Tree {
     git: GitState,
     /// The secret files below the project (by name: `.env`, keys, credentials).
     secrets: Vec<PathBuf>,
+    /// Where git keeps its configuration (its credentials are scrubbed from what runs see).
+    git_dirs: Vec<PathBuf>,
     secrets_complete: bool,
 }
 
@@ -556,8 +560,10 @@ impl Tree {
         };
         let mut secrets = Vec::new();
         let secrets_complete = walk::walk(project, &mut |path, name, kind| {
-            // By name whatever it is: a link named `.npmrc` is read as one.
-            if !kind.is_dir() && secret_file_name(&name.to_string_lossy()).is_some() {
+            // By name whatever it is (a link named `.npmrc` is read as one), and by the
+            // directory it lies in (`.aws/credentials` copied into the project).
+            let within = path.strip_prefix(project).unwrap_or(path);
+            if !kind.is_dir() && (secret_in_tree(within).is_some() || holds_token(path, name)) {
                 secrets.push(path.to_path_buf());
             }
             name != ".git"
@@ -566,9 +572,14 @@ impl Tree {
             SandboxMode::Workspace => GitState::of(project),
             _ => GitState::default(),
         };
+        let git_dirs = match mode {
+            SandboxMode::Workspace => git.protected.clone(),
+            _ => vec![project.join(".git")],
+        };
         Tree {
             git,
             secrets,
+            git_dirs,
             secrets_complete,
         }
     }
@@ -577,6 +588,33 @@ impl Tree {
     fn complete(&self) -> bool {
         self.git.complete && self.secrets_complete
     }
+}
+
+/// A project's settings file that is needed whole by its tool but may carry a registry token
+/// (yarn's `.yarnrc.yml` names `yarnPath` beside `npmAuthToken`): hidden when it does.
+fn holds_token(path: &Path, name: &std::ffi::OsStr) -> bool {
+    const TOKEN_KEYS: &[&str] = &["npmauthtoken", "npmauthident", "npmpassword", "_authtoken"];
+    if name != ".yarnrc.yml" && name != ".yarnrc" {
+        return false;
+    }
+    // Only a small regular file is read, opened without waiting (a FIFO would hold the walk)
+    // and judged by what was opened; anything else is hidden.
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path);
+    let Ok(file) = opened else {
+        return true;
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return true;
+    }
+    let mut text = String::new();
+    let read = file.take(1 << 20).read_to_string(&mut text);
+    let text = text.to_ascii_lowercase();
+    read.is_err() || TOKEN_KEYS.iter().any(|key| text.contains(key))
 }
 
 /// The name of a launcher's private temp directory in a writable root.

@@ -19,6 +19,9 @@ pub(crate) struct Request {
     /// Secret files inside writable trees (a project's `.env`): masked by an empty file where
     /// mounts are possible, else left out of the grants.
     pub(crate) mask: Vec<PathBuf>,
+    /// Git configuration files, seen through a copy without credentials where one holds any
+    /// (where mounts are impossible, hidden whole).
+    pub(crate) scrub: Vec<PathBuf>,
     /// The home directory: never writable through a writable root that holds it (temp holding
     /// a test's home); a project inside it stays writable.
     pub(crate) home: Option<PathBuf>,
@@ -99,6 +102,7 @@ mod tests {
             write: vec!["/w".into()],
             read: vec!["/r".into(), "/r2".into()],
             mask: vec!["/w/.env".into()],
+            scrub: vec!["/w/.git/config".into()],
             home: Some("/home/u".into()),
             read_only: vec!["/w/.git".into()],
             cover: vec![("/tmp".into(), "/tmp/.ai-session-1".into())],

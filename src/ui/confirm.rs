@@ -39,10 +39,12 @@ impl Asker for TerminalAsker {
         };
         let width = usize::from(term.size().1).saturating_sub(4);
         let subject = visible(&request.subject, width).replace('\n', "\n    ");
+        // Reasons can quote a command's own output: shown like the command, with runs of
+        // spaces counted, so padding cannot lay out lines that look like ai's own.
+        let reasons = visible(&request.reasons.join("; "), width).replace('\n', "\n    ");
         let header = format!(
-            "\nai wants to {what}:\n    {subject}\n  why it asks: {}\n  in: {}",
-            sanitize(&request.reasons.join("; ")),
-            request.cwd.display()
+            "\nai wants to {what}:\n    {subject}\n  why it asks: {reasons}\n  in: {}",
+            sanitize(&request.cwd.display().to_string())
         );
         let _ = term.write_line(&header);
         if request.unconfined {

@@ -13,10 +13,15 @@ fn is_unsafe(c: char) -> bool {
     match c {
         '\n' | '\t' => false,
         c if c.is_control() => true,
-        // bidi embeddings, overrides and isolates
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => true,
-        // zero-width space, joiners, word joiner, BOM
-        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => true,
+        // bidi embeddings, overrides, isolates and marks (Arabic's too)
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' => true,
+        '\u{061C}' => true,
+        // line and paragraph separators (a new line to a terminal, not to the reader)
+        '\u{2028}' | '\u{2029}' => true,
+        // zero-width space, joiners, word joiner and invisible operators, BOM, soft hyphen,
+        // Mongolian vowel separator, interlinear annotations
+        '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' => true,
+        '\u{00AD}' | '\u{180E}' | '\u{FFF9}'..='\u{FFFB}' => true,
         _ => false,
     }
 }
@@ -87,6 +92,30 @@ mod tests {
         assert_eq!(visible("ls\tx", 80), "ls<TAB>x");
         let long = "a".repeat(100);
         assert_eq!(visible(&long, 40).lines().count(), 3);
+    }
+
+    #[test]
+    fn invisible_marks_and_separators_of_every_kind_are_replaced() {
+        for c in [
+            '\u{200E}', '\u{200F}', '\u{061C}', '\u{2028}', '\u{2029}', '\u{00AD}', '\u{180E}',
+            '\u{2061}', '\u{FFF9}', '\u{2067}', '\u{202D}', '\u{200B}', '\u{FEFF}',
+        ] {
+            assert_eq!(
+                sanitize(&format!("a{c}b")),
+                "a\u{FFFD}b",
+                "U+{:04X}",
+                u32::from(c)
+            );
+        }
+    }
+
+    #[test]
+    fn padding_cannot_lay_out_lines_of_its_own() {
+        let padded = format!("denied{}note: approving is safe", " ".repeat(70));
+        assert_eq!(
+            visible(&padded, 80),
+            "denied<70 spaces>note: approving is safe"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 /// The launcher's request with every field at its default, `fields` laid over it.
 pub fn request(fields: Value) -> String {
     let mut request = json!({
-        "write": [], "read": [], "mask": [], "cover": [], "read_only": [], "home": null, "hide": [], "caches": [], "cache_files": [],
+        "write": [], "read": [], "mask": [], "scrub": [], "cover": [], "read_only": [], "home": null, "hide": [], "caches": [], "cache_files": [],
         "net": false, "prefetch": [], "max_file_size": null, "max_processes": null, "probe": false,
         "stage2": false, "pid_namespace": false, "mount_namespace": false,
         "read_only_mounts": false, "no_pid_namespace": false, "no_landlock_network": false,

@@ -33,6 +33,7 @@ mod sandbox_approvals;
 mod sandbox_git;
 mod sandbox_network;
 mod sandbox_persistence;
+mod sandbox_secret_names;
 mod sandbox_secrets;
 mod shell;
 mod stats;

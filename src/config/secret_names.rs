@@ -1,0 +1,357 @@
+//! Secret files recognised by name wherever they are: `.env` and its spellings, private keys,
+//! credential and token files, and what lies in a secret directory (`.aws/`, `.envs/`). Names are
+//! judged by category, after the decorations editors and backups add (`.env~`, `#.env#`,
+//! `id_rsa.bak`, `.env.swp`), so a copy is as secret as its original.
+
+use std::path::Path;
+
+use super::secrets::HOME_SECRETS;
+
+/// Why a file named `name` is secret, if it is.
+fn secret_file_name(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let core = undecorated(&lower);
+    credential_file(core)
+        .or_else(|| env_file(core))
+        .or_else(|| key_file(core))
+}
+
+/// Why `path` is secret by its names: its file name, or a secret directory it lies in (a home
+/// secret such as `.aws` or `.docker/config.json` copied anywhere, `.envs/`, `.env.d/`). Returns
+/// the name that made it so.
+pub(crate) fn secret_in_tree(path: &Path) -> Option<(String, &'static str)> {
+    let names: Vec<String> = path
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    let file = names.last()?;
+    if is_public_ssh(&names) {
+        return None;
+    }
+    // The most telling reason first: a home secret's own description ("AWS credentials").
+    let home_secret = HOME_SECRETS
+        .iter()
+        .filter(|(entry, _)| !PROJECT_SETTINGS.contains(entry))
+        .find(|(entry, _)| contains_run(&names, entry));
+    if let Some((entry, what)) = home_secret {
+        return Some(((*entry).to_string(), *what));
+    }
+    if let Some(what) = secret_file_name(file) {
+        return Some((file.clone(), what));
+    }
+    let dirs = &names[..names.len() - 1];
+    dirs.iter()
+        .find(|d| SECRET_DIRS.contains(&d.as_str()))
+        .map(|dir| (format!("{dir}/"), "a directory of secrets"))
+}
+
+/// Home secrets whose name, inside a project, is that project's shared settings rather than
+/// someone's credentials (`.claude/commands`, yarn's `yarnPath`).
+const PROJECT_SETTINGS: &[&str] = &[".claude", ".codex", ".yarnrc.yml"];
+
+/// Directories whose every file is a secret.
+const SECRET_DIRS: &[&str] = &[
+    ".envs",
+    ".env.d",
+    ".secrets",
+    ".ssh",
+    ".gnupg",
+    ".password-store",
+];
+
+/// Whether the path's names contain `entry`'s (`a/b`) one after another.
+fn contains_run(names: &[String], entry: &str) -> bool {
+    let parts: Vec<&str> = entry.split('/').collect();
+    names
+        .windows(parts.len())
+        .any(|window| window.iter().zip(&parts).all(|(name, part)| name == part))
+}
+
+/// Public keys and known hosts in a `.ssh` directory are not secrets.
+fn is_public_ssh(names: &[String]) -> bool {
+    let in_ssh = names.len() >= 2 && names[names.len() - 2] == ".ssh";
+    let file = names.last().map(String::as_str).unwrap_or_default();
+    in_ssh && (file.ends_with(".pub") || file == "known_hosts" || file == "authorized_keys")
+}
+
+/// The name without what editors and backups add around it: Emacs's `#name#` and `.#name`,
+/// `name~`, and backup or swap suffixes, however many.
+fn undecorated(name: &str) -> &str {
+    const SUFFIXES: &[&str] = &[
+        ".bak", ".backup", ".old", ".orig", ".save", ".swp", ".swo", ".tmp", ".copy", ".prev",
+        ".1", ".2",
+    ];
+    let mut core = name
+        .strip_prefix(".#")
+        .unwrap_or(name)
+        .trim_start_matches('#')
+        .trim_end_matches(['#', '~']);
+    while let Some(shorter) = SUFFIXES.iter().find_map(|s| core.strip_suffix(s)) {
+        if shorter.is_empty() {
+            break;
+        }
+        core = shorter.trim_end_matches('~');
+    }
+    core
+}
+
+/// `.env` and every name built on it (`.env.production`, `.env2`, `prod.env`), but for the
+/// committed examples.
+fn env_file(core: &str) -> Option<&'static str> {
+    const EXAMPLES: &[&str] = &[
+        "example", "sample", "template", "dist", "defaults", "schema",
+    ];
+    let example = core
+        .rsplit(['.', '_', '-'])
+        .next()
+        .is_some_and(|last| EXAMPLES.contains(&last));
+    let env = core.starts_with(".env")
+        || (core.ends_with(".env") && core.len() > 4)
+        || core == "env.local"
+        || core == ".flaskenv";
+    (env && !example).then_some("environment secrets")
+}
+
+fn credential_file(core: &str) -> Option<&'static str> {
+    const NAMES: &[&str] = &[
+        ".envrc",
+        ".npmrc",
+        ".pypirc",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".my.cnf",
+        ".git-credentials",
+        "credentials",
+        ".boto",
+        ".s3cfg",
+        ".dockercfg",
+        ".vault-token",
+        ".terraformrc",
+        ".htpasswd",
+        "wp-config.php",
+        "key.properties",
+        "keystore.properties",
+        "auth.json",
+        "token.json",
+        "token.pickle",
+        "terraform.tfstate",
+        "credentials.json",
+        "service-account.json",
+        "secrets.json",
+        "secrets.yaml",
+        "secrets.yml",
+        ".dev.vars",
+        "vault_pass",
+        ".vault_pass",
+        ".secrets",
+        "secrets.toml",
+        "local.settings.json",
+        "credentials.yml",
+        "credentials.yaml",
+        "kubeconfig",
+    ];
+    if NAMES.contains(&core) {
+        return Some("credentials");
+    }
+    let json_key = core.strip_suffix(".json").is_some_and(|stem| {
+        stem.starts_with("client_secret")
+            || stem.contains("adminsdk")
+            || (stem.contains("service") && stem.contains("account"))
+            || ["-key", "_key", "credentials", "-sa", "_sa"]
+                .iter()
+                .any(|end| stem.ends_with(end))
+    });
+    json_key.then_some("a cloud service account key")
+}
+
+fn key_file(core: &str) -> Option<&'static str> {
+    const STORES: &[&str] = &[
+        ".pem",
+        ".key",
+        ".p12",
+        ".pfx",
+        ".jks",
+        ".keystore",
+        ".ovpn",
+        ".tfvars",
+        ".tfstate",
+        ".ppk",
+        ".p8",
+        ".gpg",
+        ".kdbx",
+        ".age",
+        ".keychain",
+        ".keychain-db",
+    ];
+    if STORES.iter().any(|ext| core.ends_with(ext)) {
+        return Some("a private key or certificate store");
+    }
+    let armoured_private =
+        core.ends_with(".asc") && (core.contains("priv") || core.contains("sec"));
+    if armoured_private || core.starts_with("secring") {
+        return Some("a private key");
+    }
+    // `id_rsa`, `deploy_rsa`, `github_ed25519`: OpenSSH's names, with no extension.
+    const SSH: &[&str] = &[
+        "_rsa",
+        "_dsa",
+        "_ecdsa",
+        "_ed25519",
+        "_ecdsa_sk",
+        "_ed25519_sk",
+    ];
+    let ssh = !core.contains('.')
+        && (core.starts_with("id_") || SSH.iter().any(|end| core.ends_with(end)));
+    ssh.then_some("an SSH private key")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every category, several spellings each: the original, its backups and copies.
+    #[test]
+    fn secret_files_by_every_spelling_of_their_category() {
+        let table: &[(&str, &[&str])] = &[
+            (
+                "dotenv",
+                &[
+                    ".env",
+                    ".env.production",
+                    ".env_prod",
+                    ".env-local",
+                    ".env2",
+                    "prod.env",
+                    "env.local",
+                    ".envrc",
+                    ".flaskenv",
+                    ".ENV",
+                ],
+            ),
+            (
+                "editor and backup copies",
+                &[
+                    ".env~",
+                    "#.env#",
+                    ".#.env",
+                    ".env.swp",
+                    ".env.bak",
+                    ".env.local.bak",
+                    "id_rsa.bak",
+                    "id_ed25519.old",
+                    ".git-credentials.bak",
+                    ".pgpass.bak~",
+                    "credentials.json.orig",
+                ],
+            ),
+            (
+                "keys",
+                &[
+                    "id_ed25519",
+                    "deploy_rsa",
+                    "github_ed25519",
+                    "server.pem",
+                    "tls.key",
+                    "key.ppk",
+                    "AuthKey_ABC123.p8",
+                    "private.asc",
+                    "secring.gpg",
+                    "vault.kdbx",
+                    "release.keystore",
+                    "client.ovpn",
+                ],
+            ),
+            (
+                "cloud and service credentials",
+                &[
+                    "credentials",
+                    ".boto",
+                    ".s3cfg",
+                    "gcp-key.json",
+                    "serviceAccountKey.json",
+                    "client_secret_123.apps.googleusercontent.com.json",
+                    "token.json",
+                    "token.pickle",
+                    ".dockercfg",
+                    ".vault-token",
+                    ".terraformrc",
+                    "_netrc",
+                    "app-firebase-adminsdk-x1.json",
+                    "terraform.tfstate",
+                    "prod.tfvars",
+                ],
+            ),
+            (
+                "application secrets",
+                &[
+                    ".htpasswd",
+                    "wp-config.php",
+                    "key.properties",
+                    "keystore.properties",
+                    "auth.json",
+                    "secrets.toml",
+                    "local.settings.json",
+                    "kubeconfig",
+                ],
+            ),
+        ];
+        for (category, names) in table {
+            for name in *names {
+                assert!(secret_file_name(name).is_some(), "{category}: {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn harmless_names_are_not_secret() {
+        for name in [
+            ".env.example",
+            ".env.production.example",
+            ".env.sample",
+            ".env.template",
+            "environment.rs",
+            "venv",
+            "README.md",
+            "id_ed25519.pub",
+            "Cargo.toml",
+            "package.json",
+            "keys.rs",
+            "monkey.json",
+            "tokenizer.json",
+            "signature.asc",
+            "backup.sh",
+        ] {
+            assert!(secret_file_name(name).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn files_in_secret_directories_are_secret_wherever_the_directory_is() {
+        for path in [
+            "/p/.aws/credentials",
+            "/p/sub/.aws/config",
+            "/p/.docker/config.json",
+            "/p/.envs/.production/.django",
+            "/p/.env.d/prod",
+            "/p/.kube/config",
+            "/p/.ssh/deploy",
+            "/p/.config/gcloud/application_default_credentials.json",
+        ] {
+            assert!(secret_in_tree(Path::new(path)).is_some(), "{path}");
+        }
+        for path in [
+            "/p/.ssh/id_ed25519.pub",
+            "/p/.ssh/known_hosts",
+            "/p/.docker/Dockerfile",
+            "/p/.claude/commands/review.md",
+            "/p/.yarnrc.yml",
+            "/p/src/main.rs",
+        ] {
+            assert!(secret_in_tree(Path::new(path)).is_none(), "{path}");
+        }
+    }
+}
