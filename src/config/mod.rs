@@ -35,8 +35,7 @@ pub(crate) use layer::{
 pub(crate) use paths::Paths;
 pub(crate) use project::project_root;
 pub(crate) use project_doc::{PROJECT_DOC_MAX, ProjectDoc, project_doc_paths, read_project_doc};
-pub(crate) use secret_names::secret_in_tree;
-pub(crate) use secrets::{home_secrets, sensitive, system_secrets};
+pub(crate) use secrets::{home_secrets, secret_in_tree, sensitive, system_secrets};
 pub(crate) use table::{KEYS, parse_bool};
 
 use crate::error::ConfigError;

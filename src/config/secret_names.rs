@@ -3,10 +3,6 @@
 //! judged by category, after the decorations editors and backups add (`.env~`, `#.env#`,
 //! `id_rsa.bak`, `.env.swp`), so a copy is as secret as its original.
 
-use std::path::Path;
-
-use super::secrets::HOME_SECRETS;
-
 /// Why a file named `name` is secret, if it is.
 fn secret_file_name(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
@@ -16,28 +12,12 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
         .or_else(|| key_file(core))
 }
 
-/// Why `path` is secret by its names: its file name, or a secret directory it lies in (a home
-/// secret such as `.aws` or `.docker/config.json` copied anywhere, `.envs/`, `.env.d/`). Returns
-/// the name that made it so.
-pub(crate) fn secret_in_tree(path: &Path) -> Option<(String, &'static str)> {
-    let names: Vec<String> = path
-        .components()
-        .filter_map(|c| match c {
-            std::path::Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
+/// Why `path` is secret by its own name or a secret directory it lies in (`.envs/`, `.ssh/`):
+/// the name that made it so. Public keys and known hosts of a `.ssh` directory are not.
+pub(crate) fn secret_by_names(names: &[String]) -> Option<(String, &'static str)> {
     let file = names.last()?;
-    if is_public_ssh(&names) {
+    if is_public_ssh(names) {
         return None;
-    }
-    // The most telling reason first: a home secret's own description ("AWS credentials").
-    let home_secret = HOME_SECRETS
-        .iter()
-        .filter(|(entry, _)| !PROJECT_SETTINGS.contains(entry))
-        .find(|(entry, _)| contains_run(&names, entry));
-    if let Some((entry, what)) = home_secret {
-        return Some(((*entry).to_string(), *what));
     }
     if let Some(what) = secret_file_name(file) {
         return Some((file.clone(), what));
@@ -48,9 +28,12 @@ pub(crate) fn secret_in_tree(path: &Path) -> Option<(String, &'static str)> {
         .map(|dir| (format!("{dir}/"), "a directory of secrets"))
 }
 
-/// Home secrets whose name, inside a project, is that project's shared settings rather than
-/// someone's credentials (`.claude/commands`, yarn's `yarnPath`).
-const PROJECT_SETTINGS: &[&str] = &[".claude", ".codex", ".yarnrc.yml"];
+/// Public keys and known hosts in a `.ssh` directory are not secrets.
+pub(crate) fn is_public_ssh(names: &[String]) -> bool {
+    let in_ssh = names.len() >= 2 && names[names.len() - 2] == ".ssh";
+    let file = names.last().map(String::as_str).unwrap_or_default();
+    in_ssh && (file.ends_with(".pub") || file == "known_hosts" || file == "authorized_keys")
+}
 
 /// Directories whose every file is a secret.
 const SECRET_DIRS: &[&str] = &[
@@ -61,21 +44,6 @@ const SECRET_DIRS: &[&str] = &[
     ".gnupg",
     ".password-store",
 ];
-
-/// Whether the path's names contain `entry`'s (`a/b`) one after another.
-fn contains_run(names: &[String], entry: &str) -> bool {
-    let parts: Vec<&str> = entry.split('/').collect();
-    names
-        .windows(parts.len())
-        .any(|window| window.iter().zip(&parts).all(|(name, part)| name == part))
-}
-
-/// Public keys and known hosts in a `.ssh` directory are not secrets.
-fn is_public_ssh(names: &[String]) -> bool {
-    let in_ssh = names.len() >= 2 && names[names.len() - 2] == ".ssh";
-    let file = names.last().map(String::as_str).unwrap_or_default();
-    in_ssh && (file.ends_with(".pub") || file == "known_hosts" || file == "authorized_keys")
-}
 
 /// The name without what editors and backups add around it: Emacs's `#name#` and `.#name`,
 /// `name~`, and backup or swap suffixes, however many.
@@ -214,92 +182,93 @@ mod tests {
     use super::*;
 
     /// Every category, several spellings each: the original, its backups and copies.
+    const SECRET_NAMES: &[(&str, &[&str])] = &[
+        (
+            "dotenv",
+            &[
+                ".env",
+                ".env.production",
+                ".env_prod",
+                ".env-local",
+                ".env2",
+                "prod.env",
+                "env.local",
+                ".envrc",
+                ".flaskenv",
+                ".ENV",
+            ],
+        ),
+        (
+            "editor and backup copies",
+            &[
+                ".env~",
+                "#.env#",
+                ".#.env",
+                ".env.swp",
+                ".env.bak",
+                ".env.local.bak",
+                "id_rsa.bak",
+                "id_ed25519.old",
+                ".git-credentials.bak",
+                ".pgpass.bak~",
+                "credentials.json.orig",
+            ],
+        ),
+        (
+            "keys",
+            &[
+                "id_ed25519",
+                "deploy_rsa",
+                "github_ed25519",
+                "server.pem",
+                "tls.key",
+                "key.ppk",
+                "AuthKey_ABC123.p8",
+                "private.asc",
+                "secring.gpg",
+                "vault.kdbx",
+                "release.keystore",
+                "client.ovpn",
+            ],
+        ),
+        (
+            "cloud and service credentials",
+            &[
+                "credentials",
+                ".boto",
+                ".s3cfg",
+                "gcp-key.json",
+                "serviceAccountKey.json",
+                "client_secret_123.apps.googleusercontent.com.json",
+                "token.json",
+                "token.pickle",
+                ".dockercfg",
+                ".vault-token",
+                ".terraformrc",
+                "_netrc",
+                "app-firebase-adminsdk-x1.json",
+                "terraform.tfstate",
+                "prod.tfvars",
+            ],
+        ),
+        (
+            "application secrets",
+            &[
+                ".htpasswd",
+                "wp-config.php",
+                "key.properties",
+                "keystore.properties",
+                "auth.json",
+                "secrets.toml",
+                "local.settings.json",
+                "kubeconfig",
+            ],
+        ),
+    ];
+
     #[test]
     fn secret_files_by_every_spelling_of_their_category() {
-        let table: &[(&str, &[&str])] = &[
-            (
-                "dotenv",
-                &[
-                    ".env",
-                    ".env.production",
-                    ".env_prod",
-                    ".env-local",
-                    ".env2",
-                    "prod.env",
-                    "env.local",
-                    ".envrc",
-                    ".flaskenv",
-                    ".ENV",
-                ],
-            ),
-            (
-                "editor and backup copies",
-                &[
-                    ".env~",
-                    "#.env#",
-                    ".#.env",
-                    ".env.swp",
-                    ".env.bak",
-                    ".env.local.bak",
-                    "id_rsa.bak",
-                    "id_ed25519.old",
-                    ".git-credentials.bak",
-                    ".pgpass.bak~",
-                    "credentials.json.orig",
-                ],
-            ),
-            (
-                "keys",
-                &[
-                    "id_ed25519",
-                    "deploy_rsa",
-                    "github_ed25519",
-                    "server.pem",
-                    "tls.key",
-                    "key.ppk",
-                    "AuthKey_ABC123.p8",
-                    "private.asc",
-                    "secring.gpg",
-                    "vault.kdbx",
-                    "release.keystore",
-                    "client.ovpn",
-                ],
-            ),
-            (
-                "cloud and service credentials",
-                &[
-                    "credentials",
-                    ".boto",
-                    ".s3cfg",
-                    "gcp-key.json",
-                    "serviceAccountKey.json",
-                    "client_secret_123.apps.googleusercontent.com.json",
-                    "token.json",
-                    "token.pickle",
-                    ".dockercfg",
-                    ".vault-token",
-                    ".terraformrc",
-                    "_netrc",
-                    "app-firebase-adminsdk-x1.json",
-                    "terraform.tfstate",
-                    "prod.tfvars",
-                ],
-            ),
-            (
-                "application secrets",
-                &[
-                    ".htpasswd",
-                    "wp-config.php",
-                    "key.properties",
-                    "keystore.properties",
-                    "auth.json",
-                    "secrets.toml",
-                    "local.settings.json",
-                    "kubeconfig",
-                ],
-            ),
-        ];
-        for (category, names) in table {
+        for (category, names) in SECRET_NAMES {
             for name in *names {
                 assert!(secret_file_name(name).is_some(), "{category}: {name}");
             }
@@ -326,32 +295,6 @@ mod tests {
             "backup.sh",
         ] {
             assert!(secret_file_name(name).is_none(), "{name}");
-        }
-    }
-
-    #[test]
-    fn files_in_secret_directories_are_secret_wherever_the_directory_is() {
-        for path in [
-            "/p/.aws/credentials",
-            "/p/sub/.aws/config",
-            "/p/.docker/config.json",
-            "/p/.envs/.production/.django",
-            "/p/.env.d/prod",
-            "/p/.kube/config",
-            "/p/.ssh/deploy",
-            "/p/.config/gcloud/application_default_credentials.json",
-        ] {
-            assert!(secret_in_tree(Path::new(path)).is_some(), "{path}");
-        }
-        for path in [
-            "/p/.ssh/id_ed25519.pub",
-            "/p/.ssh/known_hosts",
-            "/p/.docker/Dockerfile",
-            "/p/.claude/commands/review.md",
-            "/p/.yarnrc.yml",
-            "/p/src/main.rs",
-        ] {
-            assert!(secret_in_tree(Path::new(path)).is_none(), "{path}");
         }
     }
 }

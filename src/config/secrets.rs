@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use super::secret_names::secret_in_tree;
+use super::secret_names::{is_public_ssh, secret_by_names};
 
 /// Paths under the home directory that hold secrets (also recognised inside a project, where a
-/// copied `.aws/credentials` is as secret as the original: see `secret_names`).
-pub(super) const HOME_SECRETS: &[(&str, &str)] = &[
+/// copied `.aws/credentials` is as secret as the original).
+const HOME_SECRETS: &[(&str, &str)] = &[
     (".ssh", "SSH keys"),
     (".gnupg", "GnuPG keys"),
     (".aws", "AWS credentials"),
@@ -194,4 +194,71 @@ pub(crate) fn home_secrets() -> impl Iterator<Item = &'static str> {
 /// Secret locations of the system.
 pub(crate) fn system_secrets() -> impl Iterator<Item = &'static str> {
     SYSTEM_SECRETS.iter().map(|(path, _)| *path)
+}
+
+/// Why `path` is secret by its names: a home secret such as `.aws` or `.docker/config.json`
+/// copied anywhere (by its own description), its file name (`.env~`, `deploy_rsa`), or a secret
+/// directory it lies in (`.envs/`). Returns the name that made it so.
+pub(crate) fn secret_in_tree(path: &Path) -> Option<(String, &'static str)> {
+    let names: Vec<String> = path
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if is_public_ssh(&names) {
+        return None;
+    }
+    let home_secret = HOME_SECRETS
+        .iter()
+        .filter(|(entry, _)| !PROJECT_SETTINGS.contains(entry))
+        .find(|(entry, _)| contains_run(&names, entry));
+    if let Some((entry, what)) = home_secret {
+        return Some(((*entry).to_string(), *what));
+    }
+    secret_by_names(&names)
+}
+
+/// Home secrets whose name, inside a project, is that project's shared settings rather than
+/// someone's credentials (`.claude/commands`, yarn's `yarnPath`).
+const PROJECT_SETTINGS: &[&str] = &[".claude", ".codex", ".yarnrc.yml"];
+
+/// Whether the path's names contain `entry`'s (`a/b`) one after another.
+fn contains_run(names: &[String], entry: &str) -> bool {
+    let parts: Vec<&str> = entry.split('/').collect();
+    names
+        .windows(parts.len())
+        .any(|window| window.iter().zip(&parts).all(|(name, part)| name == part))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_in_secret_directories_are_secret_wherever_the_directory_is() {
+        for path in [
+            "/p/.aws/credentials",
+            "/p/sub/.aws/config",
+            "/p/.docker/config.json",
+            "/p/.envs/.production/.django",
+            "/p/.env.d/prod",
+            "/p/.kube/config",
+            "/p/.ssh/deploy",
+            "/p/.config/gcloud/application_default_credentials.json",
+        ] {
+            assert!(secret_in_tree(Path::new(path)).is_some(), "{path}");
+        }
+        for path in [
+            "/p/.ssh/id_ed25519.pub",
+            "/p/.ssh/known_hosts",
+            "/p/.docker/Dockerfile",
+            "/p/.claude/commands/review.md",
+            "/p/.yarnrc.yml",
+            "/p/src/main.rs",
+        ] {
+            assert!(secret_in_tree(Path::new(path)).is_none(), "{path}");
+        }
+    }
 }

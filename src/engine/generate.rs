@@ -11,7 +11,20 @@ use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-use super::worker::{PROMPT_CHUNK, Piece};
+/// Tokens evaluated per `decode` of a prompt: small enough that a stop is seen within a fraction
+/// of a second even for a larger model, large enough to keep llama.cpp's matrix code busy.
+pub(super) const PROMPT_CHUNK: usize = 128;
+
+/// What the worker sends back while it runs a request.
+#[derive(Debug)]
+pub(crate) enum Piece {
+    /// A piece of the reply, whole UTF-8.
+    Text(String),
+    /// The request failed; nothing more comes.
+    Failed(String),
+    /// The reply is complete (or was stopped): the token counts.
+    Done(Counts),
+}
 
 /// The most tokens one reply may have.
 const MAX_REPLY_TOKENS: usize = 2048;

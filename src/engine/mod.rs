@@ -12,6 +12,8 @@ mod loaded;
 mod worker;
 
 #[cfg(feature = "local")]
+pub(crate) use generate::Piece;
+#[cfg(feature = "local")]
 pub(crate) use loaded::grammar_of;
 #[cfg(feature = "local")]
-pub(crate) use worker::{Engine, Job, Piece};
+pub(crate) use worker::{Engine, Job};

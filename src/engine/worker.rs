@@ -12,25 +12,10 @@ use std::sync::mpsc;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::model::LlamaModel;
 
-use super::generate::{Counts, Session};
+use super::generate::{PROMPT_CHUNK, Piece, Session};
 use super::loaded::{backend, load_model, render};
 use crate::config::LocalSettings;
 use crate::protocol::Message;
-
-/// Tokens evaluated per `decode` of a prompt: small enough that a stop is seen within a fraction
-/// of a second even for a larger model, large enough to keep llama.cpp's matrix code busy.
-pub(super) const PROMPT_CHUNK: usize = 128;
-
-/// What the worker sends back while it runs a request.
-#[derive(Debug)]
-pub(crate) enum Piece {
-    /// A piece of the reply, whole UTF-8.
-    Text(String),
-    /// The request failed; nothing more comes.
-    Failed(String),
-    /// The reply is complete (or was stopped): the token counts.
-    Done(Counts),
-}
 
 /// One request: the conversation, an optional grammar, and where the pieces go.
 pub(crate) struct Job {

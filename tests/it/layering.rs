@@ -505,12 +505,6 @@ const OVERSIZE: &[(&str, &str)] = &[
         "policy/classify.rs: fn wrapper",
         "policy v3: two readings of the line",
     ),
-    // The engine's token loop: the embedded default (issue 24) rewrites it for constant
-    // per-token cost and a KV cache kept across requests.
-    (
-        "engine/generate.rs: fn generate",
-        "the embedded default rewrites the loop",
-    ),
     // Streaming parsers and converters whose one match is the whole of the format.
     (
         "toolformat/scan.rs: fn advance",

@@ -37,7 +37,7 @@ fn json_mode_reads_cargo_toml_and_reports_the_call() {
     assert_eq!(result["iterations"], json!(2));
     assert_eq!(
         result["usage"],
-        json!({"input_tokens": 50, "output_tokens": 19})
+        json!({"input_tokens": 50, "output_tokens": 19, "cached_input_tokens": 0})
     );
     assert_eq!(result["error"], json!(null));
     let call = &result["tool_calls"][0];

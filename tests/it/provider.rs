@@ -284,7 +284,7 @@ fn no_stream_asks_for_the_whole_reply() {
     assert_eq!(run.json()["answer"], json!("whole"));
     assert_eq!(
         run.json()["usage"],
-        json!({"input_tokens": 11, "output_tokens": 3})
+        json!({"input_tokens": 11, "output_tokens": 3, "cached_input_tokens": 0})
     );
     let body = &server.chat_bodies()[0];
     assert_eq!(body["stream"], json!(false));

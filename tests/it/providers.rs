@@ -96,7 +96,7 @@ fn anthropic_streams_text_with_its_headers_and_shape() {
     assert_eq!(result["provider"], json!("anthropic"));
     assert_eq!(
         result["usage"],
-        json!({"input_tokens": 25, "output_tokens": 9})
+        json!({"input_tokens": 25, "output_tokens": 9, "cached_input_tokens": 0})
     );
     let request = &server.chat_requests()[0];
     assert_eq!(request.path, "/v1/messages");
@@ -216,7 +216,7 @@ fn ollama_streams_ndjson_text() {
     assert_eq!(run.json()["answer"], json!("Hello from Ollama."));
     assert_eq!(
         run.json()["usage"],
-        json!({"input_tokens": 12, "output_tokens": 4})
+        json!({"input_tokens": 12, "output_tokens": 4, "cached_input_tokens": 0})
     );
     let request = &server.chat_requests()[0];
     assert_eq!(request.path, "/api/chat");

@@ -44,7 +44,7 @@ fn flags_and_rules_approve_only_inside_the_sandbox() {
         // Asks (interpreter code), and would read a key and plant a file in home if it ran
         // outside the sandbox.
         let command = "python3 -c \"import os; h=os.path.expanduser('~'); \
-                       print(open(h+'/.ssh/'+'id_'+'rsa').read()); open(h+'/planted','w')\"";
+                       print(open(h+'/.s'+'sh/'+'id_'+'rsa').read()); open(h+'/planted','w')\"";
         let (ai, run, server) = approved_call(command, env, flags);
         let sent: String = server.chat_bodies().iter().map(|b| b.to_string()).collect();
         assert!(
