@@ -55,7 +55,15 @@ pub(super) fn render(model: &LlamaModel, messages: &[Message]) -> String {
                 LlamaChatMessage::new((*role).to_string(), content.replace('\0', "")).ok()
             })
             .collect();
-        model.apply_chat_template(&template, &chat, true).ok()
+        let prompt = model.apply_chat_template(&template, &chat, true).ok()?;
+        let thinks = template
+            .to_str()
+            .is_ok_and(|t| t.contains("enable_thinking"));
+        Some(if thinks {
+            without_thinking(prompt)
+        } else {
+            prompt
+        })
     });
     templated.unwrap_or_else(|| {
         let mut prompt: String = turns
@@ -65,4 +73,28 @@ pub(super) fn render(model: &LlamaModel, messages: &[Message]) -> String {
         prompt.push_str("<|im_start|>assistant\n");
         prompt
     })
+}
+
+/// A hybrid thinking model (Qwen3) answers at once when its reply starts with an empty thought:
+/// what its template writes for `enable_thinking=false`, which llama.cpp's built-in template
+/// support cannot pass. Thinking costs a small model most of its tokens and rarely helps a tool
+/// call.
+fn without_thinking(mut prompt: String) -> String {
+    if prompt.ends_with("<|im_start|>assistant\n") {
+        prompt.push_str("<think>\n\n</think>\n\n");
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_thinking;
+
+    #[test]
+    fn a_thinking_model_starts_its_reply_with_an_empty_thought() {
+        let prompt = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n".to_string();
+        assert!(without_thinking(prompt).ends_with("assistant\n<think>\n\n</think>\n\n"));
+        let other = "[INST] hi [/INST]".to_string();
+        assert_eq!(without_thinking(other.clone()), other);
+    }
 }
