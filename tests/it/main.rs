@@ -30,6 +30,7 @@ mod pty;
 mod repl;
 mod sandbox;
 mod sandbox_approvals;
+mod sandbox_fetch;
 mod sandbox_git;
 mod sandbox_network;
 mod sandbox_persistence;
