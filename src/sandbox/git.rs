@@ -20,7 +20,8 @@ pub(crate) const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
 /// The git state of a project as it was when the run started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GitState {
-    /// Every `.git` (directory or file) under the project.
+    /// Every `.git` (directory or file) under the project, and every other directory git
+    /// would take for a repository.
     pub(crate) entries: BTreeSet<PathBuf>,
     /// What must be read-only: the entries, the git directories they name, hooks directories.
     pub(crate) protected: Vec<PathBuf>,
@@ -82,7 +83,8 @@ impl GitState {
     }
 
     /// Moves aside every `.git` under `project` that was not there when the run started (or,
-    /// where that fails, removes it). Called after a call, when nothing of it is running.
+    /// where that fails, removes it), and the `HEAD` of every other directory git would now
+    /// take for a repository. Called after a call, when nothing of it is running.
     pub(crate) fn quarantine(&self, project: &Path) -> Quarantine {
         let (found, complete) = git_entries(project, walk_all);
         let mut done = Quarantine {
@@ -90,8 +92,8 @@ impl GitState {
             ..Quarantine::default()
         };
         for entry in found.difference(&self.entries) {
-            match move_aside(entry) {
-                Some(aside) => done.moved.push((entry.clone(), aside)),
+            match neutralize(entry) {
+                Some(moved) => done.moved.push(moved),
                 None => done.stuck.push(entry.clone()),
             }
         }
@@ -129,18 +131,53 @@ fn move_aside(entry: &Path) -> Option<PathBuf> {
     removed.ok().map(|()| PathBuf::from("(removed)"))
 }
 
-/// Every `.git` under `root`, not following links, not entering git directories; and whether
-/// the whole tree was seen.
+/// Every `.git` under `root`, and every other directory git would take for a repository (see
+/// `taken_for_repository`), not following links, not entering `.git`; and whether the whole
+/// tree was seen.
 fn git_entries(root: &Path, walk: Walk) -> (BTreeSet<PathBuf>, bool) {
     let mut found = BTreeSet::new();
-    let complete = walk(root, &mut |path, name, _| {
+    let complete = walk(root, &mut |path, name, kind| {
         if name == ".git" {
             found.insert(path.to_path_buf());
             return false;
         }
+        if name == "HEAD"
+            && !kind.is_dir()
+            && let Some(dir) = path.parent()
+            && taken_for_repository(dir)
+        {
+            found.insert(dir.to_path_buf());
+        }
         true
     });
     (found, complete)
+}
+
+/// Whether git, arriving in `dir` while it looks for a repository, takes `dir` itself for one
+/// (a bare repository, `safe.bareRepository` being `all` by default): it has a `HEAD`, and
+/// `objects` and `refs` of its own or a `commondir` naming them. Its `config` then counts for
+/// every git command run in it, ahead of the project's `.git` above.
+fn taken_for_repository(dir: &Path) -> bool {
+    let has = |name: &str| dir.join(name).symlink_metadata().is_ok();
+    has("HEAD") && (has("commondir") || (has("objects") && has("refs")))
+}
+
+/// Makes what a call made git's no longer: a `.git` is moved aside (with its `HEAD`, so git
+/// does not take the moved directory for a bare repository either); another directory git
+/// would take for a repository keeps its place (it may be the project's `src`) and loses its
+/// `HEAD`. Where it was and where it is now, or `None` if it is still there.
+fn neutralize(entry: &Path) -> Option<(PathBuf, PathBuf)> {
+    if entry.file_name().is_some_and(|n| n == ".git") {
+        let aside = move_aside(entry)?;
+        let head = aside.join("HEAD");
+        if head.symlink_metadata().is_ok() {
+            let _ = move_aside(&head);
+        }
+        return Some((entry.to_path_buf(), aside));
+    }
+    let head = entry.join("HEAD");
+    let aside = move_aside(&head)?;
+    Some((head, aside))
 }
 
 /// The git directory a `.git` entry stands for: itself, or what its `gitdir:` line names.
@@ -276,5 +313,34 @@ mod tests {
         assert_eq!(moved.len(), 2, "{moved:?}");
         assert!(!project.join("a/.git").exists() && !project.join("c/.git").exists());
         assert!(project.join(".git").exists() && project.join("b.git").exists());
+    }
+
+    #[test]
+    fn a_directory_git_takes_for_a_repository_loses_its_head_unless_it_was_there_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let bare = project.join("fixtures/bare.git");
+        for sub in ["objects", "refs"] {
+            std::fs::create_dir_all(bare.join(sub)).unwrap();
+        }
+        std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        let state = GitState::of(&project);
+        assert!(state.protected.contains(&bare), "{state:?}");
+        for sub in ["src/objects", "src/refs", "wt", "notes"] {
+            std::fs::create_dir_all(project.join(sub)).unwrap();
+        }
+        for file in ["src/HEAD", "src/config", "wt/HEAD", "notes/HEAD"] {
+            std::fs::write(project.join(file), "ref: refs/heads/main\n").unwrap();
+        }
+        std::fs::write(project.join("wt/commondir"), "../fixtures/bare.git\n").unwrap();
+        let moved = state.quarantine(&project).moved;
+        let from: Vec<&PathBuf> = moved.iter().map(|(from, _)| from).collect();
+        assert_eq!(
+            from,
+            [&project.join("src/HEAD"), &project.join("wt/HEAD")],
+            "{moved:?}"
+        );
+        assert!(project.join("src/config").exists() && project.join("notes/HEAD").exists());
+        assert!(bare.join("HEAD").exists());
     }
 }

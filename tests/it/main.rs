@@ -32,6 +32,7 @@ mod sandbox;
 mod sandbox_approvals;
 mod sandbox_fetch;
 mod sandbox_git;
+mod sandbox_git_config;
 mod sandbox_network;
 mod sandbox_persistence;
 mod sandbox_secrets;

@@ -70,7 +70,10 @@ fn attack(command: &str, who: &str) -> Vec<String> {
     let run = ai.run();
     let mut got = Vec::new();
     if !ai.work().join(format!("ran-{who}")).exists() {
-        got.push(format!("the {who} script never ran: {}", server.last_tool_result()));
+        got.push(format!(
+            "the {who} script never ran: {}",
+            server.last_tool_result()
+        ));
     }
     let mut buf = [0u8; 8];
     if listener.recv(&mut buf).is_ok() {
