@@ -23,8 +23,11 @@ pub(crate) struct GitState {
     /// Every `.git` (directory or file) under the project, and every other directory git
     /// would take for a repository.
     pub(crate) entries: BTreeSet<PathBuf>,
-    /// What must be read-only: the entries, the git directories they name, hooks directories.
+    /// What must be read-only: the entries, the git directories they name, hooks directories,
+    /// the project files git's configuration includes or runs.
     pub(crate) protected: Vec<PathBuf>,
+    /// Files git's configuration includes that did not exist: one a call makes is moved aside.
+    pub(crate) absent: Vec<PathBuf>,
     /// The whole project was seen (a tree too big to walk hides what lies past the limit).
     pub(crate) complete: bool,
 }
@@ -34,6 +37,7 @@ impl Default for GitState {
         GitState {
             entries: BTreeSet::new(),
             protected: Vec::new(),
+            absent: Vec::new(),
             complete: true,
         }
     }
@@ -51,33 +55,48 @@ pub(crate) struct Quarantine {
 }
 
 impl GitState {
-    /// Reads the tree under `project` once.
-    pub(crate) fn of(project: &Path) -> GitState {
+    /// Reads the tree under `project` once (`home`: the user's, for git's `~/`).
+    pub(crate) fn of(project: &Path, home: Option<&Path>) -> GitState {
         let (entries, complete) = git_entries(project, walk);
         let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
+        let mut absent = Vec::new();
         for entry in &entries {
             let Some(dir) = git_dir(entry) else { continue };
+            let work_tree = entry.parent().unwrap_or(project);
             let common = common_dir(&dir);
-            for dir in [Some(dir), common].into_iter().flatten() {
-                if let Some(hooks) = hooks_path(&dir, entry.parent().unwrap_or(project)) {
-                    // husky's `.husky/_` hooks run the scripts beside them in `.husky`.
-                    if hooks.ends_with(".husky/_")
-                        && let Some(husky) = hooks.parent()
-                    {
-                        protected.push(husky.to_path_buf());
-                    }
-                    protected.push(hooks);
-                }
-                protected.push(dir);
+            // The hooks path of the repository's own config, read here, and what git itself
+            // reads for the repository with the user's own configuration (where git can say).
+            let mut hooks: Vec<PathBuf> = [Some(&dir), common.as_ref()]
+                .into_iter()
+                .flatten()
+                .filter_map(|dir| hooks_path(dir, work_tree))
+                .collect();
+            if let Some(named) = super::gitconfig::named(&dir, work_tree, home) {
+                protected.extend(named.files);
+                absent.extend(named.absent);
+                hooks.extend(named.hooks);
             }
+            for hooks in hooks {
+                // husky's `.husky/_` hooks run the scripts beside them in `.husky`.
+                if hooks.ends_with(".husky/_")
+                    && let Some(husky) = hooks.parent()
+                {
+                    protected.push(husky.to_path_buf());
+                }
+                protected.push(hooks);
+            }
+            protected.push(dir);
+            protected.extend(common);
         }
         protected.sort();
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.
         protected.retain(|p| p.starts_with(project));
+        absent.retain(|p| p.starts_with(project));
         GitState {
             entries,
             protected,
+            absent,
             complete,
         }
     }
@@ -95,6 +114,12 @@ impl GitState {
             match neutralize(entry) {
                 Some(moved) => done.moved.push(moved),
                 None => done.stuck.push(entry.clone()),
+            }
+        }
+        for file in self.absent.iter().filter(|f| f.symlink_metadata().is_ok()) {
+            match move_aside(file) {
+                Some(aside) => done.moved.push((file.clone(), aside)),
+                None => done.stuck.push(file.clone()),
             }
         }
         done
@@ -199,7 +224,7 @@ fn common_dir(git_dir: &Path) -> Option<PathBuf> {
 
 /// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
 /// of what lies in the project cannot be passed by a `..`.
-fn lexical(path: &Path) -> PathBuf {
+pub(super) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {
@@ -248,7 +273,7 @@ mod tests {
         std::fs::create_dir_all(project.join("sub")).unwrap();
         std::fs::write(project.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
         std::fs::create_dir_all(project.join("vendor/lib/.git")).unwrap();
-        let state = GitState::of(&project);
+        let state = GitState::of(&project, None);
         for path in [
             git.clone(),
             project.join(".husky"),
@@ -272,7 +297,7 @@ mod tests {
             "[core]\n\thooksPath = ../shared-hooks\n",
         )
         .unwrap();
-        let state = GitState::of(&project);
+        let state = GitState::of(&project, None);
         assert!(
             state
                 .protected
@@ -293,7 +318,7 @@ mod tests {
             format!("gitdir: {}\n", dir.path().display()),
         )
         .unwrap();
-        let state = GitState::of(&project);
+        let state = GitState::of(&project, None);
         assert!(state.protected.iter().all(|p| p.starts_with(&project)));
     }
 
@@ -302,7 +327,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path();
         std::fs::create_dir_all(project.join(".git")).unwrap();
-        let state = GitState::of(project);
+        let state = GitState::of(project, None);
         std::fs::create_dir_all(project.join("a/.git/hooks")).unwrap();
         std::fs::write(project.join("b.git"), "").unwrap();
         std::fs::create_dir_all(project.join("c")).unwrap();
@@ -324,7 +349,7 @@ mod tests {
             std::fs::create_dir_all(bare.join(sub)).unwrap();
         }
         std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        let state = GitState::of(&project);
+        let state = GitState::of(&project, None);
         assert!(state.protected.contains(&bare), "{state:?}");
         for sub in ["src/objects", "src/refs", "wt", "notes"] {
             std::fs::create_dir_all(project.join(sub)).unwrap();

@@ -34,6 +34,7 @@
 
 mod capabilities;
 mod git;
+mod gitconfig;
 mod isolate;
 mod launch;
 mod mounts;
@@ -353,13 +354,19 @@ impl Plan {
     /// the user's, and protected from now on.
     pub(crate) fn trust_git_state(&self) {
         if let Ok(mut tree) = self.tree.lock() {
-            *tree = Some(Tree::of(self.project.as_ref().ok(), self.mode));
+            *tree = Some(Tree::of(
+                self.project.as_ref().ok(),
+                self.home.as_deref(),
+                self.mode,
+            ));
         }
     }
 
     /// The project's tree as found before the first sandboxed command (found now if not yet).
     fn found<'t>(&self, tree: &'t mut Option<Tree>) -> &'t mut Tree {
-        tree.get_or_insert_with(|| Tree::of(self.project.as_ref().ok(), self.mode))
+        tree.get_or_insert_with(|| {
+            Tree::of(self.project.as_ref().ok(), self.home.as_deref(), self.mode)
+        })
     }
 
     /// How to run a command that needs `fetch` under the sandbox.
@@ -547,7 +554,7 @@ struct Tree {
 }
 
 impl Tree {
-    fn of(project: Option<&PathBuf>, mode: SandboxMode) -> Tree {
+    fn of(project: Option<&PathBuf>, home: Option<&Path>, mode: SandboxMode) -> Tree {
         let Some(project) = project.filter(|_| mode != SandboxMode::Off) else {
             return Tree {
                 secrets_complete: true,
@@ -563,7 +570,7 @@ impl Tree {
             name != ".git"
         });
         let git = match mode {
-            SandboxMode::Workspace => GitState::of(project),
+            SandboxMode::Workspace => GitState::of(project, home),
             _ => GitState::default(),
         };
         Tree {

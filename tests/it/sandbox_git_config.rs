@@ -191,3 +191,75 @@ fn a_fetch_phase_reads_no_git_config_the_project_can_write() {
         );
     }
 }
+
+#[test]
+fn git_config_that_lives_in_project_files_is_read_only() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = committed();
+    let work = ai.work();
+    let home = ai.home();
+    // The user's own setup before ai: a versioned config the repository's includes, one it
+    // includes on a condition, one it names that is not there yet, a program of the project
+    // it runs, and a global hooks path that lands in every repository.
+    let ai = ai
+        .file(".gitconfig", "[user]\n\tname = u\n")
+        .file("tools/git.cfg", "")
+        .file("tools/fsmon.sh", "#!/bin/sh\nexit 0\n")
+        .file("../home/.gitconfig", "[core]\n\thooksPath = .githooks\n");
+    let fsmon = work.join("tools/fsmon.sh");
+    let mut mode = std::fs::metadata(&fsmon).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&fsmon, mode).unwrap();
+    let condition = format!("includeIf.gitdir:{}/.path", work.display());
+    for (key, value) in [
+        ("include.path", "../.gitconfig"),
+        (condition.as_str(), "../tools/git.cfg"),
+        ("include.path", "../.gitconfig.local"),
+        ("core.fsmonitor", "tools/fsmon.sh"),
+    ] {
+        let status = std::process::Command::new("git")
+            .args(["config", "--add", key, value])
+            .current_dir(&work)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let marker = ai.root_dir().join("pwned");
+    let fsmonitor = format!(
+        "printf '[core]\\n\\tfsmonitor = touch {}\\n'",
+        marker.display()
+    );
+    let attacks = [
+        format!("{fsmonitor} >> .gitconfig"),
+        format!("{fsmonitor} >> tools/git.cfg"),
+        format!("{fsmonitor} > .gitconfig.local"),
+        format!("echo 'touch {}' >> tools/fsmon.sh", marker.display()),
+        format!(
+            "mkdir -p .githooks && {} > .githooks/pre-commit && chmod +x .githooks/pre-commit",
+            crate::sandbox_git::hook(&marker)
+        ),
+    ];
+    let recipe: Vec<&str> = attacks.iter().map(String::as_str).collect();
+    let (_ai, stderr) = make_in(ai, &recipe);
+    for args in [
+        &["status"][..],
+        &[
+            "-c",
+            "user.email=u@x",
+            "commit",
+            "--allow-empty",
+            "-qm",
+            "x",
+        ],
+    ] {
+        let _ = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&work)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &home)
+            .output();
+    }
+    assert!(!marker.exists(), "{stderr}");
+}
