@@ -80,9 +80,10 @@ const NODE_INSTALLS: &[&str] = &[
 /// npm-family verbs that only ask the registry.
 const NODE_CODE_FREE: &[&str] = &["view", "info", "show", "outdated"];
 
-/// Options of an npm-family install that change neither where it fetches from nor whether it
-/// runs scripts: a prefetch is built only from these (`--ignore-scripts=false`, a
-/// `--userconfig` naming a project file, anything unknown leaves it offline).
+/// Options of an npm-family install that change neither where it fetches from, nor where it
+/// works and reads its configuration, nor whether it runs scripts: a prefetch is built only
+/// from these (`--ignore-scripts=false`, a `--userconfig` naming a project file, a
+/// `--prefix=sub` whose `.npmrc` names a `git`, a workspace, anything unknown leave it offline).
 const NODE_PLAIN_OPTIONS: &[&str] = &[
     "-D",
     "--save-dev",
@@ -119,9 +120,6 @@ const NODE_PLAIN_OPTIONS: &[&str] = &[
     "--ignore-engines",
     "--package-lock-only",
     "--no-package-lock",
-    "--workspace",
-    "-w",
-    "--workspaces",
     "--ignore-scripts",
 ];
 

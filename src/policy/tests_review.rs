@@ -411,6 +411,11 @@ fn the_network_goes_only_with_a_fetch_that_runs_no_project_code() {
         "npm install --script-shell=./x.sh",
         "npm install --foreground-scripts -- -x",
         "npm audit fix",
+        "npm install --prefix=sub",
+        "npm --prefix=sub install",
+        "pnpm install --dir=sub",
+        "yarn install --cwd=sub",
+        "npm install -w sub",
     ] {
         let got = needs(line);
         assert!(!got.network && got.prefetch.is_empty(), "{line}: {got:?}");

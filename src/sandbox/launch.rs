@@ -246,6 +246,8 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
 fn fetch_environment() -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = [
         ("npm_config_ignore_scripts", "true"),
+        // Above a project `.npmrc`'s `git=` (the environment comes before project config).
+        ("npm_config_git", "git"),
         ("YARN_IGNORE_SCRIPTS", "true"),
         ("YARN_ENABLE_SCRIPTS", "false"),
         ("GIT_CONFIG_NOSYSTEM", "1"),

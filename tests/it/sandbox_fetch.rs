@@ -59,12 +59,30 @@ fn project(port: u16) -> Ai {
 /// Runs `command` as the model's one call, approved (`--yes`: inside the sandbox), and says
 /// what the attacker's script got: a message for each grant it had, empty when it had none.
 fn attack(command: &str, who: &str) -> Vec<String> {
+    attack_with(&[command], who, &[])
+}
+
+/// The same with these files laid over the project (`WORK` in them: the project's path), and
+/// `commands` run as one call each.
+fn attack_with(commands: &[&str], who: &str, files: &[(&str, &str)]) -> Vec<String> {
     let (listener, port) = udp_listener();
-    let server = FakeServer::start(vec![
-        tool_reply(&[("c1", "execute_command", json!({ "command": command }))]),
-        text_reply("done"),
-    ]);
-    let ai = project(port)
+    let mut script: Vec<_> = (commands.iter().enumerate())
+        .map(|(i, command)| {
+            tool_reply(&[(
+                &format!("c{i}"),
+                "execute_command",
+                json!({ "command": command }),
+            )])
+        })
+        .collect();
+    script.push(text_reply("done"));
+    let server = FakeServer::start(script);
+    let mut ai = project(port);
+    let work = ai.work().display().to_string();
+    for (path, text) in files {
+        ai = ai.file(path, &text.replace("WORK", &work));
+    }
+    let ai = ai
         .env("SWEBASH_AI_BASE_URL", &server.url)
         .args(&["--json", "--yes", "go"]);
     let run = ai.run();
@@ -123,5 +141,36 @@ fn npm_is_told_to_run_no_scripts_where_its_arguments_cannot_undo_it() {
     ] {
         let got = attack(command, "npm");
         assert!(got.is_empty(), "{command}: {got:?}");
+    }
+}
+
+#[test]
+fn a_fetch_told_to_work_elsewhere_gets_no_network() {
+    if !require_sandbox() {
+        return;
+    }
+    // A directory whose `.npmrc`, made by a first call, names the git npm runs for a git
+    // dependency (round 5b: the check for such configuration looked only above the working
+    // directory).
+    let files = [
+        ("sub/npmrc", "git=WORK/sub/g.sh\n"),
+        ("Makefile", "all:\n\tcp sub/npmrc sub/.npmrc\n\tchmod +x sub/g.sh\n"),
+        ("sub/g.sh", "#!/bin/sh\nsh WORK/evil.sh git\nexit 1\n"),
+        (
+            "sub/package.json",
+            r#"{"name": "sub", "version": "1.0.0",
+                "dependencies": {"x": "git+https://127.0.0.1:9/attacker/x.git"}}"#,
+        ),
+    ];
+    for command in [
+        "npm install --prefix=sub --no-audit",
+        "npm --prefix=sub install --no-audit",
+        "cd sub && npm install --no-audit",
+    ] {
+        let got = attack_with(&["make", command], "git", &files);
+        let blocked = got
+            .iter()
+            .all(|g| !g.contains("reached") && !g.contains("wrote"));
+        assert!(blocked, "{command}: {got:?}");
     }
 }
