@@ -154,7 +154,10 @@ fn a_fetch_told_to_work_elsewhere_gets_no_network() {
     // directory).
     let files = [
         ("sub/npmrc", "git=WORK/sub/g.sh\n"),
-        ("Makefile", "all:\n\tcp sub/npmrc sub/.npmrc\n\tchmod +x sub/g.sh\n"),
+        (
+            "Makefile",
+            "all:\n\tcp sub/npmrc sub/.npmrc\n\tchmod +x sub/g.sh\n",
+        ),
         ("sub/g.sh", "#!/bin/sh\nsh WORK/evil.sh git\nexit 1\n"),
         (
             "sub/package.json",
