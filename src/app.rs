@@ -315,8 +315,16 @@ fn sandbox_report(settings: &Settings, fetch: Option<&FetchNeeds>) -> Vec<String
     // Only a fetch gets the network and the managers' caches (a build or test gets neither).
     if capabilities.filesystem && fetch.network {
         let names: Vec<&str> = fetch.managers.iter().map(|f| f.name()).collect();
+        let when = if fetch.prefetch.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " while `{}` runs first; the command itself then runs offline",
+                fetch.prefetch.join(" ")
+            )
+        };
         lines.push(format!(
-            "this command: network open (TCP 80/443, UDP) and caches writable for {}",
+            "this command: network open (TCP 80/443, UDP) and caches writable for {}{when}",
             names.join(", ")
         ));
     }

@@ -51,8 +51,9 @@ impl Sandbox {
                 .map(|(from, to)| format!("{} (now {})", from.display(), to.display()))
                 .collect();
             notes.push(format!(
-                "the command made a git repository, moved aside because git would later run \
-                 what its config and hooks say, outside the sandbox: {}",
+                "the command made a git repository (or made a directory one to git), moved \
+                 aside because git would later run what its config and hooks say, outside the \
+                 sandbox: {}",
                 moved.join(", ")
             ));
         }

@@ -175,10 +175,7 @@ impl Judge<'_> {
             Some((manager, fetches)) => {
                 self.out.fetch.manager(manager, fetches);
                 if fetches {
-                    self.out
-                        .fetch
-                        .prefetch
-                        .push(fetch::prefetch_for(base, args));
+                    self.out.fetch.forms.push(fetch::fetch_form(base, args));
                 }
                 // `npm test`, `npm run` run the project's scripts: they must not share a fetch's
                 // network (`npm ci && npm run x`).

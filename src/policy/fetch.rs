@@ -46,38 +46,152 @@ fn manager_and_verb(base: &str, args: &[Word]) -> Option<(Fetcher, bool)> {
     }
 }
 
-/// The fetch that runs no project code for a simple command that fetches, if there is one:
-/// cargo's build, test and run fetch with `cargo fetch`; an npm-family install with itself and
-/// `--ignore-scripts`. (pip and go have none: their fetches build what they fetch.)
-pub(super) fn prefetch_for(base: &str, args: &[Word]) -> Option<Vec<String>> {
+/// How a fetching command may have the network without sharing it with project code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum FetchForm {
+    /// A fetch that runs no project code, run first with the network and the caches; the
+    /// command itself then runs offline (cargo's builds: `cargo fetch`; an npm-family install:
+    /// itself with `--ignore-scripts`).
+    First(Vec<String>),
+    /// The command runs no project code itself (`cargo search`, `npm view`): it may have them.
+    Itself,
+    /// The manager has no code-free fetch (pip and go build what they fetch): the command has
+    /// them, an accepted risk the threat model states.
+    Unavoidable,
+    /// The command can run project code (a build script, a lifecycle script) and no code-free
+    /// fetch could be made for it: it gets neither.
+    Offline,
+}
+
+/// Cargo's verbs that build (or only read) the project: `cargo fetch` fetches what they need.
+const CARGO_BUILDS: &[&str] = &[
+    "build", "b", "check", "c", "test", "t", "run", "r", "bench", "clippy", "doc", "fix", "fetch",
+    "tree", "metadata",
+];
+
+/// Cargo's verbs that fetch and run no project code.
+const CARGO_CODE_FREE: &[&str] = &["search", "info", "update", "generate-lockfile"];
+
+/// npm-family verbs that install (and so run lifecycle scripts, unless told not to).
+const NODE_INSTALLS: &[&str] = &[
+    "install", "i", "ci", "add", "update", "up", "upgrade", "dedupe",
+];
+
+/// npm-family verbs that only ask the registry.
+const NODE_CODE_FREE: &[&str] = &["view", "info", "show", "outdated"];
+
+/// Options of an npm-family install that change neither where it fetches from, nor where it
+/// works and reads its configuration, nor whether it runs scripts: a prefetch is built only
+/// from these (`--ignore-scripts=false`, a `--userconfig` naming a project file, a
+/// `--prefix=sub` whose `.npmrc` names a `git`, a workspace, anything unknown leave it offline).
+const NODE_PLAIN_OPTIONS: &[&str] = &[
+    "-D",
+    "--save-dev",
+    "-S",
+    "--save",
+    "-P",
+    "--save-prod",
+    "-O",
+    "--save-optional",
+    "-E",
+    "--save-exact",
+    "--no-save",
+    "--production",
+    "--prod",
+    "--dev",
+    "--omit",
+    "--include",
+    "--legacy-peer-deps",
+    "--strict-peer-deps",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+    "--prefer-online",
+    "--frozen-lockfile",
+    "--pure-lockfile",
+    "--immutable",
+    "--silent",
+    "-s",
+    "--quiet",
+    "-q",
+    "--loglevel",
+    "--no-progress",
+    "--no-optional",
+    "--ignore-engines",
+    "--package-lock-only",
+    "--no-package-lock",
+    "--ignore-scripts",
+];
+
+/// How a simple command that fetches may have the network (see `FetchForm`).
+pub(super) fn fetch_form(base: &str, args: &[Word]) -> FetchForm {
     let sub = args
         .iter()
-        .find(|a| !a.text.starts_with('-'))?
-        .text
-        .as_str();
+        .find(|a| !a.text.starts_with('-'))
+        .map_or("", |a| a.text.as_str());
     let chooses = |flags: &[&str]| {
         args.iter().any(|a| {
             flags
                 .iter()
-                .any(|f| a.text == *f || a.text.starts_with(&format!("{f}=")))
+                // `-Zflag`, `-Cdir`: a short option's value may be attached.
+                .any(|f| {
+                    a.text == *f
+                        || a.text.starts_with(&format!("{f}="))
+                        || (f.len() == 2 && a.text.starts_with(f))
+                })
         })
     };
     match base {
-        "cargo" if chooses(&["--manifest-path", "-C", "-Z", "--config"]) => None,
-        "cargo" => matches!(
-            sub,
-            "build" | "b" | "check" | "c" | "test" | "t" | "run" | "r" | "bench" | "clippy" | "doc"
-        )
-        .then(|| vec!["cargo".into(), "fetch".into()]),
-        "npm" | "pnpm" | "yarn" if matches!(sub, "install" | "i" | "ci" | "add") => {
-            let mut fetch: Vec<String> = std::iter::once(base.to_string())
+        // Another manifest, directory or unstable option: the fetch first would fetch for
+        // something else than what runs.
+        "cargo" if chooses(&["--manifest-path", "-C", "-Z", "--config"]) => FetchForm::Offline,
+        "cargo" if CARGO_BUILDS.contains(&sub) => {
+            FetchForm::First(vec!["cargo".into(), "fetch".into()])
+        }
+        "cargo" if CARGO_CODE_FREE.contains(&sub) => FetchForm::Itself,
+        "npm" | "pnpm" | "yarn" if sub == "audit" && !args.iter().any(|a| a.text == "fix") => {
+            FetchForm::Itself
+        }
+        "npm" | "pnpm" | "yarn" if NODE_CODE_FREE.contains(&sub) => FetchForm::Itself,
+        "npm" | "pnpm" | "yarn"
+            if (NODE_INSTALLS.contains(&sub) || (base == "yarn" && sub.is_empty()))
+                && plain_node_args(args) =>
+        {
+            // Before the verb, where no `--` can make it an operand (and the launcher says it
+            // again in the fetch's environment).
+            let fetch = [base, "--ignore-scripts"]
+                .into_iter()
+                .map(String::from)
                 .chain(args.iter().map(|a| a.text.clone()))
                 .collect();
-            fetch.push("--ignore-scripts".into());
-            Some(fetch)
+            FetchForm::First(fetch)
         }
-        _ => None,
+        "pip" | "pip3" | "uv" | "poetry" | "go" => FetchForm::Unavoidable,
+        n if n.starts_with("python") => FetchForm::Unavoidable,
+        _ => FetchForm::Offline,
     }
+}
+
+/// Whether an npm-family install's arguments are operands and plain options only (after a
+/// `--`, operands only).
+fn plain_node_args(args: &[Word]) -> bool {
+    let mut operands = false;
+    args.iter().all(|arg| {
+        let text = arg.text.as_str();
+        let option = text.split('=').next().unwrap_or(text);
+        match (operands, text.starts_with('-')) {
+            (_, false) => true,
+            (false, true) if text == "--" => {
+                operands = true;
+                true
+            }
+            (false, true) => {
+                NODE_PLAIN_OPTIONS.contains(&option)
+                    && !(option == "--ignore-scripts" && text != option)
+            }
+            (true, true) => false,
+        }
+    })
 }
 
 /// Options that point a package manager elsewhere: another index, registry, proxy or source.
@@ -166,33 +280,41 @@ pub(crate) struct Fetches {
     pub(super) elsewhere: bool,
     /// A program other than a manager (or a harmless builtin) runs on the line.
     pub(super) others: bool,
-    /// The code-free fetch of each fetching command (`None`: one has none).
-    pub(super) prefetch: Vec<Option<Vec<String>>>,
+    /// How each fetching command may have the network.
+    pub(super) forms: Vec<FetchForm>,
     /// The line changes directory (a fetch run first would run somewhere else).
     pub(super) moves: bool,
 }
 
 impl Fetches {
-    /// The caches and the network: the network only for a line of package managers fetching
-    /// from their own index.
+    /// The caches and the network: only for a line of package managers fetching from their
+    /// own index, and only in a form that shares them with no project code: one code-free
+    /// fetch run first (the command then runs offline), or commands that run no project code
+    /// themselves, or pip and go (which have no other form). Anything else runs offline, with
+    /// the caches read-only.
     pub(crate) fn needs(&self) -> FetchNeeds {
-        let network = self.fetching && !self.elsewhere && !self.others;
-        // One code-free fetch for the whole line, when every fetching command has the same one.
-        let mut fetches = self.prefetch.iter();
-        let first = fetches.next().cloned().flatten();
-        let prefetch = match first {
-            Some(first)
-                if network && !self.moves && fetches.all(|p| p.as_ref() == Some(&first)) =>
-            {
-                first
-            }
-            _ => Vec::new(),
-        };
-        FetchNeeds {
+        let mut needs = FetchNeeds {
             managers: self.managers.clone(),
-            network,
-            prefetch,
+            ..FetchNeeds::default()
+        };
+        if !self.fetching || self.elsewhere || self.others || self.moves {
+            return needs;
         }
+        // One form for the whole line (two different fetches first would each leave the
+        // other's command its network).
+        let first = self.forms.first();
+        let Some(form) = first.filter(|first| self.forms.iter().all(|f| f == *first)) else {
+            return needs;
+        };
+        match form {
+            FetchForm::First(prefetch) => {
+                needs.network = true;
+                needs.prefetch.clone_from(prefetch);
+            }
+            FetchForm::Itself | FetchForm::Unavoidable => needs.network = true,
+            FetchForm::Offline => {}
+        }
+        needs
     }
 
     pub(super) fn manager(&mut self, manager: Fetcher, fetches: bool) {
@@ -249,22 +371,17 @@ mod tests {
         assert!(elsewhere("cargo", &words("build --release")).is_none());
         // A fetch that runs no project code, where there is one.
         assert_eq!(
-            prefetch_for("cargo", &words("test --release")),
-            Some(vec!["cargo".to_string(), "fetch".to_string()])
+            fetch_form("cargo", &words("test --release")),
+            FetchForm::First(vec!["cargo".to_string(), "fetch".to_string()])
         );
         assert_eq!(
-            prefetch_for("npm", &words("ci")),
-            Some(vec![
-                "npm".to_string(),
-                "ci".to_string(),
-                "--ignore-scripts".to_string()
-            ])
+            fetch_form("cargo", &words("build --manifest-path x/Cargo.toml")),
+            FetchForm::Offline
         );
         assert_eq!(
-            prefetch_for("cargo", &words("build --manifest-path x/Cargo.toml")),
-            None
+            fetch_form("pip", &words("install -e .")),
+            FetchForm::Unavoidable
         );
-        assert_eq!(prefetch_for("pip", &words("install -e .")), None);
         for name in [
             "GOPROXY",
             "npm_config_registry",

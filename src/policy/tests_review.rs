@@ -382,3 +382,63 @@ fn a_fifth_reviewers_bypasses_ask() {
         Verdict::Ask,
     );
 }
+
+/// Round 5: a line whose code-free fetch could not be made kept the network and the caches for
+/// its build scripts and lifecycle scripts. The network goes only with a fetch run first, to
+/// commands that run no project code themselves, or to pip and go.
+#[test]
+fn the_network_goes_only_with_a_fetch_that_runs_no_project_code() {
+    let world = super::world();
+    let needs = |line: &str| world.policy.command(line).fetch;
+    for line in [
+        "cd . && cargo build",
+        "pushd . && cargo build",
+        "cd src && cargo test",
+        "cargo build --manifest-path Cargo.toml",
+        "cargo -C . build",
+        "cargo -Zunstable-options build",
+        "cargo nextest run",
+        "cargo +nightly build",
+        "cargo install ripgrep",
+        "cargo build && npm install",
+        "npm install && npm ci",
+        "npm ci && pip install x",
+        "cargo search x && cargo build",
+        "cd . && npm install",
+        "npm ci --ignore-scripts=false",
+        "npm ci --no-ignore-scripts",
+        "npm install --userconfig=.evilrc",
+        "npm install --script-shell=./x.sh",
+        "npm install --foreground-scripts -- -x",
+        "npm audit fix",
+        "npm install --prefix=sub",
+        "npm --prefix=sub install",
+        "pnpm install --dir=sub",
+        "yarn install --cwd=sub",
+        "npm install -w sub",
+    ] {
+        let got = needs(line);
+        assert!(!got.network && got.prefetch.is_empty(), "{line}: {got:?}");
+    }
+    for (line, prefetch) in [
+        ("cargo build", "cargo fetch"),
+        ("cargo tree && cargo build --release", "cargo fetch"),
+        ("npm ci --", "npm --ignore-scripts ci --"),
+        ("npm install -D x", "npm --ignore-scripts install -D x"),
+        ("npm update", "npm --ignore-scripts update"),
+        ("yarn", "yarn --ignore-scripts"),
+    ] {
+        let got = needs(line);
+        assert!(got.network, "{line}: {got:?}");
+        assert_eq!(got.prefetch.join(" "), prefetch, "{line}");
+    }
+    for line in [
+        "cargo search serde",
+        "npm view react",
+        "pip install x",
+        "go mod download",
+    ] {
+        let got = needs(line);
+        assert!(got.network && got.prefetch.is_empty(), "{line}: {got:?}");
+    }
+}

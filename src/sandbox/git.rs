@@ -20,10 +20,14 @@ pub(crate) const QUARANTINE_SUFFIX: &str = ".ai-quarantined";
 /// The git state of a project as it was when the run started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GitState {
-    /// Every `.git` (directory or file) under the project.
+    /// Every `.git` (directory or file) under the project, and every other directory git
+    /// would take for a repository.
     pub(crate) entries: BTreeSet<PathBuf>,
-    /// What must be read-only: the entries, the git directories they name, hooks directories.
+    /// What must be read-only: the entries, the git directories they name, hooks directories,
+    /// the project files git's configuration includes or runs.
     pub(crate) protected: Vec<PathBuf>,
+    /// Files git's configuration includes that did not exist: one a call makes is moved aside.
+    pub(crate) absent: Vec<PathBuf>,
     /// The whole project was seen (a tree too big to walk hides what lies past the limit).
     pub(crate) complete: bool,
 }
@@ -33,6 +37,7 @@ impl Default for GitState {
         GitState {
             entries: BTreeSet::new(),
             protected: Vec::new(),
+            absent: Vec::new(),
             complete: true,
         }
     }
@@ -50,39 +55,55 @@ pub(crate) struct Quarantine {
 }
 
 impl GitState {
-    /// Reads the tree under `project` once.
-    pub(crate) fn of(project: &Path) -> GitState {
+    /// Reads the tree under `project` once (`home`: the user's, for git's `~/`).
+    pub(crate) fn of(project: &Path, home: Option<&Path>) -> GitState {
         let (entries, complete) = git_entries(project, walk);
         let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
+        let mut absent = Vec::new();
         for entry in &entries {
             let Some(dir) = git_dir(entry) else { continue };
+            let work_tree = entry.parent().unwrap_or(project);
             let common = common_dir(&dir);
-            for dir in [Some(dir), common].into_iter().flatten() {
-                if let Some(hooks) = hooks_path(&dir, entry.parent().unwrap_or(project)) {
-                    // husky's `.husky/_` hooks run the scripts beside them in `.husky`.
-                    if hooks.ends_with(".husky/_")
-                        && let Some(husky) = hooks.parent()
-                    {
-                        protected.push(husky.to_path_buf());
-                    }
-                    protected.push(hooks);
-                }
-                protected.push(dir);
+            // The hooks path of the repository's own config, read here, and what git itself
+            // reads for the repository with the user's own configuration (where git can say).
+            let mut hooks: Vec<PathBuf> = [Some(&dir), common.as_ref()]
+                .into_iter()
+                .flatten()
+                .filter_map(|dir| hooks_path(dir, work_tree))
+                .collect();
+            if let Some(named) = super::gitconfig::named(&dir, work_tree, home) {
+                protected.extend(named.files);
+                absent.extend(named.absent);
+                hooks.extend(named.hooks);
             }
+            for hooks in hooks {
+                // husky's `.husky/_` hooks run the scripts beside them in `.husky`.
+                if hooks.ends_with(".husky/_")
+                    && let Some(husky) = hooks.parent()
+                {
+                    protected.push(husky.to_path_buf());
+                }
+                protected.push(hooks);
+            }
+            protected.push(dir);
+            protected.extend(common);
         }
         protected.sort();
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.
         protected.retain(|p| p.starts_with(project));
+        absent.retain(|p| p.starts_with(project));
         GitState {
             entries,
             protected,
+            absent,
             complete,
         }
     }
 
     /// Moves aside every `.git` under `project` that was not there when the run started (or,
-    /// where that fails, removes it). Called after a call, when nothing of it is running.
+    /// where that fails, removes it), and the `HEAD` of every other directory git would now
+    /// take for a repository. Called after a call, when nothing of it is running.
     pub(crate) fn quarantine(&self, project: &Path) -> Quarantine {
         let (found, complete) = git_entries(project, walk_all);
         let mut done = Quarantine {
@@ -90,9 +111,15 @@ impl GitState {
             ..Quarantine::default()
         };
         for entry in found.difference(&self.entries) {
-            match move_aside(entry) {
-                Some(aside) => done.moved.push((entry.clone(), aside)),
+            match neutralize(entry) {
+                Some(moved) => done.moved.push(moved),
                 None => done.stuck.push(entry.clone()),
+            }
+        }
+        for file in self.absent.iter().filter(|f| f.symlink_metadata().is_ok()) {
+            match move_aside(file) {
+                Some(aside) => done.moved.push((file.clone(), aside)),
+                None => done.stuck.push(file.clone()),
             }
         }
         done
@@ -129,18 +156,53 @@ fn move_aside(entry: &Path) -> Option<PathBuf> {
     removed.ok().map(|()| PathBuf::from("(removed)"))
 }
 
-/// Every `.git` under `root`, not following links, not entering git directories; and whether
-/// the whole tree was seen.
+/// Every `.git` under `root`, and every other directory git would take for a repository (see
+/// `taken_for_repository`), not following links, not entering `.git`; and whether the whole
+/// tree was seen.
 fn git_entries(root: &Path, walk: Walk) -> (BTreeSet<PathBuf>, bool) {
     let mut found = BTreeSet::new();
-    let complete = walk(root, &mut |path, name, _| {
+    let complete = walk(root, &mut |path, name, kind| {
         if name == ".git" {
             found.insert(path.to_path_buf());
             return false;
         }
+        if name == "HEAD"
+            && !kind.is_dir()
+            && let Some(dir) = path.parent()
+            && taken_for_repository(dir)
+        {
+            found.insert(dir.to_path_buf());
+        }
         true
     });
     (found, complete)
+}
+
+/// Whether git, arriving in `dir` while it looks for a repository, takes `dir` itself for one
+/// (a bare repository, `safe.bareRepository` being `all` by default): it has a `HEAD`, and
+/// `objects` and `refs` of its own or a `commondir` naming them. Its `config` then counts for
+/// every git command run in it, ahead of the project's `.git` above.
+fn taken_for_repository(dir: &Path) -> bool {
+    let has = |name: &str| dir.join(name).symlink_metadata().is_ok();
+    has("HEAD") && (has("commondir") || (has("objects") && has("refs")))
+}
+
+/// Makes what a call made git's no longer: a `.git` is moved aside (with its `HEAD`, so git
+/// does not take the moved directory for a bare repository either); another directory git
+/// would take for a repository keeps its place (it may be the project's `src`) and loses its
+/// `HEAD`. Where it was and where it is now, or `None` if it is still there.
+fn neutralize(entry: &Path) -> Option<(PathBuf, PathBuf)> {
+    if entry.file_name().is_some_and(|n| n == ".git") {
+        let aside = move_aside(entry)?;
+        let head = aside.join("HEAD");
+        if head.symlink_metadata().is_ok() {
+            let _ = move_aside(&head);
+        }
+        return Some((entry.to_path_buf(), aside));
+    }
+    let head = entry.join("HEAD");
+    let aside = move_aside(&head)?;
+    Some((head, aside))
 }
 
 /// The git directory a `.git` entry stands for: itself, or what its `gitdir:` line names.
@@ -162,7 +224,7 @@ fn common_dir(git_dir: &Path) -> Option<PathBuf> {
 
 /// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
 /// of what lies in the project cannot be passed by a `..`.
-fn lexical(path: &Path) -> PathBuf {
+pub(super) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {
@@ -211,7 +273,7 @@ mod tests {
         std::fs::create_dir_all(project.join("sub")).unwrap();
         std::fs::write(project.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
         std::fs::create_dir_all(project.join("vendor/lib/.git")).unwrap();
-        let state = GitState::of(&project);
+        let state = GitState::of(&project, None);
         for path in [
             git.clone(),
             project.join(".husky"),
@@ -235,7 +297,7 @@ mod tests {
             "[core]\n\thooksPath = ../shared-hooks\n",
         )
         .unwrap();
-        let state = GitState::of(&project);
+        let state = GitState::of(&project, None);
         assert!(
             state
                 .protected
@@ -256,7 +318,7 @@ mod tests {
             format!("gitdir: {}\n", dir.path().display()),
         )
         .unwrap();
-        let state = GitState::of(&project);
+        let state = GitState::of(&project, None);
         assert!(state.protected.iter().all(|p| p.starts_with(&project)));
     }
 
@@ -265,7 +327,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path();
         std::fs::create_dir_all(project.join(".git")).unwrap();
-        let state = GitState::of(project);
+        let state = GitState::of(project, None);
         std::fs::create_dir_all(project.join("a/.git/hooks")).unwrap();
         std::fs::write(project.join("b.git"), "").unwrap();
         std::fs::create_dir_all(project.join("c")).unwrap();
@@ -276,5 +338,34 @@ mod tests {
         assert_eq!(moved.len(), 2, "{moved:?}");
         assert!(!project.join("a/.git").exists() && !project.join("c/.git").exists());
         assert!(project.join(".git").exists() && project.join("b.git").exists());
+    }
+
+    #[test]
+    fn a_directory_git_takes_for_a_repository_loses_its_head_unless_it_was_there_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let bare = project.join("fixtures/bare.git");
+        for sub in ["objects", "refs"] {
+            std::fs::create_dir_all(bare.join(sub)).unwrap();
+        }
+        std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        let state = GitState::of(&project, None);
+        assert!(state.protected.contains(&bare), "{state:?}");
+        for sub in ["src/objects", "src/refs", "wt", "notes"] {
+            std::fs::create_dir_all(project.join(sub)).unwrap();
+        }
+        for file in ["src/HEAD", "src/config", "wt/HEAD", "notes/HEAD"] {
+            std::fs::write(project.join(file), "ref: refs/heads/main\n").unwrap();
+        }
+        std::fs::write(project.join("wt/commondir"), "../fixtures/bare.git\n").unwrap();
+        let moved = state.quarantine(&project).moved;
+        let from: Vec<&PathBuf> = moved.iter().map(|(from, _)| from).collect();
+        assert_eq!(
+            from,
+            [&project.join("src/HEAD"), &project.join("wt/HEAD")],
+            "{moved:?}"
+        );
+        assert!(project.join("src/config").exists() && project.join("notes/HEAD").exists());
+        assert!(bare.join("HEAD").exists());
     }
 }

@@ -221,7 +221,10 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     if let Some((program, args)) = request.prefetch.split_first() {
         // Its failure is the command's to meet, offline, with a message of its own.
-        let _ = std::process::Command::new(program).args(args).status();
+        let _ = std::process::Command::new(program)
+            .args(args)
+            .envs(fetch_environment())
+            .status();
     }
     super::isolate::kill_descendants();
     let mut offline = request.clone();
@@ -235,6 +238,57 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
     } else {
         Err("cannot close the network after the fetch".into())
     }
+}
+
+/// What the fetch run first is told beside its arguments: run no scripts, whatever its words
+/// say (npm reads a `--ignore-scripts` after `--` as an operand); and git (npm's, for a git
+/// dependency) reads no configuration the project can write: no system or global file, no
+/// repository found above the working directory, none taken for a bare one, no `ext::` or
+/// `file` transport a rewritten URL could name, no program a config could name.
+fn fetch_environment() -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = [
+        ("npm_config_ignore_scripts", "true"),
+        // Above a project `.npmrc`'s `git=` (the environment comes before project config).
+        ("npm_config_git", "git"),
+        ("YARN_IGNORE_SCRIPTS", "true"),
+        ("YARN_ENABLE_SCRIPTS", "false"),
+        ("GIT_CONFIG_NOSYSTEM", "1"),
+        ("GIT_CONFIG_GLOBAL", "/dev/null"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+    .collect();
+    // git still looks in the working directory itself (the project's own `.git` there is
+    // read-only, a new one is moved aside after each call), never above it.
+    if let Some(parent) = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.parent().map(Path::to_path_buf))
+    {
+        env.push((
+            "GIT_CEILING_DIRECTORIES".into(),
+            parent.display().to_string(),
+        ));
+    }
+    const PINS: &[(&str, &str)] = &[
+        ("safe.bareRepository", "explicit"),
+        ("protocol.allow", "never"),
+        ("protocol.https.allow", "always"),
+        ("protocol.http.allow", "always"),
+        ("protocol.ssh.allow", "always"),
+        ("protocol.ext.allow", "never"),
+        ("protocol.file.allow", "never"),
+        ("core.sshCommand", "ssh"),
+        ("core.fsmonitor", "false"),
+        ("core.hooksPath", "/dev/null"),
+        ("credential.helper", ""),
+    ];
+    env.push(("GIT_CONFIG_COUNT".into(), PINS.len().to_string()));
+    for (i, (key, value)) in PINS.iter().enumerate() {
+        env.push((format!("GIT_CONFIG_KEY_{i}"), (*key).to_string()));
+        env.push((format!("GIT_CONFIG_VALUE_{i}"), (*value).to_string()));
+    }
+    env
 }
 
 /// What Landlock enforced in stage two.

@@ -6,9 +6,11 @@
 //! differently, project code the model wrote, a dependency's build script) lands here. The
 //! sandbox alone must then hold, as the user and as root:
 //! - **Writes** reach only the project and temp (and a package manager's cache during its
-//!   fetch). Every git directory and hooks directory in the project is read-only, and a `.git`
-//!   made during a call is moved aside after it: git would otherwise run its config and hooks
-//!   later, outside any sandbox (`git`).
+//!   fetch). Every git directory and hooks directory in the project is read-only, and so is
+//!   every project file git's own configuration includes or runs (`gitconfig`); a `.git` made
+//!   during a call is moved aside after it, and a directory a call made into one git would take
+//!   for a repository (`HEAD` with `objects` and `refs`) loses its `HEAD`: git would otherwise
+//!   run their config and hooks later, outside any sandbox (`git`).
 //! - **Nothing it writes widens a later call.** What is writable, readable and reachable is
 //!   worked out once per run from the tree as it was (the project root, its git directories,
 //!   the toolchains), never from files a sandboxed command can change; the launcher's request
@@ -19,7 +21,12 @@
 //!   policy.
 //! - **Network**: closed by a seccomp filter on every kernel (no IP, raw or packet socket) and by
 //!   Landlock where the kernel has network rules; open only for a package manager's dependency
-//!   fetch. No UNIX sockets either, so daemons outside (docker, ssh-agent, tmux) are out of reach.
+//!   fetch, and with the caches writable only together with it: a fetch that runs no project
+//!   code run first (the command then runs offline, under a second layer), a command that runs
+//!   none itself, or pip and go (an accepted gap: their fetches build what they fetch). Any other
+//!   line of cargo or npm runs offline. The fetch run first gets git's configuration pinned and
+//!   npm's scripts off in its environment, whatever its arguments say. No UNIX sockets either,
+//!   so daemons outside (docker, ssh-agent, tmux) are out of reach.
 //! - **Privileges**: none, as root too (capability sets emptied, no_new_privs); no terminal (own
 //!   session, no tty); no process outlives the call (a PID namespace, else a subreaper); limits
 //!   on processes and file size.
@@ -34,6 +41,7 @@
 
 mod capabilities;
 mod git;
+mod gitconfig;
 mod isolate;
 mod launch;
 mod mounts;
@@ -355,13 +363,19 @@ impl Plan {
     /// the user's, and protected from now on.
     pub(crate) fn trust_git_state(&self) {
         if let Ok(mut tree) = self.tree.lock() {
-            *tree = Some(Tree::of(self.project.as_ref().ok(), self.mode));
+            *tree = Some(Tree::of(
+                self.project.as_ref().ok(),
+                self.home.as_deref(),
+                self.mode,
+            ));
         }
     }
 
     /// The project's tree as found before the first sandboxed command (found now if not yet).
     fn found<'t>(&self, tree: &'t mut Option<Tree>) -> &'t mut Tree {
-        tree.get_or_insert_with(|| Tree::of(self.project.as_ref().ok(), self.mode))
+        tree.get_or_insert_with(|| {
+            Tree::of(self.project.as_ref().ok(), self.home.as_deref(), self.mode)
+        })
     }
 
     /// How to run a command that needs `fetch` under the sandbox.
@@ -551,7 +565,7 @@ struct Tree {
 }
 
 impl Tree {
-    fn of(project: Option<&PathBuf>, mode: SandboxMode) -> Tree {
+    fn of(project: Option<&PathBuf>, home: Option<&Path>, mode: SandboxMode) -> Tree {
         let Some(project) = project.filter(|_| mode != SandboxMode::Off) else {
             return Tree {
                 secrets_complete: true,
@@ -569,7 +583,7 @@ impl Tree {
             name != ".git"
         });
         let git = match mode {
-            SandboxMode::Workspace => GitState::of(project),
+            SandboxMode::Workspace => GitState::of(project, home),
             _ => GitState::default(),
         };
         let git_dirs = match mode {

@@ -10,7 +10,7 @@ use crate::harness::Ai;
 use crate::launcher::require_sandbox;
 
 /// The user's later git commands in `dir`, outside ai; then whether anything planted ran.
-fn users_git_runs_nothing(dir: &Path, marker: &Path) -> bool {
+pub fn users_git_runs_nothing(dir: &Path, marker: &Path) -> bool {
     for args in [
         &["status"][..],
         &[
@@ -50,7 +50,7 @@ fn init_repositories(ai: &Ai, dirs: &[&str]) {
     }
 }
 
-fn hook(marker: &Path) -> String {
+pub fn hook(marker: &Path) -> String {
     format!("printf '#!/bin/sh\\ntouch {}\\n'", marker.display())
 }
 

@@ -35,7 +35,7 @@ impl Listener {
 }
 
 /// A UDP socket on 127.0.0.1 that waits a moment for anything sent to it, and its port.
-fn udp_listener() -> (std::net::UdpSocket, u16) {
+pub fn udp_listener() -> (std::net::UdpSocket, u16) {
     let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     listener
         .set_read_timeout(Some(Duration::from_millis(300)))

@@ -1,0 +1,136 @@
+//! What the user's git configuration names inside the project, which git reads or runs later,
+//! outside ai: files it includes (`include.path`, `includeIf.*.path`, whatever the condition),
+//! hooks directories (`core.hooksPath` in any scope: a global `.githooks` lands in every
+//! repository), and project files it runs as programs (`core.fsmonitor = tools/fsmonitor.sh`,
+//! a filter, a diff driver, an alias). Asked of git itself, with the user's own system and
+//! global configuration, once per run before any command; nothing a command writes is read.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The keys whose values git reads as a file to include, a hooks directory or a program.
+const KEYS: &str = r"^(include|includeif\..*)\.path$|^core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass)$|^(sequence\.editor|diff\.external|gpg\.program|credential\.helper)$|^(filter|diff|merge|difftool|mergetool|credential|gpg)\..*\.(clean|smudge|process|textconv|command|driver|cmd|helper|program)$|^alias\.";
+
+/// What a repository's configuration names.
+#[derive(Debug, Default)]
+pub(crate) struct Named {
+    /// Files git reads as config or runs, as they are now: to be kept read-only.
+    pub(crate) files: Vec<PathBuf>,
+    /// Included files that do not exist yet: one a command makes is moved aside after it.
+    pub(crate) absent: Vec<PathBuf>,
+    /// Hooks directories.
+    pub(crate) hooks: Vec<PathBuf>,
+}
+
+/// What the configuration git reads for the repository in `git_dir` (with `work_tree`, and
+/// `home` for `~/`) names; `None` when git cannot say (none installed, a repository it
+/// refuses).
+pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Option<Named> {
+    let mut git_dir_arg = std::ffi::OsString::from("--git-dir=");
+    git_dir_arg.push(git_dir);
+    let output = Command::new("git")
+        .arg("--no-pager")
+        .arg(git_dir_arg)
+        .args(["config", "-z", "--show-origin", "--get-regexp", KEYS])
+        .current_dir(work_tree)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    // 1: no key matched.
+    if !output.status.success() && output.status.code() != Some(1) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let expand = |value: &str, base: &Path| match (value.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => base.join(value),
+    };
+    let mut named = Named::default();
+    let mut fields = text.split('\0');
+    while let (Some(origin), Some(entry)) = (fields.next(), fields.next()) {
+        let (key, value) = entry.split_once('\n').unwrap_or((entry, ""));
+        if key.starts_with("include") && key.ends_with(".path") {
+            // Relative to the file that includes it.
+            let Some(base) = (origin.strip_prefix("file:"))
+                .and_then(|file| work_tree.join(file).parent().map(Path::to_path_buf))
+            else {
+                continue;
+            };
+            let file = super::git::lexical(&expand(value, &base));
+            match file.symlink_metadata() {
+                Ok(_) => named.files.push(file),
+                Err(_) => named.absent.push(file),
+            }
+        } else if key == "core.hookspath" {
+            named
+                .hooks
+                .push(super::git::lexical(&expand(value, work_tree)));
+        } else if let Some(program) = program_path(value) {
+            let file = super::git::lexical(&expand(program, work_tree));
+            if file.is_file() {
+                named.files.push(file);
+            }
+        }
+    }
+    Some(named)
+}
+
+/// The program a value names by a path, if it does (`tools/x.sh --flag`, `!./x.sh`): run by
+/// the shell in the work tree, so a relative one is a project file.
+fn program_path(value: &str) -> Option<&str> {
+    let first = value
+        .trim_start()
+        .trim_start_matches('!')
+        .split_whitespace()
+        .next()?;
+    let first = first.trim_matches(|c| c == '"' || c == '\'');
+    first.contains('/').then_some(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn includes_hooks_and_programs_are_found_where_git_resolves_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let git = |args: &[&str]| {
+            let status = Command::new("git")
+                .args(args)
+                .current_dir(&project)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .status()
+                .unwrap();
+            assert!(status.success());
+        };
+        git(&["init", "-q"]);
+        git(&["config", "include.path", "../shared.gitconfig"]);
+        git(&["config", "includeIf.onbranch:x.path", "../tools/git.cfg"]);
+        git(&["config", "core.hooksPath", ".githooks"]);
+        git(&["config", "core.fsmonitor", "tools/fsmon.sh --quiet"]);
+        git(&["config", "alias.x", "!./tools/x.sh"]);
+        std::fs::create_dir_all(project.join("tools")).unwrap();
+        for file in ["shared.gitconfig", "tools/fsmon.sh", "tools/x.sh"] {
+            std::fs::write(project.join(file), "").unwrap();
+        }
+        let named = named(&project.join(".git"), &project, None).unwrap();
+        assert!(
+            named.hooks.contains(&project.join(".githooks")),
+            "{named:?}"
+        );
+        assert!(
+            named.absent.contains(&project.join("tools/git.cfg")),
+            "{named:?}"
+        );
+        for file in ["shared.gitconfig", "tools/fsmon.sh", "tools/x.sh"] {
+            assert!(
+                named.files.contains(&project.join(file)),
+                "{file}: {named:?}"
+            );
+        }
+    }
+}

