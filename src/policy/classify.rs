@@ -8,15 +8,17 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::args::{operands, option_values, skip_options, subcommand};
-use super::danger::{self, basename, is_block_device, risky_assignment};
+use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
 use super::reach::{Place, braces_make_words, has_glob};
+use super::runs;
 use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
-use super::{Finding, Verdict};
+use super::wreck::Ground;
+use super::{Approver, Finding, Verdict};
 use crate::config::Fetcher;
 
 /// How deep `bash -c "bash -c '...'"` strings are followed before giving up and asking.
@@ -41,6 +43,9 @@ pub(crate) struct Unit {
     #[serde(rename = "decision")]
     pub(crate) verdict: Verdict,
     pub(crate) reasons: Vec<String>,
+    /// Who may approve it when it asks (left out when anyone may).
+    #[serde(rename = "approvable_by", skip_serializing_if = "Approver::is_anyone")]
+    pub(crate) approver: Approver,
 }
 
 /// Everything known about a line before it runs.
@@ -83,7 +88,9 @@ impl Judge<'_> {
             .max()
             .unwrap_or(Verdict::Allow);
         let mut reasons: Vec<String> = Vec::new();
+        let mut approver = Approver::Anyone;
         for finding in findings.into_iter().filter(|f| f.verdict == verdict) {
+            approver = approver.max(finding.approver);
             if !reasons.contains(&finding.reason) {
                 reasons.push(finding.reason);
             }
@@ -92,20 +99,33 @@ impl Judge<'_> {
             command: command.to_string(),
             verdict,
             reasons,
+            approver,
         });
+    }
+
+    fn ground(&self) -> Ground<'_> {
+        Ground {
+            place: &self.place,
+            project: self.project,
+        }
     }
 
     fn line(&mut self, text: &str, depth: usize) {
         if depth > MAX_STRING_DEPTH {
             self.unit(
                 text,
-                vec![ask("shell strings are nested too deeply to check")],
+                vec![
+                    ask("shell strings are nested too deeply to check")
+                        .narrowed(Approver::YesOrPerson),
+                ],
             );
             return;
         }
         let script = shell::parse(text);
+        // What is not one simple command (a line read only in part, an expansion ai cannot
+        // see) is never approved by a rule that names a command.
         if let Some(why) = script.unreadable {
-            self.unit(text, vec![ask(why)]);
+            self.unit(text, vec![ask(why).narrowed(Approver::YesOrPerson)]);
         }
         for name in &script.fork_bombs {
             let reason = format!("the function `{name}` calls itself in a pipeline: a fork bomb");
@@ -118,16 +138,22 @@ impl Judge<'_> {
         }
         for expansion in &script.indirect {
             let reason = format!("`{expansion}` expands a value ai cannot see, which can run code");
-            self.unit(expansion, vec![ask(reason)]);
+            self.unit(expansion, vec![ask(reason).narrowed(Approver::YesOrPerson)]);
+        }
+        for (name, values) in &script.loop_variables {
+            self.loop_variable(name, values);
         }
         for word in &script.loose_words {
             let mut findings = Vec::new();
-            self.secret(word, &mut findings);
+            self.definite_secret(word, &mut findings);
             if !word.dynamic && (word.text.contains("$(") || word.text.contains('`')) {
                 findings.push(ask("feeds in text the shell can later run as a command"));
             }
             if !findings.is_empty() {
-                self.unit(&word.text, findings);
+                let whole = findings
+                    .into_iter()
+                    .map(|f| f.narrowed(Approver::YesOrPerson));
+                self.unit(&word.text, whole.collect());
             }
         }
         // Redirections are judged from where the line starts and again after its `cd`s.
@@ -205,14 +231,22 @@ impl Judge<'_> {
         if let Some(why) = risky_assignment(name, &value.text) {
             findings.push(ask(format!("`{name}=` {why}")));
         }
+        if let Some(program) = runs::assignment(name, value) {
+            let why = format!("`{name}=` names a program the command runs");
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
+            self.program_line(&program, findings);
+        }
         if !value.dynamic && (value.text.contains("$(") || value.text.contains('`')) {
             findings.push(ask(format!(
                 "`{name}=` stores text the shell can later run as a command"
             )));
         }
-        self.secret(value, findings);
-        if !value.dynamic {
-            self.place.vars.insert(name.to_string(), value.text.clone());
+        self.definite_secret(value, findings);
+        match self.place.value(value) {
+            Some(text) => {
+                self.place.vars.insert(name.to_string(), text);
+            }
+            None => self.place.unknown(name),
         }
     }
 
@@ -233,14 +267,14 @@ impl Judge<'_> {
             }
             RedirectKind::Output => {
                 let path = target.text.as_str();
-                if is_block_device(path) {
-                    findings.push(deny(format!(
-                        "a redirection writes onto the block device {path}"
-                    )));
-                } else if !matches!(
-                    path,
-                    "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-                ) && !is_descriptor(path, target.dynamic)
+                self.ground()
+                    .onto_device(target, "a redirection writes onto", &mut findings);
+                if findings.is_empty()
+                    && !matches!(
+                        path,
+                        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+                    )
+                    && !is_descriptor(path, target.dynamic)
                 {
                     self.secret(target, &mut findings);
                     findings.push(ask(format!("`{}` writes to a file", redirect.text)));
@@ -282,13 +316,13 @@ impl Judge<'_> {
                 "the command name `{}` is computed at run time",
                 name.text
             )));
-            self.secrets_in(args, findings);
+            self.secrets_in(args, true, findings);
             return;
         }
         if name.text.contains('/') && !in_system_bin(&name.text) {
             self.out.fetch.others = true;
             self.project_file(name, findings);
-            self.secrets_in(args, findings);
+            self.secrets_in(args, true, findings);
             return;
         }
         let base = basename(&name.text);
@@ -298,22 +332,41 @@ impl Judge<'_> {
             ));
         }
         if let Some(inner) = self.wrapper(base, args, context, findings) {
-            self.simple(inner, &[], context, wraps + 1, findings);
+            self.nested(inner, context, wraps, findings);
             return;
+        }
+        let runs = runs::options(base, args);
+        for line in &runs.lines {
+            self.program_line(line, findings);
+        }
+        if let Some(why) = runs.why {
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
         self.fetch(base, args, findings);
         if matches!(base, "cd" | "pushd") {
             self.cd(args, findings);
         }
-        let home = self.place.home.map(|h| h.to_string_lossy().into_owned());
+        // Builtins that set variables to what they read: later words using them are unknown.
+        if matches!(base, "read" | "mapfile" | "readarray" | "getopts") {
+            for name in operands(args) {
+                self.place.unknown(&name.text);
+            }
+        }
+        for name in option_values(args, &["-v"])
+            .iter()
+            .filter(|_| base == "printf")
+        {
+            self.place.unknown(&name.text);
+        }
         let judged = safe::judge(base, args);
-        let explained = danger::explain(base, args, home.as_deref());
+        let explained = danger::explain(base, args);
         // A program in the safe table has its own reasons; only the deny rules still apply.
         findings.extend(
             explained
                 .into_iter()
                 .filter(|f| !judged.known || f.verdict == Verdict::Deny),
         );
+        findings.extend(self.ground().judge(base, args));
         if !judged.known && !findings.iter().any(|f| f.verdict > Verdict::Allow) {
             findings.push(ask(danger::category(base).unwrap_or_else(|| {
                 format!("`{base}` is not a program ai knows to be safe to run unasked")
@@ -322,7 +375,8 @@ impl Judge<'_> {
         findings.extend(judged.asks.iter().cloned().map(ask));
         self.follow(&judged, context, wraps, findings);
         if !judged.names_only {
-            self.secrets_in(args, findings);
+            // `echo` and `printf` print their words and open none.
+            self.secrets_in(args, !matches!(base, "echo" | "printf"), findings);
             self.reads(base, args, &judged, findings);
         }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
@@ -330,6 +384,32 @@ impl Judge<'_> {
                 "`{base}` runs the build, test or lint code of {}, which is not the project",
                 self.place.cwd.display()
             )));
+        }
+    }
+
+    /// A command another one runs (`sudo X`, `xargs X`, `find -exec X`): judged into the same
+    /// unit, and no rule that names the outer command approves what it runs.
+    fn nested(
+        &mut self,
+        words: &[Word],
+        context: Context,
+        wraps: usize,
+        findings: &mut Vec<Finding>,
+    ) {
+        let mut inner = Vec::new();
+        self.simple(words, &[], context, wraps + 1, &mut inner);
+        findings.extend(inner.into_iter().map(|f| f.narrowed(Approver::YesOrPerson)));
+    }
+
+    /// A program an option or a variable names, judged as a command line of its own.
+    fn program_line(&mut self, line: &Word, findings: &mut Vec<Finding>) {
+        if line.dynamic {
+            findings.push(Finding::person(format!(
+                "runs a program computed at run time: {}",
+                line.text
+            )));
+        } else {
+            self.line(&line.text, 1);
         }
     }
 
@@ -342,7 +422,7 @@ impl Judge<'_> {
         findings: &mut Vec<Finding>,
     ) {
         for inner in &judged.inner {
-            self.simple(inner, &[], context, wraps + 1, findings);
+            self.nested(inner, context, wraps, findings);
         }
         // Paths handed over at run time (`xargs cat`): a secret in the tree could be one of them.
         if judged.contents
@@ -525,47 +605,6 @@ impl Judge<'_> {
         Some(inner)
     }
 
-    /// `cd DIR`: a secret directory is denied; later relative paths resolve from the new place.
-    fn cd(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
-        let target = operands(args)
-            .next()
-            .cloned()
-            .unwrap_or_else(|| Word::literal("~"));
-        if target.text == "-" {
-            return;
-        }
-        self.secret(&target, findings);
-        match self.place.paths(&target).and_then(|p| p.into_iter().next()) {
-            Some(dir) => self.place.cwd = dir,
-            None => findings.push(ask(format!(
-                "`cd {}` goes to a directory computed at run time",
-                target.text
-            ))),
-        }
-    }
-
-    fn secrets_in(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
-        for arg in args {
-            self.secret(arg, findings);
-            // `echo $AWS_SECRET_ACCESS_KEY`: a secret variable's value would reach the model.
-            if arg.dynamic
-                && let Some(name) = secret_variable(&arg.text)
-            {
-                findings.push(ask(format!("it expands `${name}`, which holds a secret")));
-            }
-        }
-    }
-
-    fn secret(&self, word: &Word, findings: &mut Vec<Finding>) {
-        if let Some(what) = self
-            .place
-            .secret(word)
-            .or_else(|| self.place.secret_unnormalized(word))
-        {
-            findings.push(deny(format!("it reaches {what}, a secret")));
-        }
-    }
-
     /// Reading programs: computed paths ask, whole-home reads ask, outside files taint.
     fn reads(&mut self, base: &str, args: &[Word], judged: &Judged, findings: &mut Vec<Finding>) {
         if judged.known
@@ -722,18 +761,6 @@ impl Judge<'_> {
     }
 }
 
-/// The first variable a word expands whose name says it holds a secret (`$GITHUB_TOKEN`).
-fn secret_variable(text: &str) -> Option<String> {
-    text.split('$').skip(1).find_map(|rest| {
-        let name: String = rest
-            .trim_start_matches('{')
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        (!name.is_empty() && danger::secret_name(&name)).then_some(name)
-    })
-}
-
 /// What a simple command's surroundings say about it.
 #[derive(Debug, Clone, Copy)]
 struct Context {
@@ -742,15 +769,9 @@ struct Context {
 }
 
 pub(super) fn ask(reason: impl Into<String>) -> Finding {
-    Finding {
-        verdict: Verdict::Ask,
-        reason: reason.into(),
-    }
+    Finding::new(Verdict::Ask, reason)
 }
 
-fn deny(reason: impl Into<String>) -> Finding {
-    Finding {
-        verdict: Verdict::Deny,
-        reason: reason.into(),
-    }
+pub(super) fn deny(reason: impl Into<String>) -> Finding {
+    Finding::new(Verdict::Deny, reason)
 }
