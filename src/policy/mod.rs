@@ -320,3 +320,5 @@ impl Policy {
 mod props;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_spelling;
