@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::args::{operands, option_values, skip_options, subcommand};
+use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
 use super::judged::Judged;
@@ -23,6 +23,10 @@ use crate::config::Fetcher;
 
 /// How deep `bash -c "bash -c '...'"` strings are followed before giving up and asking.
 const MAX_STRING_DEPTH: usize = 6;
+/// How long one line may take to check before it asks instead.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long a line may be before it asks at once (nothing a person types is longer).
+pub(crate) const MAX_LINE: usize = 16 * 1024;
 /// How many wrappers (`nice timeout sudo env ...`) are unwrapped before giving up and asking.
 const MAX_WRAPPERS: usize = 16;
 
@@ -59,12 +63,30 @@ pub(crate) struct Judgement {
 }
 
 pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
+    if line.len() > MAX_LINE {
+        let mut out = Judgement::default();
+        let why = format!(
+            "the command is {} bytes long, more than ai checks ({MAX_LINE})",
+            line.len()
+        );
+        out.units.push(Unit {
+            command: line.to_string(),
+            verdict: Verdict::Ask,
+            reasons: vec![why],
+            approver: Approver::YesOrPerson,
+        });
+        out.fetch.others = true;
+        return out;
+    }
     let mut judge = Judge {
         place: Place {
             home: scope.home,
             cwd: scope.cwd.clone(),
             vars: Default::default(),
+            spent: Default::default(),
         },
+        deadline: std::time::Instant::now() + MAX_TIME,
+        walked: Default::default(),
         project: scope.project,
         temp: scope.temp,
         out: Judgement::default(),
@@ -75,6 +97,10 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
 
 pub(super) struct Judge<'a> {
     pub(super) place: Place<'a>,
+    /// When checking stops and the line asks instead.
+    deadline: std::time::Instant,
+    /// The secret walk of each directory, shared by the commands of the line.
+    walked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
     pub(super) project: Option<&'a Path>,
     temp: &'a Path,
     out: Judgement,
@@ -103,6 +129,26 @@ impl Judge<'_> {
         });
     }
 
+    /// Whether the time to check the line is up; the first time, the line asks for it.
+    pub(super) fn expired(&mut self, text: &str) -> bool {
+        if std::time::Instant::now() < self.deadline {
+            return false;
+        }
+        let why = format!("checking the command took longer than {MAX_TIME:?}");
+        if !self.out.units.iter().any(|u| u.reasons.contains(&why)) {
+            self.unit(text, vec![ask(why).narrowed(Approver::YesOrPerson)]);
+        }
+        true
+    }
+
+    /// The first secret below `dir`, walked once per line.
+    fn secret_below(&mut self, dir: &Path) -> Option<PathBuf> {
+        let home = self.place.home;
+        (self.walked.entry(dir.to_path_buf()))
+            .or_insert_with(|| secret_below(dir, home))
+            .clone()
+    }
+
     fn ground(&self) -> Ground<'_> {
         Ground {
             place: &self.place,
@@ -119,6 +165,9 @@ impl Judge<'_> {
                         .narrowed(Approver::YesOrPerson),
                 ],
             );
+            return;
+        }
+        if self.expired(text) {
             return;
         }
         let script = shell::parse(text);
@@ -161,6 +210,9 @@ impl Judge<'_> {
             self.redirect(redirect);
         }
         for command in &script.commands {
+            if self.expired(&command.text) {
+                return;
+            }
             let mut findings = Vec::new();
             if command.inline_input
                 && let Some(name) = command.words.first()
@@ -414,7 +466,7 @@ impl Judge<'_> {
     }
 
     /// What a command runs or touches besides itself: inner commands, strings, scripts, files.
-    fn follow(
+    pub(super) fn follow(
         &mut self,
         judged: &Judged,
         context: Context,
@@ -427,7 +479,7 @@ impl Judge<'_> {
         // Paths handed over at run time (`xargs cat`): a secret in the tree could be one of them.
         if judged.contents
             && !judged.recursive
-            && let Some(secret) = secret_below(&self.place.cwd.clone(), self.place.home)
+            && let Some(secret) = self.secret_below(&self.place.cwd.clone())
         {
             findings.push(ask(format!(
                 "it reads files named at run time, and {} (a secret) is here",
@@ -462,147 +514,6 @@ impl Judge<'_> {
                 .untrusted
                 .get_or_insert_with(|| "the network".into());
         }
-    }
-
-    /// The command that a wrapper runs, with the wrapper's own reasons to ask.
-    fn wrapper<'w>(
-        &mut self,
-        base: &str,
-        args: &'w [Word],
-        context: Context,
-        findings: &mut Vec<Finding>,
-    ) -> Option<&'w [Word]> {
-        let inner = match base {
-            "sudo" | "doas" | "pkexec" | "run0" => {
-                findings.push(ask(format!(
-                    "`{base}` runs a command with elevated privileges"
-                )));
-                skip_options(
-                    args,
-                    &[
-                        "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group",
-                    ],
-                )
-            }
-            "su" => {
-                findings.push(ask("`su` runs commands as another user"));
-                if let Some(pos) = args
-                    .iter()
-                    .position(|a| a.text == "-c" || a.text == "--command")
-                    && let Some(string) = args.get(pos + 1)
-                {
-                    self.follow(
-                        &Judged {
-                            strings: vec![string.clone()],
-                            ..Judged::default()
-                        },
-                        context,
-                        0,
-                        findings,
-                    );
-                }
-                return None;
-            }
-            "setsid" | "disown" => {
-                findings.push(ask(format!(
-                    "`{base}` starts a process that keeps running after ai"
-                )));
-                skip_options(args, &[])
-            }
-            "nohup" => {
-                if context.background {
-                    findings.push(ask("`nohup ... &` keeps running after ai"));
-                }
-                skip_options(args, &[])
-            }
-            "nice" => skip_options(args, &["-n", "--adjustment"]),
-            "ionice" => {
-                if !option_values(args, &["-p", "-P", "-u", "--pid"]).is_empty() {
-                    findings.push(ask("`ionice -p` changes another process"));
-                }
-                skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"])
-            }
-            "time" => {
-                if !option_values(args, &["-o", "--output"]).is_empty() {
-                    findings.push(ask(
-                        "`time -o` writes text of the command's choosing to a file",
-                    ));
-                }
-                skip_options(args, &["-o", "--output", "-f", "--format"])
-            }
-            "exec" | "stdbuf" | "unbuffer" | "chronic" => skip_options(args, &["-a"]),
-            // Runners of the project's own environment: the command they run is judged.
-            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
-                if subcommand(args) == Some("run") =>
-            {
-                // Only options that change nothing but how quietly or how offline it runs.
-                let run_at = args.iter().position(|a| a.text == "run").unwrap_or(0);
-                let program_at = args[run_at + 1..]
-                    .iter()
-                    .position(|a| !a.text.starts_with('-'))
-                    .map_or(args.len(), |i| run_at + 1 + i);
-                if args[..program_at].iter().any(|a| {
-                    a.text.starts_with('-')
-                        && !matches!(
-                            a.text.as_str(),
-                            "--frozen"
-                                | "--locked"
-                                | "--offline"
-                                | "--no-sync"
-                                | "-q"
-                                | "--quiet"
-                                | "-v"
-                                | "--verbose"
-                        )
-                }) {
-                    findings.push(ask(format!(
-                        "`{base} run` with other packages or another interpreter runs code from \
-                         outside the project"
-                    )));
-                }
-                let at = args
-                    .iter()
-                    .position(|a| a.text == "run")
-                    .map_or(0, |i| i + 1);
-                skip_options(args.get(at..).unwrap_or(&[]), &["--with", "--python", "-p"])
-            }
-            "bundle" if subcommand(args) == Some("exec") => {
-                let at = args
-                    .iter()
-                    .position(|a| a.text == "exec")
-                    .map_or(0, |i| i + 1);
-                args.get(at..).unwrap_or(&[])
-            }
-            // `yarn jest`, `pnpm exec tsc`, `yarn run build`: one of the project's scripts, or a
-            // tool it installed, judged as that tool (`yarn node -e` is `node -e`).
-            "yarn" | "pnpm" | "bun" => return self.node_runner(base, args, findings),
-            "npx" | "pnpx" | "bunx" => {
-                let rest = skip_options(args, &["-p", "--package", "-c", "--call"]);
-                let local = rest.first().is_some_and(|bin| {
-                    !bin.dynamic
-                        && !bin.text.contains('/')
-                        && self
-                            .project
-                            .is_some_and(|p| p.join("node_modules/.bin").join(&bin.text).exists())
-                });
-                let unknown_option = args.iter().any(|a| {
-                    a.text.starts_with('-') && !matches!(a.text.as_str(), "--no-install" | "--no")
-                });
-                if !local || unknown_option {
-                    findings.push(ask(format!(
-                        "`{base}` downloads and runs a package unless the project has it"
-                    )));
-                }
-                // The project's own tool is project code, like `npm run`.
-                return None;
-            }
-            "timeout" => {
-                let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
-                rest.get(1..).unwrap_or(&[])
-            }
-            _ => return None,
-        };
-        Some(inner)
     }
 
     /// Reading programs: computed paths ask, whole-home reads ask, outside files taint.
@@ -649,16 +560,16 @@ impl Judge<'_> {
                         || a.text == "-L"
                         || a.text == "--untracked"
                 });
-            if let Some(secret) = targets
-                .iter()
+            let walk: Vec<PathBuf> = (targets.iter())
                 .filter(|d| {
                     judged.contents
                         && !skips_hidden
                         && d.is_dir()
                         && !holds_secrets(d, self.place.home)
                 })
-                .find_map(|d| secret_below(d, self.place.home))
-            {
+                .cloned()
+                .collect();
+            if let Some(secret) = walk.iter().find_map(|d| self.secret_below(d)) {
                 findings.push(ask(format!(
                     "`{base}` reads everything below, {} included (a secret)",
                     secret.display()
@@ -763,9 +674,9 @@ impl Judge<'_> {
 
 /// What a simple command's surroundings say about it.
 #[derive(Debug, Clone, Copy)]
-struct Context {
-    background: bool,
-    depth: usize,
+pub(super) struct Context {
+    pub(super) background: bool,
+    pub(super) depth: usize,
 }
 
 pub(super) fn ask(reason: impl Into<String>) -> Finding {

@@ -27,6 +27,7 @@ mod safe_text;
 mod safe_tools;
 mod shell;
 mod words;
+mod wrap;
 mod wreck;
 
 use std::path::PathBuf;

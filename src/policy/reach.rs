@@ -12,6 +12,9 @@ use crate::config::{home_secrets, system_secrets};
 /// Stands for a part of a word only known at run time.
 const UNKNOWN: char = '\u{1}';
 
+/// At most this many paths are produced from all the words of one line.
+pub(crate) const LINE_EXPANSIONS: usize = 20_000;
+
 /// At most this many paths are produced from one word (brace and glob expansion).
 const MAX_EXPANSIONS: usize = 2048;
 
@@ -22,11 +25,23 @@ pub(crate) struct Place<'a> {
     pub(crate) cwd: PathBuf,
     /// Variables the line itself set to known text (`a=../.s; cat ${a}sh/id_rsa`).
     pub(crate) vars: HashMap<String, String>,
+    /// Paths produced so far for the whole line (braces and globs): past [`LINE_EXPANSIONS`]
+    /// words are no longer computed, so they ask.
+    pub(crate) spent: std::cell::Cell<usize>,
 }
 
 impl Place<'_> {
     /// The paths a word can name, or `None` when its value is only known at run time.
     pub(crate) fn paths(&self, word: &Word) -> Option<Vec<PathBuf>> {
+        if self.spent.get() > LINE_EXPANSIONS {
+            return None;
+        }
+        let out = self.paths_unbudgeted(word)?;
+        self.spent.set(self.spent.get() + out.len() + 1);
+        Some(out)
+    }
+
+    fn paths_unbudgeted(&self, word: &Word) -> Option<Vec<PathBuf>> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
         let mut out = Vec::new();
         for candidate in path_candidates(&text) {
@@ -472,9 +487,37 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether a word's braces are too many or too deeply nested to expand within the budget.
+fn braces_too_big(text: &str) -> bool {
+    const MAX_GROUPS: usize = 32;
+    const MAX_DEPTH: usize = 8;
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    for c in text.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    text.matches('{').count() > MAX_GROUPS || deepest > MAX_DEPTH
+}
+
 /// Why bash's brace expansion would build a command name or an option this reading never sees
 /// (`python3 {-c,CODE}`, `sed s/a/b/ {-i,} f`, `{sh,-c,CMD}`), if it would.
 pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
+    if let Some(word) = std::iter::once(name)
+        .chain(args)
+        .find(|w| !w.quoted && braces_too_big(&w.text))
+    {
+        return Some(format!(
+            "`{}` holds more brace expansion than ai checks",
+            word.text.chars().take(60).collect::<String>()
+        ));
+    }
     let expands = |word: &Word| {
         if word.quoted || !word.text.contains('{') {
             return None;
@@ -527,6 +570,7 @@ mod tests {
             home: Some(&home),
             cwd: home.join("project"),
             vars: HashMap::from([("a".to_string(), "../.s".to_string())]),
+            spent: Default::default(),
         };
         for spelling in [
             "~/.ssh/id_rsa",

@@ -51,6 +51,9 @@ impl Judge<'_> {
     /// then asks a person).
     pub(super) fn secrets_in(&mut self, args: &[Word], opens: bool, findings: &mut Vec<Finding>) {
         for arg in args {
+            if self.expired(&arg.text) {
+                return;
+            }
             if opens {
                 self.secret(arg, findings);
             } else {
