@@ -7,6 +7,7 @@ use std::time::Duration;
 use dialoguer::console::Term;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
+use super::sanitize::one_line;
 use super::status::fit;
 
 /// Columns kept for the spinner glyph and the timer around the message.
@@ -31,11 +32,14 @@ impl Spinner {
         }
     }
 
+    /// The status line for `message`: sanitised (a command's own escape sequences never reach
+    /// the terminal), one line, fitted to the width.
     fn fitted(&self, message: &str) -> String {
+        let message = one_line(message);
         if self.width == 0 {
-            return message.to_string();
+            return message;
         }
-        fit(message, self.width.saturating_sub(FRAME).max(10))
+        fit(&message, self.width.saturating_sub(FRAME).max(10))
     }
 
     /// Shows `label` with a spinner and a timer.
