@@ -189,22 +189,7 @@ impl Judge<'_> {
             let reason = format!("`{expansion}` expands a value ai cannot see, which can run code");
             self.unit(expansion, vec![ask(reason).narrowed(Approver::YesOrPerson)]);
         }
-        for (name, values) in &script.loop_variables {
-            self.loop_variable(name, values);
-        }
-        for word in &script.loose_words {
-            let mut findings = Vec::new();
-            self.definite_secret(word, &mut findings);
-            if !word.dynamic && (word.text.contains("$(") || word.text.contains('`')) {
-                findings.push(ask("feeds in text the shell can later run as a command"));
-            }
-            if !findings.is_empty() {
-                let whole = findings
-                    .into_iter()
-                    .map(|f| f.narrowed(Approver::YesOrPerson));
-                self.unit(&word.text, whole.collect());
-            }
-        }
+        self.loose(&script);
         // Redirections are judged from where the line starts and again after its `cd`s.
         for redirect in &script.redirects {
             self.redirect(redirect);
@@ -242,6 +227,26 @@ impl Judge<'_> {
             .filter(|r| r.kind == RedirectKind::Input)
         {
             self.redirect(redirect);
+        }
+    }
+
+    /// Loop variables, and the words that name things outside any command (`for f in WORDS`).
+    fn loose(&mut self, script: &shell::Script) {
+        for (name, values) in &script.loop_variables {
+            self.loop_variable(name, values);
+        }
+        for word in &script.loose_words {
+            let mut findings = Vec::new();
+            self.definite_secret(word, &mut findings);
+            if !word.dynamic && (word.text.contains("$(") || word.text.contains('`')) {
+                findings.push(ask("feeds in text the shell can later run as a command"));
+            }
+            if !findings.is_empty() {
+                let whole = findings
+                    .into_iter()
+                    .map(|f| f.narrowed(Approver::YesOrPerson));
+                self.unit(&word.text, whole.collect());
+            }
         }
     }
 
@@ -387,29 +392,9 @@ impl Judge<'_> {
             self.nested(inner, context, wraps, findings);
             return;
         }
-        let runs = runs::options(base, args);
-        for line in &runs.lines {
-            self.program_line(line, findings);
-        }
-        if let Some(why) = runs.why {
-            findings.push(ask(why).narrowed(Approver::YesOrPerson));
-        }
+        self.programs(base, args, findings);
         self.fetch(base, args, findings);
-        if matches!(base, "cd" | "pushd") {
-            self.cd(args, findings);
-        }
-        // Builtins that set variables to what they read: later words using them are unknown.
-        if matches!(base, "read" | "mapfile" | "readarray" | "getopts") {
-            for name in operands(args) {
-                self.place.unknown(&name.text);
-            }
-        }
-        for name in option_values(args, &["-v"])
-            .iter()
-            .filter(|_| base == "printf")
-        {
-            self.place.unknown(&name.text);
-        }
+        self.sets(base, args, findings);
         let judged = safe::judge(base, args);
         let explained = danger::explain(base, args);
         // A program in the safe table has its own reasons; only the deny rules still apply.
@@ -436,6 +421,35 @@ impl Judge<'_> {
                 "`{base}` runs the build, test or lint code of {}, which is not the project",
                 self.place.cwd.display()
             )));
+        }
+    }
+
+    /// What options that run programs make the command run: judged as lines of their own.
+    fn programs(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        let runs = runs::options(base, args);
+        for line in &runs.lines {
+            self.program_line(line, findings);
+        }
+        if let Some(why) = runs.why {
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
+        }
+    }
+
+    /// Builtins that change what later words mean: `cd` moves, `read` and friends set
+    /// variables to what they read (unknown, so words using them are not computable).
+    fn sets(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        if matches!(base, "cd" | "pushd") {
+            self.cd(args, findings);
+        }
+        if matches!(base, "read" | "mapfile" | "readarray" | "getopts") {
+            for name in operands(args) {
+                self.place.unknown(&name.text);
+            }
+        }
+        if base == "printf" {
+            for name in option_values(args, &["-v"]) {
+                self.place.unknown(&name.text);
+            }
         }
     }
 

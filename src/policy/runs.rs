@@ -72,76 +72,9 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
         runs.lines.extend(lines);
     };
     match base {
-        "git" => {
-            for (flag, names) in [
-                ("--receive-pack", &["--receive-pack"][..]),
-                ("--upload-pack", &["--upload-pack"]),
-                ("--exec", &["--exec", "-x"]),
-                ("--extcmd", &["--extcmd"]),
-            ] {
-                let values = option_values(args, names);
-                if !values.is_empty() {
-                    given(flag, values);
-                }
-            }
-            if matches!(
-                subcommand(args),
-                Some("clone" | "fetch" | "ls-remote" | "pull")
-            ) {
-                let values = option_values(args, &["-u"]);
-                if !values.is_empty() {
-                    given("-u", values);
-                }
-            }
-            let settings = option_values(args, &["-c", "--config"]);
-            let programs: Vec<Word> = settings
-                .iter()
-                .filter_map(|w| w.text.split_once('=').map(|(k, v)| (k, v, w)))
-                .filter(|(key, _, _)| program_key(key))
-                .map(|(_, value, w)| Word {
-                    text: value.trim_start_matches('!').to_string(),
-                    ..w.clone()
-                })
-                .collect();
-            if !settings.is_empty() || has_flag(args, "--config-env") {
-                given("-c", programs);
-            }
-            for flag in ["--ext-diff", "--textconv", "--filters"] {
-                if args.iter().any(|a| a.text == flag) {
-                    given(flag, Vec::new());
-                }
-            }
-        }
+        "git" => git(args, &mut given),
         "ssh" | "scp" | "sftp" | "sshfs" | "rsync" | "autossh" => {
-            let options = option_values(args, &["-o"]);
-            let commands: Vec<Word> = options
-                .iter()
-                .filter_map(|w| {
-                    let (key, value) = w.text.split_once(['=', ' '])?;
-                    let key = key.to_ascii_lowercase();
-                    matches!(
-                        key.as_str(),
-                        "proxycommand" | "localcommand" | "knownhostscommand"
-                    )
-                    .then(|| Word {
-                        text: value.trim().to_string(),
-                        ..w.clone()
-                    })
-                })
-                .collect();
-            if !commands.is_empty() {
-                given("-o ProxyCommand", commands);
-            }
-            let (names, flag): (&[&str], &str) = match base {
-                "rsync" => (&["-e", "--rsh", "--rsync-path"], "-e"),
-                "scp" | "sftp" => (&["-S"], "-S"),
-                _ => (&["-F"], "-F"),
-            };
-            let values = option_values(args, names);
-            if !values.is_empty() {
-                let lines = if flag == "-F" { Vec::new() } else { values };
-                given(flag, lines);
-            }
+            remote_shell(base, args, &mut given)
         }
         _ => {}
     }
@@ -153,4 +86,81 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
         runs.why = Some(format!("`{base} --config` can name programs it runs"));
     }
     runs
+}
+
+/// git's options that run programs: `--receive-pack`, `--upload-pack`, `--exec`, `-c` settings.
+fn git(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    for (flag, names) in [
+        ("--receive-pack", &["--receive-pack"][..]),
+        ("--upload-pack", &["--upload-pack"]),
+        ("--exec", &["--exec"]),
+        ("--extcmd", &["--extcmd"]),
+    ] {
+        let values = option_values(args, names);
+        if !values.is_empty() {
+            given(flag, values);
+        }
+    }
+    let at = |sub: &[&str]| subcommand(args).is_some_and(|s| sub.contains(&s));
+    let (short, names): (&str, &[&str]) = if at(&["clone", "fetch", "ls-remote", "pull"]) {
+        ("-u", &["-u"])
+    } else if at(&["rebase"]) {
+        ("-x", &["-x"])
+    } else {
+        ("", &[])
+    };
+    let values = option_values(args, names);
+    if !values.is_empty() {
+        given(short, values);
+    }
+    let settings = option_values(args, &["-c", "--config"]);
+    let programs: Vec<Word> = settings
+        .iter()
+        .filter_map(|w| w.text.split_once('=').map(|(k, v)| (k, v, w)))
+        .filter(|(key, _, _)| program_key(key))
+        .map(|(_, value, w)| Word {
+            text: value.trim_start_matches('!').to_string(),
+            ..w.clone()
+        })
+        .collect();
+    if !settings.is_empty() || has_flag(args, "--config-env") {
+        given("-c", programs);
+    }
+    for flag in ["--ext-diff", "--textconv", "--filters"] {
+        if args.iter().any(|a| a.text == flag) {
+            given(flag, Vec::new());
+        }
+    }
+}
+
+/// ssh and its relatives: `-o ProxyCommand=`, `rsync -e`, `scp -S`, another config file.
+fn remote_shell(base: &str, args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    let commands: Vec<Word> = option_values(args, &["-o"])
+        .iter()
+        .filter_map(|w| {
+            let (key, value) = w.text.split_once(['=', ' '])?;
+            let key = key.to_ascii_lowercase();
+            matches!(
+                key.as_str(),
+                "proxycommand" | "localcommand" | "knownhostscommand"
+            )
+            .then(|| Word {
+                text: value.trim().to_string(),
+                ..w.clone()
+            })
+        })
+        .collect();
+    if !commands.is_empty() {
+        given("-o ProxyCommand", commands);
+    }
+    let (names, flag): (&[&str], &str) = match base {
+        "rsync" => (&["-e", "--rsh", "--rsync-path"], "-e"),
+        "scp" | "sftp" => (&["-S"], "-S"),
+        _ => (&["-F"], "-F"),
+    };
+    let values = option_values(args, names);
+    if !values.is_empty() {
+        let lines = if flag == "-F" { Vec::new() } else { values };
+        given(flag, lines);
+    }
 }

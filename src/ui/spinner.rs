@@ -122,3 +122,22 @@ impl TermLike for ShortOfTheEdge {
         self.0.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_line_never_carries_a_commands_escape_sequences() {
+        for width in [0, 80] {
+            let spinner = Spinner::new(false, width);
+            let line = spinner.fitted(
+                "execute_command printf '\u{1b}]52;c;cm0=\u{7}\u{1b}]0;title\u{7}' \u{202e}x\ny",
+            );
+            assert!(
+                !line.chars().any(|c| c.is_control() || c == '\u{202e}'),
+                "{line:?}"
+            );
+        }
+    }
+}
