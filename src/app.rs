@@ -557,6 +557,18 @@ fn print_command(answer: &str, settings: &Settings, policy: &Policy) -> i32 {
         Ok(command) => command,
         Err(why) => return fail(&Report::new(ExitCode::Runtime, why)),
     };
+    // The line is the user's to read and run: what could make it read differently from what it
+    // is (bidi overrides, zero-width or control characters) never lands there.
+    if !ui::is_clean(&command) {
+        let shown = ui::visible(&command, 200);
+        return fail(&Report::new(
+            ExitCode::Runtime,
+            format!(
+                "the model's command holds control, bidi or zero-width characters, not put on \
+                 the line: {shown}"
+            ),
+        ));
+    }
     if let Some(warning) = unsafe_warning(&command, policy) {
         if settings.widget_refuse_unsafe {
             return fail(

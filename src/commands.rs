@@ -8,7 +8,7 @@ use clap::CommandFactory;
 use crate::cli::Cli;
 use crate::config::{FetchNeeds, Paths, Settings};
 use crate::error::{ConfigError, ExitCode, Report};
-use crate::policy::{Policy, Roots, Verdict};
+use crate::policy::{Approver, Policy, Roots, Verdict};
 use crate::provider::{HttpClient, provider_for, select_endpoint};
 use crate::shell::{Shell, context_file, init_script};
 use crate::tool::{ExecTool, FilesystemTool, Registry, WebBackend, WebSearchTool, WebSettings};
@@ -41,7 +41,7 @@ pub(crate) fn check_command(
         .commands
         .iter()
         .map(|unit| {
-            (unit.verdict == Verdict::Ask)
+            (unit.verdict == Verdict::Ask && unit.approver == Approver::Anyone)
                 .then(|| rules.approving(&unit.command))
                 .flatten()
         })

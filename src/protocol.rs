@@ -347,8 +347,12 @@ pub(crate) struct ApprovalRequest {
     /// so). Flags, rules and "always" only ever approve running it inside.
     pub(crate) unconfined: bool,
     /// Only a person at the terminal can approve it: it could only run outside the sandbox (a
-    /// rerun after a sandbox block, or a kernel that cannot contain it).
+    /// rerun after a sandbox block, or a kernel that cannot contain it), or it may reach a secret
+    /// by a path nobody can compute before it runs.
     pub(crate) person_only: bool,
+    /// An allow rule or an "always" answer may approve it: every command that asks is one
+    /// simple command, with no option, variable or wrapper that runs another program.
+    pub(crate) by_rule: bool,
 }
 
 /// A person's answer to an approval request.

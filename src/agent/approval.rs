@@ -106,6 +106,9 @@ impl Gate {
         if self.yes {
             return approved(DecidedBy::YesFlag);
         }
+        if !request.by_rule {
+            return None;
+        }
         let parts = Self::parts(request);
         match self.rules.approve_all(&parts) {
             Some("--allow") => return approved(DecidedBy::AllowPattern),
@@ -128,8 +131,11 @@ impl Gate {
         let parts = Self::parts(request);
         match reply {
             Ok(Answer::Yes) => approved(DecidedBy::User),
+            // "Always" remembers only what a rule could approve: one simple command each.
             Ok(Answer::Always) => {
-                self.always.extend(parts);
+                if request.by_rule {
+                    self.always.extend(parts);
+                }
                 approved(DecidedBy::User)
             }
             Ok(Answer::Edit(command)) => GateAnswer::Approved {
@@ -168,6 +174,7 @@ mod tests {
             cwd: PathBuf::from("/w"),
             unconfined: true,
             person_only: false,
+            by_rule: true,
         }
     }
 

@@ -86,6 +86,7 @@ fn assessment(verdict: Verdict, untrusted: bool) -> Assessment {
             command: "c".into(),
             verdict,
             reasons: Vec::new(),
+            approver: Default::default(),
         }],
         untrusted: untrusted.then(|| "a file outside the project".into()),
         fetch: Default::default(),

@@ -11,7 +11,7 @@ use super::outcome::{
     blocked, denied, duplicate, not_run_after_refusal, not_run_past_limit, subject_of, verdict_word,
 };
 use super::turn::Effect;
-use crate::policy::{Assessment, Verdict};
+use crate::policy::{Approver, Assessment, Verdict};
 use crate::protocol::{
     Action, ApprovalRequest, CallError, CallErrorCode, Decision, Event, ToolCallRecord,
 };
@@ -156,7 +156,10 @@ impl Core<'_> {
             reasons,
             cwd,
             unconfined: command && !current.contain_approved,
-            person_only: blocked.is_some() || (command && uncontainable),
+            person_only: blocked.is_some()
+                || (command && uncontainable)
+                || assessment.approver() == Approver::Person,
+            by_rule: assessment.approver() == Approver::Anyone,
         };
         let asked = request.clone();
         current.stage = match blocked {

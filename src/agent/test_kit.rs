@@ -138,6 +138,7 @@ pub(super) fn assessment(verdict: Verdict, line: &str) -> Assessment {
             command: line.into(),
             verdict,
             reasons: Vec::new(),
+            approver: Default::default(),
         }],
         untrusted: None,
         fetch: Default::default(),

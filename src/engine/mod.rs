@@ -3,6 +3,8 @@
 //! (optionally held to a grammar) on a thread of its own that keeps the KV cache between
 //! requests; `download` fetches a model once. `provider::local` is what makes it a provider.
 
+// Only the engine's provider (`provider::local`, with the `local` feature) downloads models.
+#[cfg_attr(not(feature = "local"), allow(dead_code))]
 pub(crate) mod download;
 #[cfg(feature = "local")]
 mod generate;

@@ -7,20 +7,26 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::args::{operands, option_values, skip_options, subcommand};
-use super::danger::{self, basename, is_block_device, risky_assignment};
+use super::args::{operands, option_values};
+use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
 use super::reach::{Place, braces_make_words, has_glob};
+use super::runs;
 use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
-use super::{Finding, Verdict};
+use super::wreck::Ground;
+use super::{Approver, Finding, Verdict};
 use crate::config::Fetcher;
 
 /// How deep `bash -c "bash -c '...'"` strings are followed before giving up and asking.
 const MAX_STRING_DEPTH: usize = 6;
+/// How long one line may take to check before it asks instead.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long a line may be before it asks at once (nothing a person types is longer).
+pub(crate) const MAX_LINE: usize = 16 * 1024;
 /// How many wrappers (`nice timeout sudo env ...`) are unwrapped before giving up and asking.
 const MAX_WRAPPERS: usize = 16;
 
@@ -41,6 +47,9 @@ pub(crate) struct Unit {
     #[serde(rename = "decision")]
     pub(crate) verdict: Verdict,
     pub(crate) reasons: Vec<String>,
+    /// Who may approve it when it asks (left out when anyone may).
+    #[serde(rename = "approvable_by", skip_serializing_if = "Approver::is_anyone")]
+    pub(crate) approver: Approver,
 }
 
 /// Everything known about a line before it runs.
@@ -54,12 +63,30 @@ pub(crate) struct Judgement {
 }
 
 pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
+    if line.len() > MAX_LINE {
+        let mut out = Judgement::default();
+        let why = format!(
+            "the command is {} bytes long, more than ai checks ({MAX_LINE})",
+            line.len()
+        );
+        out.units.push(Unit {
+            command: line.to_string(),
+            verdict: Verdict::Ask,
+            reasons: vec![why],
+            approver: Approver::YesOrPerson,
+        });
+        out.fetch.others = true;
+        return out;
+    }
     let mut judge = Judge {
         place: Place {
             home: scope.home,
             cwd: scope.cwd.clone(),
             vars: Default::default(),
+            spent: Default::default(),
         },
+        deadline: std::time::Instant::now() + MAX_TIME,
+        walked: Default::default(),
         project: scope.project,
         temp: scope.temp,
         out: Judgement::default(),
@@ -70,6 +97,10 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
 
 pub(super) struct Judge<'a> {
     pub(super) place: Place<'a>,
+    /// When checking stops and the line asks instead.
+    deadline: std::time::Instant,
+    /// The secret walk of each directory, shared by the commands of the line.
+    walked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
     pub(super) project: Option<&'a Path>,
     temp: &'a Path,
     out: Judgement,
@@ -83,7 +114,9 @@ impl Judge<'_> {
             .max()
             .unwrap_or(Verdict::Allow);
         let mut reasons: Vec<String> = Vec::new();
+        let mut approver = Approver::Anyone;
         for finding in findings.into_iter().filter(|f| f.verdict == verdict) {
+            approver = approver.max(finding.approver);
             if !reasons.contains(&finding.reason) {
                 reasons.push(finding.reason);
             }
@@ -92,20 +125,56 @@ impl Judge<'_> {
             command: command.to_string(),
             verdict,
             reasons,
+            approver,
         });
+    }
+
+    /// Whether the time to check the line is up; the first time, the line asks for it.
+    pub(super) fn expired(&mut self, text: &str) -> bool {
+        if std::time::Instant::now() < self.deadline {
+            return false;
+        }
+        let why = format!("checking the command took longer than {MAX_TIME:?}");
+        if !self.out.units.iter().any(|u| u.reasons.contains(&why)) {
+            self.unit(text, vec![ask(why).narrowed(Approver::YesOrPerson)]);
+        }
+        true
+    }
+
+    /// The first secret below `dir`, walked once per line.
+    fn secret_below(&mut self, dir: &Path) -> Option<PathBuf> {
+        let home = self.place.home;
+        (self.walked.entry(dir.to_path_buf()))
+            .or_insert_with(|| secret_below(dir, home))
+            .clone()
+    }
+
+    fn ground(&self) -> Ground<'_> {
+        Ground {
+            place: &self.place,
+            project: self.project,
+        }
     }
 
     fn line(&mut self, text: &str, depth: usize) {
         if depth > MAX_STRING_DEPTH {
             self.unit(
                 text,
-                vec![ask("shell strings are nested too deeply to check")],
+                vec![
+                    ask("shell strings are nested too deeply to check")
+                        .narrowed(Approver::YesOrPerson),
+                ],
             );
             return;
         }
+        if self.expired(text) {
+            return;
+        }
         let script = shell::parse(text);
+        // What is not one simple command (a line read only in part, an expansion ai cannot
+        // see) is never approved by a rule that names a command.
         if let Some(why) = script.unreadable {
-            self.unit(text, vec![ask(why)]);
+            self.unit(text, vec![ask(why).narrowed(Approver::YesOrPerson)]);
         }
         for name in &script.fork_bombs {
             let reason = format!("the function `{name}` calls itself in a pipeline: a fork bomb");
@@ -118,23 +187,17 @@ impl Judge<'_> {
         }
         for expansion in &script.indirect {
             let reason = format!("`{expansion}` expands a value ai cannot see, which can run code");
-            self.unit(expansion, vec![ask(reason)]);
+            self.unit(expansion, vec![ask(reason).narrowed(Approver::YesOrPerson)]);
         }
-        for word in &script.loose_words {
-            let mut findings = Vec::new();
-            self.secret(word, &mut findings);
-            if !word.dynamic && (word.text.contains("$(") || word.text.contains('`')) {
-                findings.push(ask("feeds in text the shell can later run as a command"));
-            }
-            if !findings.is_empty() {
-                self.unit(&word.text, findings);
-            }
-        }
+        self.loose(&script);
         // Redirections are judged from where the line starts and again after its `cd`s.
         for redirect in &script.redirects {
             self.redirect(redirect);
         }
         for command in &script.commands {
+            if self.expired(&command.text) {
+                return;
+            }
             let mut findings = Vec::new();
             if command.inline_input
                 && let Some(name) = command.words.first()
@@ -164,6 +227,26 @@ impl Judge<'_> {
             .filter(|r| r.kind == RedirectKind::Input)
         {
             self.redirect(redirect);
+        }
+    }
+
+    /// Loop variables, and the words that name things outside any command (`for f in WORDS`).
+    fn loose(&mut self, script: &shell::Script) {
+        for (name, values) in &script.loop_variables {
+            self.loop_variable(name, values);
+        }
+        for word in &script.loose_words {
+            let mut findings = Vec::new();
+            self.definite_secret(word, &mut findings);
+            if !word.dynamic && (word.text.contains("$(") || word.text.contains('`')) {
+                findings.push(ask("feeds in text the shell can later run as a command"));
+            }
+            if !findings.is_empty() {
+                let whole = findings
+                    .into_iter()
+                    .map(|f| f.narrowed(Approver::YesOrPerson));
+                self.unit(&word.text, whole.collect());
+            }
         }
     }
 
@@ -202,14 +285,22 @@ impl Judge<'_> {
         if let Some(why) = risky_assignment(name, &value.text) {
             findings.push(ask(format!("`{name}=` {why}")));
         }
+        if let Some(program) = runs::assignment(name, value) {
+            let why = format!("`{name}=` names a program the command runs");
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
+            self.program_line(&program, findings);
+        }
         if !value.dynamic && (value.text.contains("$(") || value.text.contains('`')) {
             findings.push(ask(format!(
                 "`{name}=` stores text the shell can later run as a command"
             )));
         }
-        self.secret(value, findings);
-        if !value.dynamic {
-            self.place.vars.insert(name.to_string(), value.text.clone());
+        self.definite_secret(value, findings);
+        match self.place.value(value) {
+            Some(text) => {
+                self.place.vars.insert(name.to_string(), text);
+            }
+            None => self.place.unknown(name),
         }
     }
 
@@ -230,14 +321,14 @@ impl Judge<'_> {
             }
             RedirectKind::Output => {
                 let path = target.text.as_str();
-                if is_block_device(path) {
-                    findings.push(deny(format!(
-                        "a redirection writes onto the block device {path}"
-                    )));
-                } else if !matches!(
-                    path,
-                    "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-                ) && !is_descriptor(path, target.dynamic)
+                self.ground()
+                    .onto_device(target, "a redirection writes onto", &mut findings);
+                if findings.is_empty()
+                    && !matches!(
+                        path,
+                        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+                    )
+                    && !is_descriptor(path, target.dynamic)
                 {
                     self.secret(target, &mut findings);
                     findings.push(ask(format!("`{}` writes to a file", redirect.text)));
@@ -279,13 +370,13 @@ impl Judge<'_> {
                 "the command name `{}` is computed at run time",
                 name.text
             )));
-            self.secrets_in(args, findings);
+            self.secrets_in(args, true, findings);
             return;
         }
         if name.text.contains('/') && !in_system_bin(&name.text) {
             self.out.fetch.others = true;
             self.project_file(name, findings);
-            self.secrets_in(args, findings);
+            self.secrets_in(args, true, findings);
             return;
         }
         let base = basename(&name.text);
@@ -295,22 +386,21 @@ impl Judge<'_> {
             ));
         }
         if let Some(inner) = self.wrapper(base, args, context, findings) {
-            self.simple(inner, &[], context, wraps + 1, findings);
+            self.nested(inner, context, wraps, findings);
             return;
         }
+        self.programs(base, args, findings);
         self.fetch(base, args, findings);
-        if matches!(base, "cd" | "pushd") {
-            self.cd(args, findings);
-        }
-        let home = self.place.home.map(|h| h.to_string_lossy().into_owned());
+        self.sets(base, args, findings);
         let judged = safe::judge(base, args);
-        let explained = danger::explain(base, args, home.as_deref());
+        let explained = danger::explain(base, args);
         // A program in the safe table has its own reasons; only the deny rules still apply.
         findings.extend(
             explained
                 .into_iter()
                 .filter(|f| !judged.known || f.verdict == Verdict::Deny),
         );
+        findings.extend(self.ground().judge(base, args));
         if !judged.known && !findings.iter().any(|f| f.verdict > Verdict::Allow) {
             findings.push(ask(danger::category(base).unwrap_or_else(|| {
                 format!("`{base}` is not a program ai knows to be safe to run unasked")
@@ -319,7 +409,8 @@ impl Judge<'_> {
         findings.extend(judged.asks.iter().cloned().map(ask));
         self.follow(&judged, context, wraps, findings);
         if !judged.names_only {
-            self.secrets_in(args, findings);
+            // `echo` and `printf` print their words and open none.
+            self.secrets_in(args, !matches!(base, "echo" | "printf"), findings);
             self.reads(base, args, &judged, findings);
         }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
@@ -330,8 +421,63 @@ impl Judge<'_> {
         }
     }
 
+    /// What options that run programs make the command run: judged as lines of their own.
+    fn programs(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        let runs = runs::options(base, args);
+        for line in &runs.lines {
+            self.program_line(line, findings);
+        }
+        if let Some(why) = runs.why {
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
+        }
+    }
+
+    /// Builtins that change what later words mean: `cd` moves, `read` and friends set
+    /// variables to what they read (unknown, so words using them are not computable).
+    fn sets(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        if matches!(base, "cd" | "pushd") {
+            self.cd(args, findings);
+        }
+        if matches!(base, "read" | "mapfile" | "readarray" | "getopts") {
+            for name in operands(args) {
+                self.place.unknown(&name.text);
+            }
+        }
+        if base == "printf" {
+            for name in option_values(args, &["-v"]) {
+                self.place.unknown(&name.text);
+            }
+        }
+    }
+
+    /// A command another one runs (`sudo X`, `xargs X`, `find -exec X`): judged into the same
+    /// unit, and no rule that names the outer command approves what it runs.
+    fn nested(
+        &mut self,
+        words: &[Word],
+        context: Context,
+        wraps: usize,
+        findings: &mut Vec<Finding>,
+    ) {
+        let mut inner = Vec::new();
+        self.simple(words, &[], context, wraps + 1, &mut inner);
+        findings.extend(inner.into_iter().map(|f| f.narrowed(Approver::YesOrPerson)));
+    }
+
+    /// A program an option or a variable names, judged as a command line of its own.
+    fn program_line(&mut self, line: &Word, findings: &mut Vec<Finding>) {
+        if line.dynamic {
+            findings.push(Finding::person(format!(
+                "runs a program computed at run time: {}",
+                line.text
+            )));
+        } else {
+            self.line(&line.text, 1);
+        }
+    }
+
     /// What a command runs or touches besides itself: inner commands, strings, scripts, files.
-    fn follow(
+    pub(super) fn follow(
         &mut self,
         judged: &Judged,
         context: Context,
@@ -339,12 +485,12 @@ impl Judge<'_> {
         findings: &mut Vec<Finding>,
     ) {
         for inner in &judged.inner {
-            self.simple(inner, &[], context, wraps + 1, findings);
+            self.nested(inner, context, wraps, findings);
         }
         // Paths handed over at run time (`xargs cat`): a secret in the tree could be one of them.
         if judged.contents
             && !judged.recursive
-            && let Some(secret) = secret_below(&self.place.cwd.clone(), self.place.home)
+            && let Some(secret) = self.secret_below(&self.place.cwd.clone())
         {
             findings.push(ask(format!(
                 "it reads files named at run time, and {} (a secret) is here",
@@ -378,188 +524,6 @@ impl Judge<'_> {
             self.out
                 .untrusted
                 .get_or_insert_with(|| "the network".into());
-        }
-    }
-
-    /// The command that a wrapper runs, with the wrapper's own reasons to ask.
-    fn wrapper<'w>(
-        &mut self,
-        base: &str,
-        args: &'w [Word],
-        context: Context,
-        findings: &mut Vec<Finding>,
-    ) -> Option<&'w [Word]> {
-        let inner = match base {
-            "sudo" | "doas" | "pkexec" | "run0" => {
-                findings.push(ask(format!(
-                    "`{base}` runs a command with elevated privileges"
-                )));
-                skip_options(
-                    args,
-                    &[
-                        "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group",
-                    ],
-                )
-            }
-            "su" => {
-                findings.push(ask("`su` runs commands as another user"));
-                if let Some(pos) = args
-                    .iter()
-                    .position(|a| a.text == "-c" || a.text == "--command")
-                    && let Some(string) = args.get(pos + 1)
-                {
-                    self.follow(
-                        &Judged {
-                            strings: vec![string.clone()],
-                            ..Judged::default()
-                        },
-                        context,
-                        0,
-                        findings,
-                    );
-                }
-                return None;
-            }
-            "setsid" | "disown" => {
-                findings.push(ask(format!(
-                    "`{base}` starts a process that keeps running after ai"
-                )));
-                skip_options(args, &[])
-            }
-            "nohup" => {
-                if context.background {
-                    findings.push(ask("`nohup ... &` keeps running after ai"));
-                }
-                skip_options(args, &[])
-            }
-            "nice" => skip_options(args, &["-n", "--adjustment"]),
-            "ionice" => {
-                if !option_values(args, &["-p", "-P", "-u", "--pid"]).is_empty() {
-                    findings.push(ask("`ionice -p` changes another process"));
-                }
-                skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"])
-            }
-            "time" => {
-                if !option_values(args, &["-o", "--output"]).is_empty() {
-                    findings.push(ask(
-                        "`time -o` writes text of the command's choosing to a file",
-                    ));
-                }
-                skip_options(args, &["-o", "--output", "-f", "--format"])
-            }
-            "exec" | "stdbuf" | "unbuffer" | "chronic" => skip_options(args, &["-a"]),
-            // Runners of the project's own environment: the command they run is judged.
-            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
-                if subcommand(args) == Some("run") =>
-            {
-                // Only options that change nothing but how quietly or how offline it runs.
-                let run_at = args.iter().position(|a| a.text == "run").unwrap_or(0);
-                let program_at = args[run_at + 1..]
-                    .iter()
-                    .position(|a| !a.text.starts_with('-'))
-                    .map_or(args.len(), |i| run_at + 1 + i);
-                if args[..program_at].iter().any(|a| {
-                    a.text.starts_with('-')
-                        && !matches!(
-                            a.text.as_str(),
-                            "--frozen"
-                                | "--locked"
-                                | "--offline"
-                                | "--no-sync"
-                                | "-q"
-                                | "--quiet"
-                                | "-v"
-                                | "--verbose"
-                        )
-                }) {
-                    findings.push(ask(format!(
-                        "`{base} run` with other packages or another interpreter runs code from \
-                         outside the project"
-                    )));
-                }
-                let at = args
-                    .iter()
-                    .position(|a| a.text == "run")
-                    .map_or(0, |i| i + 1);
-                skip_options(args.get(at..).unwrap_or(&[]), &["--with", "--python", "-p"])
-            }
-            "bundle" if subcommand(args) == Some("exec") => {
-                let at = args
-                    .iter()
-                    .position(|a| a.text == "exec")
-                    .map_or(0, |i| i + 1);
-                args.get(at..).unwrap_or(&[])
-            }
-            // `yarn jest`, `pnpm exec tsc`, `yarn run build`: one of the project's scripts, or a
-            // tool it installed, judged as that tool (`yarn node -e` is `node -e`).
-            "yarn" | "pnpm" | "bun" => return self.node_runner(base, args, findings),
-            "npx" | "pnpx" | "bunx" => {
-                let rest = skip_options(args, &["-p", "--package", "-c", "--call"]);
-                let local = rest.first().is_some_and(|bin| {
-                    !bin.dynamic
-                        && !bin.text.contains('/')
-                        && self
-                            .project
-                            .is_some_and(|p| p.join("node_modules/.bin").join(&bin.text).exists())
-                });
-                let unknown_option = args.iter().any(|a| {
-                    a.text.starts_with('-') && !matches!(a.text.as_str(), "--no-install" | "--no")
-                });
-                if !local || unknown_option {
-                    findings.push(ask(format!(
-                        "`{base}` downloads and runs a package unless the project has it"
-                    )));
-                }
-                // The project's own tool is project code, like `npm run`.
-                return None;
-            }
-            "timeout" => {
-                let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
-                rest.get(1..).unwrap_or(&[])
-            }
-            _ => return None,
-        };
-        Some(inner)
-    }
-
-    /// `cd DIR`: a secret directory is denied; later relative paths resolve from the new place.
-    fn cd(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
-        let target = operands(args)
-            .next()
-            .cloned()
-            .unwrap_or_else(|| Word::literal("~"));
-        if target.text == "-" {
-            return;
-        }
-        self.secret(&target, findings);
-        match self.place.paths(&target).and_then(|p| p.into_iter().next()) {
-            Some(dir) => self.place.cwd = dir,
-            None => findings.push(ask(format!(
-                "`cd {}` goes to a directory computed at run time",
-                target.text
-            ))),
-        }
-    }
-
-    fn secrets_in(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
-        for arg in args {
-            self.secret(arg, findings);
-            // `echo $AWS_SECRET_ACCESS_KEY`: a secret variable's value would reach the model.
-            if arg.dynamic
-                && let Some(name) = secret_variable(&arg.text)
-            {
-                findings.push(ask(format!("it expands `${name}`, which holds a secret")));
-            }
-        }
-    }
-
-    fn secret(&self, word: &Word, findings: &mut Vec<Finding>) {
-        if let Some(what) = self
-            .place
-            .secret(word)
-            .or_else(|| self.place.secret_unnormalized(word))
-        {
-            findings.push(deny(format!("it reaches {what}, a secret")));
         }
     }
 
@@ -607,16 +571,16 @@ impl Judge<'_> {
                         || a.text == "-L"
                         || a.text == "--untracked"
                 });
-            if let Some(secret) = targets
-                .iter()
+            let walk: Vec<PathBuf> = (targets.iter())
                 .filter(|d| {
                     judged.contents
                         && !skips_hidden
                         && d.is_dir()
                         && !holds_secrets(d, self.place.home)
                 })
-                .find_map(|d| secret_below(d, self.place.home))
-            {
+                .cloned()
+                .collect();
+            if let Some(secret) = walk.iter().find_map(|d| self.secret_below(d)) {
                 findings.push(ask(format!(
                     "`{base}` reads everything below, {} included (a secret)",
                     secret.display()
@@ -719,35 +683,17 @@ impl Judge<'_> {
     }
 }
 
-/// The first variable a word expands whose name says it holds a secret (`$GITHUB_TOKEN`).
-fn secret_variable(text: &str) -> Option<String> {
-    text.split('$').skip(1).find_map(|rest| {
-        let name: String = rest
-            .trim_start_matches('{')
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        (!name.is_empty() && danger::secret_name(&name)).then_some(name)
-    })
-}
-
 /// What a simple command's surroundings say about it.
 #[derive(Debug, Clone, Copy)]
-struct Context {
-    background: bool,
-    depth: usize,
+pub(super) struct Context {
+    pub(super) background: bool,
+    pub(super) depth: usize,
 }
 
 pub(super) fn ask(reason: impl Into<String>) -> Finding {
-    Finding {
-        verdict: Verdict::Ask,
-        reason: reason.into(),
-    }
+    Finding::new(Verdict::Ask, reason)
 }
 
-fn deny(reason: impl Into<String>) -> Finding {
-    Finding {
-        verdict: Verdict::Deny,
-        reason: reason.into(),
-    }
+pub(super) fn deny(reason: impl Into<String>) -> Finding {
+    Finding::new(Verdict::Deny, reason)
 }

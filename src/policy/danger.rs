@@ -1,143 +1,40 @@
-//! Why a command that is not known safe asks, in words a person understands, and the few forms so
-//! destructive that nothing may approve them (`rm -rf /`, writes onto block devices, recursive
-//! re-permissioning of system directories). These reasons decorate the allowlist's answer; they
-//! never make a command safe.
+//! Why a command that is not known safe asks, in words a person understands. These reasons
+//! decorate the allowlist's answer; they never make a command safe. (What nothing may approve is
+//! `wreck`'s, read through the same option reader and path resolution as the rest.)
 
+use super::args::{has_flag, operands, subcommand};
 use super::shell::Word;
 use super::{Finding, Verdict};
-
-const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/home",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/opt",
-    "/proc",
-    "/root",
-    "/sbin",
-    "/srv",
-    "/sys",
-    "/usr",
-    "/var",
-    "/Users",
-    "/System",
-    "/Library",
-    "/Applications",
-];
 
 pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-pub(crate) fn is_block_device(path: &str) -> bool {
-    const PREFIXES: &[&str] = &[
-        "/dev/sd",
-        "/dev/hd",
-        "/dev/vd",
-        "/dev/xvd",
-        "/dev/nvme",
-        "/dev/mmcblk",
-        "/dev/disk",
-        "/dev/rdisk",
-        "/dev/md",
-        "/dev/dm-",
-        "/dev/mapper/",
-        "/dev/loop",
-        "/dev/sr",
-    ];
-    PREFIXES.iter().any(|p| path.starts_with(p))
-}
-
-/// Short options of one cluster (`-rf` → `rf`); empty for long options and plain words.
-fn short_flags(arg: &str) -> &str {
-    match arg.strip_prefix('-') {
-        Some(rest) if !rest.starts_with('-') => rest,
-        _ => "",
-    }
-}
-
-fn has_short(args: &[Word], flag: char) -> bool {
-    args.iter().any(|a| short_flags(&a.text).contains(flag))
-}
-
-fn has_long(args: &[Word], name: &str) -> bool {
-    args.iter()
-        .any(|a| a.text == name || a.text.starts_with(&format!("{name}=")))
-}
-
-fn subcommand(args: &[Word]) -> Option<&str> {
-    operands(args).next().map(|w| w.text.as_str())
-}
-
-fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
-    args.iter()
-        .filter(|a| !a.text.starts_with('-') || a.text == "-")
-}
-
-/// Whether deleting or re-permissioning `target` recursively would wreck the system or home.
-pub(crate) fn catastrophic_target(target: &str, home: Option<&str>) -> bool {
-    let trimmed = target.trim_end_matches("/*").trim_end_matches('/');
-    let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
-    matches!(
-        trimmed,
-        "/" | "/." | "~" | "$HOME" | "${HOME}" | "~/." | "/*"
-    ) || SYSTEM_DIRS.contains(&trimmed)
-        || home.is_some_and(|h| trimmed == h.trim_end_matches('/'))
-}
-
 /// The tables: commands that delete, overwrite, escalate, install or control the system.
-pub(crate) fn explain(base: &str, args: &[Word], home: Option<&str>) -> Vec<Finding> {
-    let mut walker = Findings {
-        home,
-        out: Vec::new(),
-    };
+pub(crate) fn explain(base: &str, args: &[Word]) -> Vec<Finding> {
+    let mut walker = Findings { out: Vec::new() };
     let walker = &mut walker;
-    let ask = |walker: &mut Findings<'_>, reason: String| walker.find(Verdict::Ask, reason);
+    let ask = |walker: &mut Findings, reason: String| walker.find(Verdict::Ask, reason);
     match base {
         "rm" => {
             let recursive =
-                has_short(args, 'r') || has_short(args, 'R') || has_long(args, "--recursive");
-            if has_long(args, "--no-preserve-root") {
-                walker.find(
-                    Verdict::Deny,
-                    "`rm --no-preserve-root` can delete the whole system",
-                );
-            }
-            let fatal = operands(args).find(|t| catastrophic_target(&t.text, walker.home));
-            match (recursive, fatal) {
-                (true, Some(target)) => walker.find(
-                    Verdict::Deny,
-                    format!(
-                        "`rm -r {}` would delete a whole system or home directory",
-                        target.text
-                    ),
-                ),
-                (true, None) => ask(walker, "`rm -r` deletes files recursively".into()),
-                (false, _) => ask(walker, "`rm` deletes files".into()),
-            }
+                has_flag(args, "-r") || has_flag(args, "-R") || has_flag(args, "--recursive");
+            let reason = if recursive {
+                "`rm -r` deletes files recursively"
+            } else {
+                "`rm` deletes files"
+            };
+            ask(walker, reason.into());
         }
         "rmdir" | "unlink" => ask(walker, format!("`{base}` deletes files")),
-        "shred" | "wipe" | "srm" => {
-            if operands(args).any(|t| is_block_device(&t.text)) {
-                walker.find(
-                    Verdict::Deny,
-                    format!("`{base}` would destroy a whole disk"),
-                );
-            } else {
-                ask(walker, format!("`{base}` destroys files beyond recovery"));
-            }
-        }
+        "shred" | "wipe" | "srm" => ask(walker, format!("`{base}` destroys files beyond recovery")),
         "truncate" => ask(walker, "`truncate` cuts files short".into()),
         "mv" => ask(
             walker,
             "`mv` moves files and can overwrite the destination".into(),
         ),
         "cp" => ask(walker, "`cp` can overwrite the destination".into()),
-        "ln" if has_short(args, 'f') || has_long(args, "--force") => {
+        "ln" if has_flag(args, "-f") || has_flag(args, "--force") => {
             ask(walker, "`ln -f` replaces existing files".into());
         }
         "tee" => {
@@ -145,14 +42,7 @@ pub(crate) fn explain(base: &str, args: &[Word], home: Option<&str>) -> Vec<Find
                 ask(walker, "`tee` writes to files".into());
             }
         }
-        "dd" => {
-            let target = args.iter().find_map(|a| a.text.strip_prefix("of="));
-            if target.is_some_and(is_block_device) {
-                walker.find(Verdict::Deny, "`dd` would overwrite a block device");
-            } else {
-                ask(walker, "`dd` writes raw data".into());
-            }
-        }
+        "dd" => ask(walker, "`dd` writes raw data".into()),
         name if name.starts_with("mkfs")
             || matches!(
                 name,
@@ -167,23 +57,11 @@ pub(crate) fn explain(base: &str, args: &[Word], home: Option<&str>) -> Vec<Find
                     | "parted"
             ) =>
         {
-            if operands(args).any(|t| is_block_device(&t.text)) {
-                walker.find(
-                    Verdict::Deny,
-                    format!("`{name}` would rewrite a block device"),
-                );
-            } else {
-                ask(walker, format!("`{name}` formats or repartitions disks"));
-            }
+            ask(walker, format!("`{name}` formats or repartitions disks"));
         }
         "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => {
-            let recursive = has_short(args, 'R') || has_long(args, "--recursive");
-            if recursive && operands(args).any(|t| catastrophic_target(&t.text, walker.home)) {
-                walker.find(
-                    Verdict::Deny,
-                    format!("a recursive `{base}` of a system or home directory"),
-                );
-            } else if recursive {
+            let recursive = has_flag(args, "-R") || has_flag(args, "--recursive");
+            if recursive {
                 ask(walker, format!("`{base} -R` changes a whole tree"));
             } else if matches!(base, "chattr" | "setfacl") {
                 ask(walker, format!("`{base}` changes file attributes"));
@@ -192,10 +70,10 @@ pub(crate) fn explain(base: &str, args: &[Word], home: Option<&str>) -> Vec<Find
         "kill" | "pkill" | "killall" | "xkill" | "skill" => {
             ask(walker, format!("`{base}` sends signals to processes"));
         }
-        "sed" if has_short(args, 'i') || has_long(args, "--in-place") => {
+        "sed" if has_flag(args, "-i") || has_flag(args, "--in-place") => {
             ask(walker, "`sed -i` edits files in place".into());
         }
-        "perl" | "ruby" if has_short(args, 'i') => {
+        "perl" | "ruby" if has_flag(args, "-i") => {
             ask(walker, format!("`{base} -i` edits files in place"))
         }
         "rsync"
@@ -217,18 +95,14 @@ pub(crate) fn explain(base: &str, args: &[Word], home: Option<&str>) -> Vec<Find
     std::mem::take(&mut walker.out)
 }
 
-/// Collects findings with the home directory at hand.
-struct Findings<'a> {
-    home: Option<&'a str>,
+/// Collects findings.
+struct Findings {
     out: Vec<Finding>,
 }
 
-impl Findings<'_> {
+impl Findings {
     fn find(&mut self, verdict: Verdict, reason: impl Into<String>) {
-        self.out.push(Finding {
-            verdict,
-            reason: reason.into(),
-        });
+        self.out.push(Finding::new(verdict, reason));
     }
 }
 

@@ -16,6 +16,7 @@ mod path;
 mod reach;
 mod rules;
 mod runner;
+mod runs;
 mod safe;
 mod safe_dev;
 mod safe_git;
@@ -25,6 +26,9 @@ mod safe_sys;
 mod safe_text;
 mod safe_tools;
 mod shell;
+mod words;
+mod wrap;
+mod wreck;
 
 use std::path::PathBuf;
 
@@ -46,11 +50,60 @@ pub(crate) enum Verdict {
     Deny,
 }
 
+/// Who may approve a command that asks, from the widest to the narrowest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Approver {
+    /// `--yes`, an allow rule, an "always" answer or a person.
+    #[default]
+    Anyone,
+    /// `--yes` or a person, never an allow rule or "always": it is more than one simple command,
+    /// or it runs a program an option, a variable or a wrapper names (judged on its own too).
+    YesOrPerson,
+    /// Only a person at the terminal: it may reach a secret or wreck the system by a path
+    /// nobody can compute before it runs.
+    Person,
+}
+
+impl Approver {
+    fn is_anyone(&self) -> bool {
+        *self == Approver::Anyone
+    }
+}
+
+impl Finding {
+    /// The same finding, approvable by no one wider than `approver`.
+    pub(crate) fn narrowed(mut self, approver: Approver) -> Self {
+        self.approver = self.approver.max(approver);
+        self
+    }
+}
+
 /// One thing a part of a command calls for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Finding {
     pub(crate) verdict: Verdict,
     pub(crate) reason: String,
+    /// Who may approve it, when it asks.
+    pub(crate) approver: Approver,
+}
+
+impl Finding {
+    pub(crate) fn new(verdict: Verdict, reason: impl Into<String>) -> Self {
+        Finding {
+            verdict,
+            reason: reason.into(),
+            approver: Approver::Anyone,
+        }
+    }
+
+    /// A question only a person at the terminal may answer yes to.
+    pub(crate) fn person(reason: impl Into<String>) -> Self {
+        Finding {
+            approver: Approver::Person,
+            ..Finding::new(Verdict::Ask, reason)
+        }
+    }
 }
 
 /// The decision on one action and why (`ai --check-command --json` prints exactly this).
@@ -131,6 +184,16 @@ impl Assessment {
             untrusted: self.untrusted.clone(),
             fetch: self.fetch.clone(),
         }
+    }
+
+    /// Who may approve the line: the narrowest of its commands that ask.
+    pub(crate) fn approver(&self) -> Approver {
+        self.commands
+            .iter()
+            .filter(|u| u.verdict == Verdict::Ask)
+            .map(|u| u.approver)
+            .max()
+            .unwrap_or_default()
     }
 
     /// The simple commands a person (or an approval rule) must approve for the line to run.
@@ -258,3 +321,5 @@ impl Policy {
 mod props;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_spelling;

@@ -7,6 +7,13 @@ use std::path::{Component, Path, PathBuf};
 
 use super::path::sensitive;
 use super::shell::Word;
+use crate::config::{home_secrets, system_secrets};
+
+/// Stands for a part of a word only known at run time.
+const UNKNOWN: char = '\u{1}';
+
+/// At most this many paths are produced from all the words of one line.
+pub(crate) const LINE_EXPANSIONS: usize = 20_000;
 
 /// At most this many paths are produced from one word (brace and glob expansion).
 const MAX_EXPANSIONS: usize = 2048;
@@ -18,11 +25,23 @@ pub(crate) struct Place<'a> {
     pub(crate) cwd: PathBuf,
     /// Variables the line itself set to known text (`a=../.s; cat ${a}sh/id_rsa`).
     pub(crate) vars: HashMap<String, String>,
+    /// Paths produced so far for the whole line (braces and globs): past [`LINE_EXPANSIONS`]
+    /// words are no longer computed, so they ask.
+    pub(crate) spent: std::cell::Cell<usize>,
 }
 
 impl Place<'_> {
     /// The paths a word can name, or `None` when its value is only known at run time.
     pub(crate) fn paths(&self, word: &Word) -> Option<Vec<PathBuf>> {
+        if self.spent.get() > LINE_EXPANSIONS {
+            return None;
+        }
+        let out = self.paths_unbudgeted(word)?;
+        self.spent.set(self.spent.get() + out.len() + 1);
+        Some(out)
+    }
+
+    fn paths_unbudgeted(&self, word: &Word) -> Option<Vec<PathBuf>> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
         let mut out = Vec::new();
         for candidate in path_candidates(&text) {
@@ -44,6 +63,22 @@ impl Place<'_> {
             }
         }
         Some(out)
+    }
+
+    /// The absolute paths a word names before globs are matched (`/*` stays `/*`), or `None`
+    /// when its value is only known at run time. A quoted word has no glob.
+    pub(crate) fn patterns(&self, word: &Word) -> Option<Vec<PathBuf>> {
+        let text = self.expand_variables(&word.text, word.dynamic)?;
+        if word.quoted {
+            return Some(self.absolute(&text).into_iter().collect());
+        }
+        Some(
+            expand_braces(&text)
+                .iter()
+                .filter_map(|b| self.absolute(b))
+                .take(MAX_EXPANSIONS)
+                .collect(),
+        )
     }
 
     /// Why the word reaches a secret, if it does.
@@ -91,26 +126,40 @@ impl Place<'_> {
     }
 
     /// Variables expanded: `$HOME`, `$PWD` and what the line set are known; any other variable
-    /// counts as unset (empty), as bash would take it unless the environment sets it. A command
-    /// substitution or an expansion with operators leaves the value unknown.
+    /// counts as unset (empty), as bash would take it unless the environment sets it (the
+    /// sandbox's environment does not). A command substitution, an expansion with operators or a
+    /// variable the line set to such a value leaves the value unknown.
     fn expand_variables(&self, text: &str, dynamic: bool) -> Option<String> {
+        let out = self.expand(text, dynamic);
+        (!out.contains(UNKNOWN)).then_some(out)
+    }
+
+    /// The word's text with what is known expanded and each part only known at run time
+    /// replaced by [`UNKNOWN`].
+    fn expand(&self, text: &str, dynamic: bool) -> String {
         if !dynamic {
-            return Some(text.to_string());
-        }
-        if ["<(", ">(", "$((", "$["]
-            .iter()
-            .any(|form| text.contains(form))
-        {
-            return None;
+            return text.to_string();
         }
         let mut out = String::with_capacity(text.len());
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
-                '`' => return None,
+                '`' => {
+                    chars.by_ref().take_while(|&c| c != '`').for_each(drop);
+                    out.push(UNKNOWN);
+                }
+                // A process substitution is a pipe whose commands are judged on their own.
+                '<' | '>' if chars.peek() == Some(&'(') => {
+                    skip_group(&mut chars);
+                    out.push_str("/dev/fd/63");
+                }
                 '$' => {
                     let name = match chars.peek() {
-                        Some('(') => return None,
+                        Some('(' | '[') => {
+                            skip_group(&mut chars);
+                            out.push(UNKNOWN);
+                            continue;
+                        }
                         Some('{') => {
                             chars.next();
                             let mut name = String::new();
@@ -121,7 +170,8 @@ impl Place<'_> {
                                 name.push(c);
                             }
                             if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                                return None;
+                                out.push(UNKNOWN);
+                                continue;
                             }
                             name
                         }
@@ -150,7 +200,82 @@ impl Place<'_> {
                 c => out.push(c),
             }
         }
-        Some(out)
+        out
+    }
+
+    /// Why a word whose value is only known at run time may reach a secret: an unknown part
+    /// could stand for any text, so its pattern is matched against every secret location.
+    pub(crate) fn may_reach_secret(&self, word: &Word) -> Option<String> {
+        let text = self.expand(&word.text, word.dynamic);
+        // A glob that matches nothing now could match a secret made before it runs.
+        let glob_only = !text.contains(UNKNOWN);
+        if glob_only && (word.quoted || !has_glob(&text)) {
+            return None;
+        }
+        let anything = || {
+            format!(
+                "`{}` is computed at run time and could name any file, secrets included",
+                word.text
+            )
+        };
+        let secrets: Vec<PathBuf> = (self.home.iter())
+            .flat_map(|h| home_secrets().map(|s| h.join(s)))
+            .chain(system_secrets().map(PathBuf::from))
+            .collect();
+        for candidate in path_candidates(&text) {
+            if candidate.starts_with(UNKNOWN) && !glob_only {
+                return Some(anything());
+            }
+            for braced in expand_braces(candidate).into_iter().take(64) {
+                let Some(path) = self.absolute(&braced) else {
+                    continue;
+                };
+                let pattern = path.to_string_lossy().replace(UNKNOWN, "*");
+                let Ok(glob) = globset::GlobBuilder::new(&pattern).build() else {
+                    return Some(anything());
+                };
+                let glob = glob.compile_matcher();
+                let tail: String = (path.file_name().map(|n| n.to_string_lossy()))
+                    .unwrap_or_default()
+                    .chars()
+                    .map(|c| {
+                        if "*?[]{}".contains(c) || c == UNKNOWN {
+                            'x'
+                        } else {
+                            c
+                        }
+                    })
+                    .collect();
+                let matches = |p: &Path| {
+                    glob.is_match(p)
+                        && sensitive(p, self.home).is_some()
+                        && (!glob_only || dots_named(&path, p))
+                };
+                if let Some(secret) = secrets
+                    .iter()
+                    .find(|s| matches(s) || matches(&s.join(&tail)))
+                {
+                    return Some(format!(
+                        "`{}` is only known when it runs and could name {}, a secret",
+                        word.text,
+                        secret.display()
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// A word's value with the variables the line knows, or `None` when it is only known at
+    /// run time.
+    pub(crate) fn value(&self, word: &Word) -> Option<String> {
+        self.expand_variables(&word.text, word.dynamic)
+    }
+
+    /// Marks a variable the line sets to a value only known at run time (`d=$(...)`, a loop's
+    /// variable): words that use it are not computable.
+    pub(crate) fn unknown(&mut self, name: &str) {
+        self.vars.insert(name.to_string(), UNKNOWN.to_string());
     }
 
     fn variable(&self, name: &str) -> String {
@@ -183,6 +308,35 @@ impl Place<'_> {
             self.cwd.join(text)
         };
         Some(normalize(&path))
+    }
+}
+
+/// Whether every hidden name of `path` is matched by a pattern component that starts with a
+/// dot (bash's globs match a leading `.` only so).
+fn dots_named(pattern: &Path, path: &Path) -> bool {
+    pattern.components().zip(path.components()).all(|(p, c)| {
+        let (p, c) = (
+            p.as_os_str().to_string_lossy(),
+            c.as_os_str().to_string_lossy(),
+        );
+        !c.starts_with('.') || p.starts_with('.')
+    })
+}
+
+/// Skips a balanced `(...)` (or `[...]`) group that starts at the next character.
+fn skip_group(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    let mut depth = 0usize;
+    for c in chars.by_ref() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return;
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -333,9 +487,37 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether a word's braces are too many or too deeply nested to expand within the budget.
+fn braces_too_big(text: &str) -> bool {
+    const MAX_GROUPS: usize = 32;
+    const MAX_DEPTH: usize = 8;
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    for c in text.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    text.matches('{').count() > MAX_GROUPS || deepest > MAX_DEPTH
+}
+
 /// Why bash's brace expansion would build a command name or an option this reading never sees
 /// (`python3 {-c,CODE}`, `sed s/a/b/ {-i,} f`, `{sh,-c,CMD}`), if it would.
 pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
+    if let Some(word) = std::iter::once(name)
+        .chain(args)
+        .find(|w| !w.quoted && braces_too_big(&w.text))
+    {
+        return Some(format!(
+            "`{}` holds more brace expansion than ai checks",
+            word.text.chars().take(60).collect::<String>()
+        ));
+    }
     let expands = |word: &Word| {
         if word.quoted || !word.text.contains('{') {
             return None;
@@ -388,6 +570,7 @@ mod tests {
             home: Some(&home),
             cwd: home.join("project"),
             vars: HashMap::from([("a".to_string(), "../.s".to_string())]),
+            spent: Default::default(),
         };
         for spelling in [
             "~/.ssh/id_rsa",

@@ -121,6 +121,7 @@ mod tests {
             command: command.into(),
             verdict,
             reasons: vec!["why".into()],
+            approver: Default::default(),
         }
     }
 

@@ -613,6 +613,16 @@ fn env(args: &[Word], judged: &mut Judged) {
         {
             judged.ask(format!("`{name}=` {why}"));
         }
+        if let Some((name, _)) = assignment.text.split_once('=')
+            && super::runs::assignment(name, assignment).is_some()
+        {
+            // The program it names is judged on its own (`env GIT_SSH_COMMAND=CMD git ...`).
+            let value = assignment.text[name.len() + 1..].to_string();
+            judged.strings.push(Word {
+                text: value,
+                ..assignment.clone()
+            });
+        }
     }
     if start < rest.len() {
         judged.inner.push(rest[start..].to_vec());

@@ -84,6 +84,8 @@ pub(crate) struct Script {
     pub(crate) assignments: Vec<(String, Word)>,
     /// Words that name things without being a command's arguments (`for f in ~/.ssh/*`).
     pub(crate) loose_words: Vec<Word>,
+    /// The variables loops set, with the words they take their values from (none: unknown).
+    pub(crate) loop_variables: Vec<(String, Vec<Word>)>,
     /// Expansions whose value ai cannot see even when it knows the variables (`${!name}`,
     /// `${name@P}`): indirection and prompt expansion can run commands.
     pub(crate) indirect: Vec<String>,
@@ -146,13 +148,7 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 script.assignments.push(assignment);
             }
         }
-        "for_statement" => {
-            let mut cursor = node.walk();
-            let values: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
-            script
-                .loose_words
-                .extend(values.into_iter().map(|v| word(v, src)));
-        }
+        "for_statement" | "c_style_for_statement" => for_loop(node, src, script),
         "herestring_redirect" => {
             let mut cursor = node.walk();
             let words: Vec<Word> = node
@@ -204,6 +200,26 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
         }
         _ => {}
     }
+}
+
+/// A loop's variable, with the words it takes its values from, and those words.
+fn for_loop(node: Node<'_>, src: &str, script: &mut Script) {
+    let mut cursor = node.walk();
+    let values: Vec<Word> = node
+        .children_by_field_name("value", &mut cursor)
+        .map(|v| word(v, src))
+        .collect();
+    if let Some(variable) = node.child_by_field_name("variable") {
+        let known = if node.kind() == "for_statement" {
+            values.clone()
+        } else {
+            Vec::new()
+        };
+        script
+            .loop_variables
+            .push((text_of(variable, src).to_string(), known));
+    }
+    script.loose_words.extend(values);
 }
 
 /// Whether a real command substitution is somewhere below `node` (bounded walk).

@@ -17,7 +17,7 @@ pub(crate) use confirm::TerminalAsker;
 pub(crate) use crash::install_panic_hook;
 pub(crate) use json::JsonPrinter;
 pub(crate) use plain::PlainPrinter;
-pub(crate) use sanitize::sanitize;
+pub(crate) use sanitize::{is_clean, sanitize, visible};
 
 use crate::config::OutputMode;
 use crate::protocol::Event;
@@ -72,16 +72,23 @@ pub(crate) fn fail(report: &crate::error::Report) -> i32 {
     report.exit.code()
 }
 
-/// Writes to stderr, ignoring failures: there is nowhere left to report them.
+/// Writes to stderr, sanitised (errors and warnings can quote the model or a command), ignoring
+/// failures: there is nowhere left to report them.
 pub(crate) fn to_stderr(text: &str) {
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{text}");
+    let _ = writeln!(stderr, "{}", sanitize(text));
 }
 
 /// Writes a block of text to stdout (utility output such as `--show-config`); `false` if the
 /// pipe closed.
 pub(crate) fn to_stdout(text: &str) -> bool {
     let mut stdout = std::io::stdout().lock();
+    // On a terminal it is read by a person; through a pipe it is data, given exactly.
+    let text = if stdout.is_terminal() {
+        sanitize(text)
+    } else {
+        text.to_string()
+    };
     writeln!(stdout, "{text}")
         .and_then(|()| stdout.flush())
         .is_ok()

@@ -9,6 +9,16 @@ pub(crate) fn sanitize(text: &str) -> String {
         .collect()
 }
 
+/// Whether `text` holds nothing [`sanitize`] would replace.
+pub(crate) fn is_clean(text: &str) -> bool {
+    !text.chars().any(is_unsafe)
+}
+
+/// `text` sanitised and made one line (newlines and tabs become spaces): for status lines.
+pub(crate) fn one_line(text: &str) -> String {
+    sanitize(text).replace(['\n', '\t'], " ")
+}
+
 fn is_unsafe(c: char) -> bool {
     match c {
         '\n' | '\t' => false,

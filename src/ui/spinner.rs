@@ -7,6 +7,7 @@ use std::time::Duration;
 use dialoguer::console::Term;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
+use super::sanitize::one_line;
 use super::status::fit;
 
 /// Columns kept for the spinner glyph and the timer around the message.
@@ -31,11 +32,14 @@ impl Spinner {
         }
     }
 
+    /// The status line for `message`: sanitised (a command's own escape sequences never reach
+    /// the terminal), one line, fitted to the width.
     fn fitted(&self, message: &str) -> String {
+        let message = one_line(message);
         if self.width == 0 {
-            return message.to_string();
+            return message;
         }
-        fit(message, self.width.saturating_sub(FRAME).max(10))
+        fit(&message, self.width.saturating_sub(FRAME).max(10))
     }
 
     /// Shows `label` with a spinner and a timer.
@@ -116,5 +120,24 @@ impl TermLike for ShortOfTheEdge {
     }
     fn flush(&self) -> std::io::Result<()> {
         self.0.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_line_never_carries_a_commands_escape_sequences() {
+        for width in [0, 80] {
+            let spinner = Spinner::new(false, width);
+            let line = spinner.fitted(
+                "execute_command printf '\u{1b}]52;c;cm0=\u{7}\u{1b}]0;title\u{7}' \u{202e}x\ny",
+            );
+            assert!(
+                !line.chars().any(|c| c.is_control() || c == '\u{202e}'),
+                "{line:?}"
+            );
+        }
     }
 }

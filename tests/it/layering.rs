@@ -502,7 +502,7 @@ const OVERSIZE: &[(&str, &str)] = &[
         "policy v3: one record per program",
     ),
     (
-        "policy/classify.rs: fn wrapper",
+        "policy/wrap.rs: fn wrapper",
         "policy v3: two readings of the line",
     ),
     // Streaming parsers and converters whose one match is the whole of the format.

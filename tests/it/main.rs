@@ -8,6 +8,7 @@
 mod harness;
 mod server;
 
+mod approval_scope;
 mod attacker;
 mod attacks;
 mod cli;

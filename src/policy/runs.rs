@@ -1,0 +1,166 @@
+//! Options and variables that make a command run another program of the caller's choosing
+//! (`git push --receive-pack=CMD`, `git -c core.sshCommand=CMD`, `ssh -o ProxyCommand=CMD`,
+//! `rsync -e CMD`, `GIT_SSH_COMMAND=CMD git ...`). What they name is judged as a command line of
+//! its own, and no allow rule or "always" answer covers a command that carries one.
+
+use super::args::{has_flag, option_values, subcommand};
+use super::shell::Word;
+
+/// What one simple command makes run besides itself.
+#[derive(Debug, Default)]
+pub(crate) struct Runs {
+    /// Command lines given to options or variables: judged as lines of their own.
+    pub(crate) lines: Vec<Word>,
+    /// Why no rule may approve the command (the option that runs a program), if one is given.
+    pub(crate) why: Option<String>,
+}
+
+/// Variables whose value is a program a command runs.
+const PROGRAM_VARIABLES: &[&str] = &[
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_PROXY_COMMAND",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "RSYNC_RSH",
+    "CVS_RSH",
+    "PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "BROWSER",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+];
+
+/// `git -c` keys whose value is a program (`core.sshCommand`, `alias.x=!cmd`, `diff.x.command`).
+fn program_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.starts_with("core.")
+        || key.starts_with("alias.")
+        || key.starts_with("credential")
+        || [
+            "command", "cmd", "program", "helper", "editor", "pager", "tool", "textconv", "clean",
+            "smudge", "process", "driver", "proxy",
+        ]
+        .iter()
+        .any(|end| key.ends_with(end))
+}
+
+/// A `NAME=value` prefix that names a program: its value as a line.
+pub(crate) fn assignment(name: &str, value: &Word) -> Option<Word> {
+    PROGRAM_VARIABLES.contains(&name).then(|| value.clone())
+}
+
+/// The programs a simple command's options make it run.
+pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
+    let mut runs = Runs::default();
+    let mut given = |flag: &str, lines: Vec<Word>| {
+        if runs.why.is_none() {
+            runs.why = Some(format!(
+                "`{base} {flag}` runs a program of its own choosing"
+            ));
+        }
+        runs.lines.extend(lines);
+    };
+    match base {
+        "git" => git(args, &mut given),
+        "ssh" | "scp" | "sftp" | "sshfs" | "rsync" | "autossh" => {
+            remote_shell(base, args, &mut given)
+        }
+        _ => {}
+    }
+    if runs.why.is_none()
+        && args
+            .iter()
+            .any(|a| a.text == "--config" || a.text.starts_with("--config="))
+    {
+        runs.why = Some(format!("`{base} --config` can name programs it runs"));
+    }
+    runs
+}
+
+/// git's options that run programs: `--receive-pack`, `--upload-pack`, `--exec`, `-c` settings.
+fn git(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    for (flag, names) in [
+        ("--receive-pack", &["--receive-pack"][..]),
+        ("--upload-pack", &["--upload-pack"]),
+        ("--exec", &["--exec"]),
+        ("--extcmd", &["--extcmd"]),
+    ] {
+        let values = option_values(args, names);
+        if !values.is_empty() {
+            given(flag, values);
+        }
+    }
+    let at = |sub: &[&str]| subcommand(args).is_some_and(|s| sub.contains(&s));
+    let (short, names): (&str, &[&str]) = if at(&["clone", "fetch", "ls-remote", "pull"]) {
+        ("-u", &["-u"])
+    } else if at(&["rebase"]) {
+        ("-x", &["-x"])
+    } else {
+        ("", &[])
+    };
+    let values = option_values(args, names);
+    if !values.is_empty() {
+        given(short, values);
+    }
+    let settings = option_values(args, &["-c", "--config"]);
+    let programs: Vec<Word> = settings
+        .iter()
+        .filter_map(|w| w.text.split_once('=').map(|(k, v)| (k, v, w)))
+        .filter(|(key, _, _)| program_key(key))
+        .map(|(_, value, w)| Word {
+            text: value.trim_start_matches('!').to_string(),
+            ..w.clone()
+        })
+        .collect();
+    if !settings.is_empty() || has_flag(args, "--config-env") {
+        given("-c", programs);
+    }
+    for flag in ["--ext-diff", "--textconv", "--filters"] {
+        if args.iter().any(|a| a.text == flag) {
+            given(flag, Vec::new());
+        }
+    }
+}
+
+/// ssh and its relatives: `-o ProxyCommand=`, `rsync -e`, `scp -S`, another config file.
+fn remote_shell(base: &str, args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    let commands: Vec<Word> = option_values(args, &["-o"])
+        .iter()
+        .filter_map(|w| {
+            let (key, value) = w.text.split_once(['=', ' '])?;
+            let key = key.to_ascii_lowercase();
+            matches!(
+                key.as_str(),
+                "proxycommand" | "localcommand" | "knownhostscommand"
+            )
+            .then(|| Word {
+                text: value.trim().to_string(),
+                ..w.clone()
+            })
+        })
+        .collect();
+    if !commands.is_empty() {
+        given("-o ProxyCommand", commands);
+    }
+    let (names, flag): (&[&str], &str) = match base {
+        "rsync" => (&["-e", "--rsh", "--rsync-path"], "-e"),
+        "scp" | "sftp" => (&["-S"], "-S"),
+        _ => (&["-F"], "-F"),
+    };
+    let values = option_values(args, names);
+    if !values.is_empty() {
+        let lines = if flag == "-F" { Vec::new() } else { values };
+        given(flag, lines);
+    }
+}

@@ -1,0 +1,106 @@
+//! How the classifier reads the words of a command for what they reach: secrets by every
+//! spelling (or a person's approval when a word is only known at run time), the variables a line
+//! or a loop sets, and `cd`.
+
+use super::Finding;
+use super::args::operands;
+use super::classify::{Judge, ask, deny};
+use super::danger;
+use super::shell::Word;
+
+impl Judge<'_> {
+    /// A loop's variable takes each of its values: known values become alternatives
+    /// (`{a,b}`), anything else leaves it unknown.
+    pub(super) fn loop_variable(&mut self, name: &str, values: &[Word]) {
+        let known: Option<Vec<String>> = values
+            .iter()
+            .map(|v| self.place.value(v).filter(|t| !t.contains([',', '{', '}'])))
+            .collect();
+        match known {
+            Some(texts) if texts.len() == 1 => {
+                self.place.vars.insert(name.to_string(), texts[0].clone());
+            }
+            Some(texts) if !texts.is_empty() && texts.len() <= 64 => {
+                let joined = format!("{{{}}}", texts.join(","));
+                self.place.vars.insert(name.to_string(), joined);
+            }
+            _ => self.place.unknown(name),
+        }
+    }
+
+    /// `cd DIR`: a secret directory is denied; later relative paths resolve from the new place.
+    pub(super) fn cd(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
+        let target = operands(args)
+            .next()
+            .cloned()
+            .unwrap_or_else(|| Word::literal("~"));
+        if target.text == "-" {
+            return;
+        }
+        self.secret(&target, findings);
+        match self.place.paths(&target).and_then(|p| p.into_iter().next()) {
+            Some(dir) => self.place.cwd = dir,
+            None => findings.push(ask(format!(
+                "`cd {}` goes to a directory computed at run time",
+                target.text
+            ))),
+        }
+    }
+
+    /// Secrets in a command's words; `opens`: it may open them (a word only known at run time
+    /// then asks a person).
+    pub(super) fn secrets_in(&mut self, args: &[Word], opens: bool, findings: &mut Vec<Finding>) {
+        for arg in args {
+            if self.expired(&arg.text) {
+                return;
+            }
+            if opens {
+                self.secret(arg, findings);
+            } else {
+                self.definite_secret(arg, findings);
+            }
+            // `echo $AWS_SECRET_ACCESS_KEY`: a secret variable's value would reach the model.
+            if arg.dynamic
+                && let Some(name) = secret_variable(&arg.text)
+            {
+                findings.push(ask(format!("it expands `${name}`, which holds a secret")));
+            }
+        }
+    }
+
+    /// A word the command opens: denied when it reaches a secret; when its value is only known
+    /// at run time and could be a secret, only a person may approve it.
+    pub(super) fn secret(&self, word: &Word, findings: &mut Vec<Finding>) {
+        if !self.definite_secret(word, findings)
+            && let Some(why) = self.place.may_reach_secret(word)
+        {
+            findings.push(Finding::person(format!(
+                "{why} (only a person can approve it)"
+            )));
+        }
+    }
+
+    /// Denies a word that reaches a secret by any spelling; whether it did.
+    pub(super) fn definite_secret(&self, word: &Word, findings: &mut Vec<Finding>) -> bool {
+        let found = self
+            .place
+            .secret(word)
+            .or_else(|| self.place.secret_unnormalized(word));
+        if let Some(what) = &found {
+            findings.push(deny(format!("it reaches {what}, a secret")));
+        }
+        found.is_some()
+    }
+}
+
+/// The first variable a word expands whose name says it holds a secret (`$GITHUB_TOKEN`).
+fn secret_variable(text: &str) -> Option<String> {
+    text.split('$').skip(1).find_map(|rest| {
+        let name: String = rest
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        (!name.is_empty() && danger::secret_name(&name)).then_some(name)
+    })
+}

@@ -1,0 +1,151 @@
+//! Wrappers that run another command (`sudo`, `nice`, `timeout`, `uv run`, `npx`, ...): the
+//! command they run, and the wrapper's own reasons to ask.
+
+use super::Finding;
+use super::args::{option_values, skip_options, subcommand};
+use super::classify::{Context, Judge, ask};
+use super::judged::Judged;
+use super::shell::Word;
+
+impl Judge<'_> {
+    /// The command that a wrapper runs, with the wrapper's own reasons to ask.
+    pub(super) fn wrapper<'w>(
+        &mut self,
+        base: &str,
+        args: &'w [Word],
+        context: Context,
+        findings: &mut Vec<Finding>,
+    ) -> Option<&'w [Word]> {
+        let inner = match base {
+            "sudo" | "doas" | "pkexec" | "run0" => {
+                findings.push(ask(format!(
+                    "`{base}` runs a command with elevated privileges"
+                )));
+                skip_options(
+                    args,
+                    &[
+                        "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group",
+                    ],
+                )
+            }
+            "su" => {
+                findings.push(ask("`su` runs commands as another user"));
+                if let Some(pos) = args
+                    .iter()
+                    .position(|a| a.text == "-c" || a.text == "--command")
+                    && let Some(string) = args.get(pos + 1)
+                {
+                    self.follow(
+                        &Judged {
+                            strings: vec![string.clone()],
+                            ..Judged::default()
+                        },
+                        context,
+                        0,
+                        findings,
+                    );
+                }
+                return None;
+            }
+            "setsid" | "disown" => {
+                findings.push(ask(format!(
+                    "`{base}` starts a process that keeps running after ai"
+                )));
+                skip_options(args, &[])
+            }
+            "nohup" => {
+                if context.background {
+                    findings.push(ask("`nohup ... &` keeps running after ai"));
+                }
+                skip_options(args, &[])
+            }
+            "nice" => skip_options(args, &["-n", "--adjustment"]),
+            "ionice" => {
+                if !option_values(args, &["-p", "-P", "-u", "--pid"]).is_empty() {
+                    findings.push(ask("`ionice -p` changes another process"));
+                }
+                skip_options(args, &["-c", "-n", "-p", "--class", "--classdata"])
+            }
+            "time" => {
+                if !option_values(args, &["-o", "--output"]).is_empty() {
+                    findings.push(ask(
+                        "`time -o` writes text of the command's choosing to a file",
+                    ));
+                }
+                skip_options(args, &["-o", "--output", "-f", "--format"])
+            }
+            "exec" | "stdbuf" | "unbuffer" | "chronic" => skip_options(args, &["-a"]),
+            // Runners of the project's own environment: the command they run is judged.
+            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
+                if subcommand(args) == Some("run") =>
+            {
+                // Only options that change nothing but how quietly or how offline it runs.
+                let run_at = args.iter().position(|a| a.text == "run").unwrap_or(0);
+                let program_at = args[run_at + 1..]
+                    .iter()
+                    .position(|a| !a.text.starts_with('-'))
+                    .map_or(args.len(), |i| run_at + 1 + i);
+                if args[..program_at].iter().any(|a| {
+                    a.text.starts_with('-')
+                        && !matches!(
+                            a.text.as_str(),
+                            "--frozen"
+                                | "--locked"
+                                | "--offline"
+                                | "--no-sync"
+                                | "-q"
+                                | "--quiet"
+                                | "-v"
+                                | "--verbose"
+                        )
+                }) {
+                    findings.push(ask(format!(
+                        "`{base} run` with other packages or another interpreter runs code from \
+                         outside the project"
+                    )));
+                }
+                let at = args
+                    .iter()
+                    .position(|a| a.text == "run")
+                    .map_or(0, |i| i + 1);
+                skip_options(args.get(at..).unwrap_or(&[]), &["--with", "--python", "-p"])
+            }
+            "bundle" if subcommand(args) == Some("exec") => {
+                let at = args
+                    .iter()
+                    .position(|a| a.text == "exec")
+                    .map_or(0, |i| i + 1);
+                args.get(at..).unwrap_or(&[])
+            }
+            // `yarn jest`, `pnpm exec tsc`, `yarn run build`: one of the project's scripts, or a
+            // tool it installed, judged as that tool (`yarn node -e` is `node -e`).
+            "yarn" | "pnpm" | "bun" => return self.node_runner(base, args, findings),
+            "npx" | "pnpx" | "bunx" => {
+                let rest = skip_options(args, &["-p", "--package", "-c", "--call"]);
+                let local = rest.first().is_some_and(|bin| {
+                    !bin.dynamic
+                        && !bin.text.contains('/')
+                        && self
+                            .project
+                            .is_some_and(|p| p.join("node_modules/.bin").join(&bin.text).exists())
+                });
+                let unknown_option = args.iter().any(|a| {
+                    a.text.starts_with('-') && !matches!(a.text.as_str(), "--no-install" | "--no")
+                });
+                if !local || unknown_option {
+                    findings.push(ask(format!(
+                        "`{base}` downloads and runs a package unless the project has it"
+                    )));
+                }
+                // The project's own tool is project code, like `npm run`.
+                return None;
+            }
+            "timeout" => {
+                let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
+                rest.get(1..).unwrap_or(&[])
+            }
+            _ => return None,
+        };
+        Some(inner)
+    }
+}
