@@ -56,8 +56,8 @@ ai_short=$(cd "$work/project" && local_ai python3 "$OLDPWD/$client" ai "$ai" "Sa
 tokens=$(field "$ai_long" tokens)
 echo "  $ai_long"
 echo "ai: a 3-iteration tool turn (the filesystem tool forced, 3 model requests)"
-ai_turn=$(cd "$work/project" && SWEBASH_AI_TOOL_CHOICE=filesystem SWEBASH_AI_TOOLS_MAX_ITER=3 \
-  local_ai python3 "$OLDPWD/$client" ai "$ai" "What version is in Cargo.toml?" --yes --tools fs)
+ai_turn=$(cd "$work/project" && local_ai SWEBASH_AI_TOOL_CHOICE=filesystem \
+  SWEBASH_AI_TOOLS_MAX_ITER=3 python3 "$OLDPWD/$client" ai "$ai" "What version is in Cargo.toml?" --yes --tools fs)
 echo "  $ai_turn"
 
 rows=()

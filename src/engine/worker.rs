@@ -97,6 +97,10 @@ fn run(model: &LlamaModel, session: &mut Session<'_>, job: &Job) {
     let _ = job.pieces.send(sent);
 }
 
+/// llama.cpp's `LLAMA_FLASH_ATTN_TYPE_DISABLED`. Its default (auto) turns flash attention on for
+/// the CPU, where measured with benches/local.sh each token cost more the longer the answer grew.
+const FLASH_ATTENTION_OFF: i32 = 0;
+
 fn context_params(settings: &LocalSettings) -> LlamaContextParams {
     let threads = match settings.threads {
         0 => physical_cores(),
@@ -109,6 +113,7 @@ fn context_params(settings: &LocalSettings) -> LlamaContextParams {
         .with_n_ubatch(PROMPT_CHUNK as u32)
         .with_n_threads(threads)
         .with_n_threads_batch(threads)
+        .with_flash_attention_policy(FLASH_ATTENTION_OFF)
 }
 
 /// Physical cores (hyper-threads share one core's arithmetic units, and llama.cpp's threads wait

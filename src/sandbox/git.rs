@@ -222,22 +222,6 @@ fn common_dir(git_dir: &Path) -> Option<PathBuf> {
     git_dir.join(rel.trim()).canonicalize().ok()
 }
 
-/// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
-/// of what lies in the project cannot be passed by a `..`.
-pub(super) fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// The hooks directory a repository's config names (`core.hooksPath`), relative to its
 /// working tree, else its own `hooks`.
 fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
@@ -253,7 +237,7 @@ fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
         };
         if in_core && key.trim().eq_ignore_ascii_case("hookspath") {
             let value = value.trim().trim_matches('"');
-            return Some(lexical(&work_tree.join(value)));
+            return Some(super::gitconfig::lexical(&work_tree.join(value)));
         }
     }
     Some(git_dir.join("hooks"))

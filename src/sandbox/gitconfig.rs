@@ -58,17 +58,15 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
             else {
                 continue;
             };
-            let file = super::git::lexical(&expand(value, &base));
+            let file = lexical(&expand(value, &base));
             match file.symlink_metadata() {
                 Ok(_) => named.files.push(file),
                 Err(_) => named.absent.push(file),
             }
         } else if key == "core.hookspath" {
-            named
-                .hooks
-                .push(super::git::lexical(&expand(value, work_tree)));
+            named.hooks.push(lexical(&expand(value, work_tree)));
         } else if let Some(program) = program_path(value) {
-            let file = super::git::lexical(&expand(program, work_tree));
+            let file = lexical(&expand(program, work_tree));
             if file.is_file() {
                 named.files.push(file);
             }
@@ -87,6 +85,22 @@ fn program_path(value: &str) -> Option<&str> {
         .next()?;
     let first = first.trim_matches(|c| c == '"' || c == '\'');
     first.contains('/').then_some(first)
+}
+
+/// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
+/// of what lies in the project cannot be passed by a `..`.
+pub(super) fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
