@@ -1,5 +1,8 @@
 //! The utility commands: each answers from the command line and exits, without a conversation
-//! (`--check-command`, `--parse-tool-calls`, `--list-models`, `--init`, `--completions`, `--man`).
+//! (`--check-command`, `--parse-tool-calls`, `--list-models`, `--init`, `--completions`, `--man`,
+//! `--pull`).
+
+mod pull;
 
 use std::io::Read;
 
@@ -14,6 +17,8 @@ use crate::shell::{Shell, context_file, init_script};
 use crate::tool::{ExecTool, FilesystemTool, Registry, WebBackend, WebSearchTool, WebSettings};
 use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, fail};
+
+pub(crate) use pull::pull;
 
 /// `ai --check-command CMD`: the policy's decision and its reasons, each simple command's verdict,
 /// the allow rule that would approve it, and for a command that would run without asking, what

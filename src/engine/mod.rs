@@ -1,13 +1,16 @@
 //! The embedded engine: a GGUF model run inside `ai` by llama.cpp, no server and no key. It
 //! loads a model, renders a conversation with the model's own chat template, and generates text
-//! (optionally held to a grammar) on the caller's thread; `download` fetches a model once.
-//! `provider::local` is what makes it a provider.
+//! (optionally held to a grammar) on the caller's thread. Which model (`catalogue`, `model`) and
+//! fetching it once (`download`) need no llama.cpp. `provider::local` is what makes it a
+//! provider.
 
+pub(crate) mod catalogue;
 pub(crate) mod download;
 #[cfg(feature = "local")]
 mod generate;
 #[cfg(feature = "local")]
 mod loaded;
+pub(crate) mod model;
 
 #[cfg(feature = "local")]
 pub(crate) use generate::generate;

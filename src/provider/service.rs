@@ -4,6 +4,7 @@
 use std::process::Command;
 
 use crate::config::{ANTHROPIC_BASE_URL, ForeignVars, OLLAMA_HOST, ProviderName, Secret, Settings};
+use crate::engine::model::{LocalModel, choose};
 use crate::error::ConfigError;
 
 /// The wire protocol a service speaks.
@@ -140,20 +141,46 @@ pub(crate) struct Endpoint {
     pub(crate) api_key: Option<Secret>,
     /// `None` until asked of the server's `/models`.
     pub(crate) model: Option<String>,
+    /// The embedded engine's model (the `local` provider only).
+    pub(crate) local: Option<LocalModel>,
+    /// Why this provider: what named it, or what auto-detection found (`--show-config`).
+    pub(crate) why: String,
 }
 
 /// Chooses the endpoint: the named provider, else an explicit base URL (OpenAI-compatible), else
 /// the first service whose key is in the environment (as `settings.foreign` holds it).
 pub(crate) fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigError> {
     let vars = &settings.foreign;
-    let service = match settings.provider {
-        Some(ProviderName::Local) => return local_endpoint(),
-        Some(name) => service_named(name.name()),
-        None if settings.base_url.is_some() => service_named("openai"),
+    let (service, why) = match settings.provider {
+        Some(ProviderName::Local) => {
+            let why = format!("named by {}", settings.origin_of("provider"));
+            return local_endpoint(settings, why);
+        }
+        Some(name) => (
+            service_named(name.name()),
+            format!("named by {}", settings.origin_of("provider")),
+        ),
+        None if settings.base_url.is_some() => (
+            service_named("openai"),
+            format!(
+                "{} names an OpenAI-compatible server",
+                settings.origin_of("base_url")
+            ),
+        ),
         None => match detect(vars, settings.probe) {
-            Some(service) => service,
+            Some(found) => found,
             // Built with the embedded engine: nothing configured means the local model.
-            None if cfg!(feature = "local") => return local_endpoint(),
+            None if cfg!(feature = "local") => {
+                let probed = if settings.probe {
+                    "no server answers on the usual ports"
+                } else {
+                    "no server looked for (SWEBASH_AI_PROBE=off)"
+                };
+                let why = format!(
+                    "nothing configured: no provider named, no provider key in the environment, {probed}"
+                );
+                return local_endpoint(settings, why);
+            }
             None => return Err(ConfigError::NoProvider),
         },
     };
@@ -216,17 +243,30 @@ pub(crate) fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigErr
         base_url,
         api_key,
         model,
+        local: None,
+        why,
     })
 }
 
-/// The embedded engine (settings name it only in a build with it).
-fn local_endpoint() -> Result<Endpoint, ConfigError> {
+/// The embedded engine (settings name it only in a build with it) and the model it runs: a
+/// model name that is not in the catalogue, a path or a URL is a configuration error.
+fn local_endpoint(settings: &Settings, why: String) -> Result<Endpoint, ConfigError> {
+    let model = choose(&settings.local, None).map_err(|err| {
+        let (name, value, expected) = err.parts();
+        ConfigError::Invalid {
+            name,
+            value,
+            expected,
+        }
+    })?;
     Ok(Endpoint {
         service: "local",
         protocol: Protocol::Local,
         base_url: "local:".into(),
         api_key: None,
-        model: None,
+        model: Some(model.name.clone()),
+        local: Some(model),
+        why,
     })
 }
 
@@ -252,13 +292,17 @@ const GEMINI_FALLBACK_VAR: &str = "GOOGLE_API_KEY";
 
 /// With no provider named: the first service whose key is set, else a local server that
 /// answers on its usual port (probed briefly, only when no key is set, and not at all with
-/// `SWEBASH_AI_PROBE=off`; Ollama is looked for where `OLLAMA_HOST` says).
-fn detect(vars: &ForeignVars, probe: bool) -> Option<&'static Service> {
+/// `SWEBASH_AI_PROBE=off`; Ollama is looked for where `OLLAMA_HOST` says); and why.
+fn detect(vars: &ForeignVars, probe: bool) -> Option<(&'static Service, String)> {
     if let Some(service) = SERVICES
         .iter()
         .find(|s| s.protocol != Protocol::Local && key_of(s, vars).is_some())
     {
-        return Some(service);
+        let var = match service.key_var.filter(|var| vars.key(var).is_some()) {
+            Some(var) => var,
+            None => GEMINI_FALLBACK_VAR,
+        };
+        return Some((service, format!("{var} is set in the environment")));
     }
     if !probe {
         return None;
@@ -280,7 +324,10 @@ fn detect(vars: &ForeignVars, probe: bool) -> Option<&'static Service> {
             .next()?;
         std::net::TcpStream::connect_timeout(&addr, timeout)
             .ok()
-            .map(|_| service_named(name))
+            .map(|_| {
+                let why = format!("a {name} server answers on {authority}");
+                (service_named(name), why)
+            })
     })
 }
 
