@@ -709,6 +709,40 @@ mod tests {
     }
 
     #[test]
+    fn the_model_path_beats_a_model_of_its_layer_or_below_and_a_model_flag_beats_it() {
+        let local = |flags: Flags, env: &[(&str, &str)]| {
+            resolve(
+                &flags,
+                &Env::from_pairs(env.iter().copied()),
+                &FileLayer::default(),
+            )
+            .map(|s| (s.local.model, s.local.model_path))
+            .ok()
+        };
+        let path = ("SWEBASH_AI_MODEL_PATH", "/m/a.gguf");
+        assert_eq!(
+            local(flags(), &[path, ("SWEBASH_AI_MODEL", "qwen3-4b")]),
+            Some((None, Some(PathBuf::from("/m/a.gguf"))))
+        );
+        let flag = Flags {
+            model: Some("qwen3-4b".into()),
+            ..flags()
+        };
+        assert_eq!(local(flag, &[path]), Some((Some("qwen3-4b".into()), None)));
+        // A model named for another provider is not the engine's.
+        assert_eq!(
+            local(
+                flags(),
+                &[
+                    ("SWEBASH_AI_PROVIDER", "openai"),
+                    ("SWEBASH_AI_MODEL", "gpt-4o")
+                ]
+            ),
+            Some((None, None))
+        );
+    }
+
+    #[test]
     fn paths_and_colour_come_from_the_snapshot() {
         let env = Env::from_pairs([("HOME", "/home/u"), ("NO_COLOR", "1")]);
         let s = resolve(&flags(), &env, &FileLayer::default()).ok();

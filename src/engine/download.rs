@@ -5,13 +5,14 @@
 //! verified SHA-256 is recorded beside the model. A broken download leaves its `.part` for the
 //! next run; a wrong one leaves nothing.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::model::{Download, LocalModel, sidecar_of};
+use super::checksum::{sha256_of, sidecar_of};
+use super::model::{Download, LocalModel};
 
 /// Attempts within one run before giving up (the `.part` file stays for the next run).
 const ATTEMPTS: u32 = 3;
@@ -148,31 +149,10 @@ async fn attempt(
     if have > 0 {
         request = request.header("range", format!("bytes={have}-"));
     }
-    let mut response = request
-        .send()
-        .await
-        .map_err(|err| FetchError::Network(format!("cannot download {url}: {err}")))?;
-    let status = response.status().as_u16();
-    if status == 416 && have > 0 {
-        // The range is past the end: the `.part` is whole or stale; the next attempt starts over.
-        let _ = std::fs::remove_file(part);
-        return Err(FetchError::Network(format!(
-            "cannot download {url}: HTTP 416"
-        )));
-    }
-    // A 206 that does not start where the `.part` ends is taken as no resume at all.
-    let resumed = status == 206 && content_range_start(response.headers()) == Some(have);
-    if !(status == 206 || status == 200) {
-        return Err(FetchError::Network(format!(
-            "cannot download {url}: HTTP {status}"
-        )));
-    }
-    if status == 206 && !resumed {
-        let _ = std::fs::remove_file(part);
-        return Err(FetchError::Network(format!(
-            "cannot download {url}: the server resumed at the wrong place"
-        )));
-    }
+    let mut response = request.send().await.map_err(|err| {
+        FetchError::Network(format!("cannot download {url}: {}", innermost(&err)))
+    })?;
+    let resumed = resumes(&response, have, part, url)?;
     if expected.is_none() {
         *expected = sha_header(response.headers());
     }
@@ -226,6 +206,46 @@ async fn attempt(
     }
 }
 
+/// Whether `response` continues the `.part` of `have` bytes (206 from there) or starts the file
+/// over (200: a server that ignores `Range`); any other answer is an error.
+fn resumes(
+    response: &reqwest::Response,
+    have: u64,
+    part: &Path,
+    url: &str,
+) -> Result<bool, FetchError> {
+    let status = response.status().as_u16();
+    if status == 416 && have > 0 {
+        // The range is past the end: the `.part` is whole or stale; the next attempt starts over.
+        let _ = std::fs::remove_file(part);
+        return Err(FetchError::Network(format!(
+            "cannot download {url}: HTTP 416"
+        )));
+    }
+    if !(status == 206 || status == 200) {
+        return Err(FetchError::Network(format!(
+            "cannot download {url}: HTTP {status}"
+        )));
+    }
+    // A 206 that does not start where the `.part` ends is taken as no resume at all.
+    if status == 206 && content_range_start(response.headers()) != Some(have) {
+        let _ = std::fs::remove_file(part);
+        return Err(FetchError::Network(format!(
+            "cannot download {url}: the server resumed at the wrong place"
+        )));
+    }
+    Ok(status == 206)
+}
+
+/// The deepest cause of an error (`Connection refused`, not `error sending request for url`).
+fn innermost(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = err;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
+
 /// The first byte of a `Content-Range: bytes START-END/TOTAL`.
 fn content_range_start(headers: &reqwest::header::HeaderMap) -> Option<u64> {
     let value = headers.get("content-range")?.to_str().ok()?;
@@ -258,26 +278,4 @@ fn progress(label: &str, total: Option<u64>, start: u64) -> ProgressBar {
     bar.set_prefix(label.to_string());
     bar.set_position(start);
     bar
-}
-
-pub(crate) fn sha256_of(path: &Path) -> Result<String, String> {
-    let mut file = std::fs::File::open(path)
-        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-    let mut context = ring::digest::Context::new(&ring::digest::SHA256);
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file
-            .read(&mut buffer)
-            .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        context.update(&buffer[..n]);
-    }
-    Ok(context
-        .finish()
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }

@@ -5,6 +5,7 @@
 //! provider.
 
 pub(crate) mod catalogue;
+mod checksum;
 pub(crate) mod download;
 #[cfg(feature = "local")]
 mod generate;

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::catalogue::{self, DEFAULT_MODEL, Entry};
+use super::checksum::{recorded_sha, sha256_of, sidecar_of};
 use crate::config::LocalSettings;
 
 /// The model to run.
@@ -188,7 +189,7 @@ impl LocalModel {
     /// The whole file hashed and checked against the expected or recorded SHA-256 (reads the
     /// whole file: call it off the async runtime). `Ok` with the hash, else why it is not it.
     pub(crate) fn verify(&self) -> Result<String, String> {
-        let actual = super::download::sha256_of(&self.file)?;
+        let actual = sha256_of(&self.file)?;
         let Some(download) = &self.download else {
             return Ok(actual);
         };
@@ -209,20 +210,6 @@ impl LocalModel {
     pub(crate) fn shown_size(&self) -> Option<u64> {
         self.download.as_ref().and_then(|d| d.shown_size)
     }
-}
-
-/// `NAME.gguf.sha256` beside `file`.
-pub(crate) fn sidecar_of(file: &Path) -> PathBuf {
-    let mut name = file.as_os_str().to_owned();
-    name.push(".sha256");
-    PathBuf::from(name)
-}
-
-/// The SHA-256 recorded beside `file` (`sha256sum`'s format: the hash, two spaces, the name).
-fn recorded_sha(file: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(sidecar_of(file)).ok()?;
-    let hash = text.split_whitespace().next()?.to_ascii_lowercase();
-    (hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hash)
 }
 
 #[cfg(test)]
@@ -349,7 +336,7 @@ mod tests {
         assert_eq!(model.on_disk(), OnDisk::Missing);
         let _ = std::fs::write(&model.file, b"abcd");
         assert!(matches!(model.on_disk(), OnDisk::Bad(why) if why.contains("not verified")));
-        let sha = super::super::download::sha256_of(&model.file).unwrap_or_default();
+        let sha = sha256_of(&model.file).unwrap_or_default();
         let _ = std::fs::write(model.sidecar(), format!("{sha}  tiny.gguf\n"));
         assert_eq!(model.on_disk(), OnDisk::Ready);
         assert_eq!(model.verify(), Ok(sha));

@@ -151,38 +151,9 @@ pub(crate) struct Endpoint {
 /// the first service whose key is in the environment (as `settings.foreign` holds it).
 pub(crate) fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigError> {
     let vars = &settings.foreign;
-    let (service, why) = match settings.provider {
-        Some(ProviderName::Local) => {
-            let why = format!("named by {}", settings.origin_of("provider"));
-            return local_endpoint(settings, why);
-        }
-        Some(name) => (
-            service_named(name.name()),
-            format!("named by {}", settings.origin_of("provider")),
-        ),
-        None if settings.base_url.is_some() => (
-            service_named("openai"),
-            format!(
-                "{} names an OpenAI-compatible server",
-                settings.origin_of("base_url")
-            ),
-        ),
-        None => match detect(vars, settings.probe) {
-            Some(found) => found,
-            // Built with the embedded engine: nothing configured means the local model.
-            None if cfg!(feature = "local") => {
-                let probed = if settings.probe {
-                    "no server answers on the usual ports"
-                } else {
-                    "no server looked for (SWEBASH_AI_PROBE=off)"
-                };
-                let why = format!(
-                    "nothing configured: no provider named, no provider key in the environment, {probed}"
-                );
-                return local_endpoint(settings, why);
-            }
-            None => return Err(ConfigError::NoProvider),
-        },
+    let (service, why) = match chosen(settings)? {
+        Chosen::Engine(why) => return local_endpoint(settings, why),
+        Chosen::Service(service, why) => (service, why),
     };
     // The SDKs' own variables name a service's URL; a key may follow it there.
     let own_override = match service.protocol {
@@ -245,6 +216,50 @@ pub(crate) fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigErr
         model,
         local: None,
         why,
+    })
+}
+
+/// What the settings choose before any URL or key is looked at, and why.
+enum Chosen {
+    Service(&'static Service, String),
+    /// The embedded engine.
+    Engine(String),
+}
+
+/// The named provider, else an explicit base URL (OpenAI-compatible), else what detection finds,
+/// else (in a build with it) the embedded engine.
+fn chosen(settings: &Settings) -> Result<Chosen, ConfigError> {
+    Ok(match settings.provider {
+        Some(ProviderName::Local) => {
+            Chosen::Engine(format!("named by {}", settings.origin_of("provider")))
+        }
+        Some(name) => Chosen::Service(
+            service_named(name.name()),
+            format!("named by {}", settings.origin_of("provider")),
+        ),
+        None if settings.base_url.is_some() => Chosen::Service(
+            service_named("openai"),
+            format!(
+                "{} names an OpenAI-compatible server",
+                settings.origin_of("base_url")
+            ),
+        ),
+        None => match detect(&settings.foreign, settings.probe) {
+            Some((service, why)) => Chosen::Service(service, why),
+            // Built with the embedded engine: nothing configured means the local model.
+            None if cfg!(feature = "local") => {
+                let probed = if settings.probe {
+                    "no server answers on the usual ports"
+                } else {
+                    "no server looked for (SWEBASH_AI_PROBE=off)"
+                };
+                let why = format!(
+                    "nothing configured: no provider named, no provider key in the environment, {probed}"
+                );
+                Chosen::Engine(why)
+            }
+            None => return Err(ConfigError::NoProvider),
+        },
     })
 }
 
