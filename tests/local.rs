@@ -174,7 +174,7 @@ fn a_pulled_catalogue_model_answers_with_a_tool_call_and_nothing_configured() {
         !result["answer"].as_str().unwrap_or("").trim().is_empty(),
         "{result}"
     );
-    assert_eq!(server.requests().len(), 1, "fetched once, by the pull");
+    assert_eq!(server.gets().len(), 1, "fetched once, by the pull");
 }
 
 #[test]

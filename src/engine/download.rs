@@ -62,25 +62,43 @@ pub(crate) async fn fetch(model: &LocalModel, bar: bool) -> Result<Fetched, Fetc
     let url = download.url.as_str();
     let client = crate::net::client(url, Duration::from_secs(15))
         .map_err(|err| FetchError::Network(format!("cannot download {url}: {err}")))?;
-    let mut expected = download.sha256.clone();
+    // What the host announces fills in what the catalogue could not pin.
+    let mut target = download.clone();
+    if target.sha256.is_none() {
+        let (sha, size) = announced(url).await;
+        target.sha256 = target.sha256.or(sha);
+        target.size = target.size.or(size);
+    }
+    let mut expected = target.sha256.clone();
     let label = format!("downloading {}", model.name);
     let mut last = FetchError::Network(format!("cannot download {url}"));
     for _ in 0..ATTEMPTS {
-        match attempt(
-            &client,
-            download,
-            &part,
-            &mut expected,
-            bar.then_some(&label),
-        )
-        .await
-        {
-            Ok(()) => return finish(download, &part, dest, expected).await,
+        let shown = bar.then_some(&label);
+        match attempt(&client, &target, &part, &mut expected, shown).await {
+            Ok(()) => return finish(&target, &part, dest, expected).await,
             Err(err @ (FetchError::Wrong(_) | FetchError::Io(_))) => return Err(err),
             Err(err) => last = err,
         }
     }
     Err(last)
+}
+
+/// The SHA-256 and size the host announces before it redirects to where the bytes are (Hugging
+/// Face: `X-Linked-ETag` and `X-Linked-Size` on the redirect of a `HEAD`); nothing when it
+/// announces nothing or cannot be asked (the download then says what is wrong).
+async fn announced(url: &str) -> (Option<String>, Option<u64>) {
+    let Ok(client) = crate::net::client_without_redirects(url, Duration::from_secs(15)) else {
+        return (None, None);
+    };
+    let Ok(response) = client.head(url).send().await else {
+        return (None, None);
+    };
+    let headers = response.headers();
+    let size = headers
+        .get("x-linked-size")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok());
+    (sha_header(headers), size)
 }
 
 /// The whole file is in `part`: checked, recorded, moved into place.

@@ -131,7 +131,7 @@ pub(crate) fn choose(
 fn file_model(path: &Path) -> LocalModel {
     LocalModel {
         name: path
-            .file_name()
+            .file_stem()
             .map_or_else(|| "local".into(), |n| n.to_string_lossy().into_owned()),
         file: path.to_path_buf(),
         download: None,

@@ -1,8 +1,9 @@
 //! The embedded engine as a provider (`--provider local`, cargo feature `local`): the model file
-//! (downloaded before, never here) loaded once, and each request rendered with the model's own chat template; a
-//! JSON schema from the request becomes a grammar, so even a tiny model can only write a
-//! well-formed call or a final answer. Tokens stream through the same sink as every provider;
-//! generation runs on its own thread and stops as soon as the request is dropped (Ctrl-C).
+//! (downloaded before, never here) loaded once, and each request rendered with the model's own
+//! chat template; a JSON schema from the request becomes a grammar, so even a tiny model can only
+//! write a well-formed call or a final answer. Tokens stream through the same sink as every
+//! provider; generation runs on its own thread and stops as soon as the request is dropped
+//! (Ctrl-C).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -163,8 +164,9 @@ impl Provider for LocalProvider {
         Some(entry.family)
     }
 
+    /// Which model of the catalogue (a file of one's own needs no saying).
     fn preparing(&self) -> Option<String> {
-        let model = self.model.as_ref().ok()?;
+        let model = self.model.as_ref().ok().filter(|m| m.download.is_some())?;
         Some(format!(
             "using the local model {} ({})",
             model.name,

@@ -11,17 +11,21 @@ use std::sync::{Arc, Mutex};
 pub struct Serve {
     /// The file's bytes.
     pub body: Vec<u8>,
-    /// The first reply breaks off after this many bytes of its body.
+    /// The first `GET` breaks off after this many bytes of its body.
     pub cut_first_after: Option<usize>,
     /// Replies 200 with the whole file even when asked for a range.
     pub ignore_range: bool,
     /// Sent as `X-Linked-ETag`.
     pub announce: Option<String>,
+    /// Like Hugging Face: `/resolve/NAME` answers 302 to `/cdn/NAME`, announcing the SHA-256
+    /// (`announce`) and size on the redirect only; `/cdn/NAME` serves the bytes.
+    pub redirect: bool,
 }
 
 /// One request as the server saw it.
 #[derive(Clone, Debug)]
 pub struct Seen {
+    pub method: String,
     pub path: String,
     /// The `Range` header's value, if any.
     pub range: Option<String>,
@@ -39,9 +43,11 @@ impl FileServer {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
         std::thread::spawn(move || {
-            for (n, stream) in listener.incoming().flatten().enumerate() {
+            let mut gets = 0;
+            for stream in listener.incoming().flatten() {
                 let mut reader = BufReader::new(stream.try_clone().expect("clone"));
                 let mut request = Seen {
+                    method: String::new(),
                     path: String::new(),
                     range: None,
                 };
@@ -52,7 +58,9 @@ impl FileServer {
                         break;
                     }
                     if first {
-                        request.path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+                        let mut words = line.split_whitespace();
+                        request.method = words.next().unwrap_or("").to_string();
+                        request.path = words.next().unwrap_or("").to_string();
                         first = false;
                     } else if let Some((name, value)) = line.split_once(':')
                         && name.trim().eq_ignore_ascii_case("range")
@@ -61,7 +69,9 @@ impl FileServer {
                     }
                 }
                 log.lock().expect("lock").push(request.clone());
-                respond(stream, &serve, &request, n == 0);
+                let first_get = request.method == "GET" && gets == 0;
+                gets += usize::from(request.method == "GET");
+                respond(stream, &serve, &request, first_get);
             }
         });
         FileServer { addr, seen }
@@ -72,13 +82,37 @@ impl FileServer {
         format!("http://{}/{name}", self.addr)
     }
 
+    /// Every request, `HEAD` included.
     pub fn requests(&self) -> Vec<Seen> {
         self.seen.lock().expect("lock").clone()
+    }
+
+    /// The `GET`s: the downloads.
+    pub fn gets(&self) -> Vec<Seen> {
+        let all = self.requests();
+        all.into_iter().filter(|r| r.method == "GET").collect()
     }
 }
 
 fn respond(mut stream: std::net::TcpStream, serve: &Serve, request: &Seen, first: bool) {
     let len = serve.body.len();
+    if serve.redirect && request.path.starts_with("/resolve/") {
+        let to = request.path.replacen("/resolve/", "/cdn/", 1);
+        let etag = serve
+            .announce
+            .as_ref()
+            .map(|sha| format!("x-linked-etag: \"{sha}\"\r\nx-linked-size: {len}\r\n"))
+            .unwrap_or_default();
+        let head = format!(
+            "HTTP/1.1 302 Found\r\nlocation: {to}\r\n{etag}content-length: 0\r\nconnection: close\r\n\r\n"
+        );
+        let _ = stream.write_all(head.as_bytes());
+        return;
+    }
+    let serve = &Serve {
+        announce: serve.announce.clone().filter(|_| !serve.redirect),
+        ..serve.clone()
+    };
     let start = request
         .range
         .as_deref()
@@ -106,6 +140,9 @@ fn respond(mut stream: std::net::TcpStream, serve: &Serve, request: &Seen, first
         }
     };
     let _ = stream.write_all(head.as_bytes());
+    if request.method == "HEAD" {
+        return;
+    }
     let body = match start {
         Some(start) if start >= len => &[][..],
         Some(start) => &serve.body[start..],

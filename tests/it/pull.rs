@@ -65,7 +65,7 @@ fn a_pull_downloads_verifies_records_the_checksum_and_a_second_pull_only_checks(
     );
     assert_eq!(again.stdout.trim(), model.display().to_string());
     assert_eq!(
-        server.requests().len(),
+        server.gets().len(),
         1,
         "a verified model is not fetched again"
     );
@@ -82,7 +82,7 @@ fn an_interrupted_download_resumes_with_a_range_request() {
     let ai = mirrored(&server.url("tiny.gguf"), &sha256(&body)).arg("--pull");
     let run = ai.run();
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let requests = server.requests();
+    let requests = server.gets();
     assert_eq!(requests.len(), 2, "{requests:?}");
     assert_eq!(requests[0].range, None);
     assert_eq!(requests[1].range.as_deref(), Some("bytes=20000-"));
@@ -102,7 +102,7 @@ fn a_part_left_by_an_earlier_run_is_continued_not_fetched_again() {
     std::fs::write(&part, &body[..12_345]).expect("part");
     let run = ai.run();
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let requests = server.requests();
+    let requests = server.gets();
     assert_eq!(requests.len(), 1, "{requests:?}");
     assert_eq!(requests[0].range.as_deref(), Some("bytes=12345-"));
     assert_eq!(std::fs::read(default_model(&ai)).expect("model"), body);
@@ -120,7 +120,7 @@ fn a_server_that_ignores_range_is_read_again_from_the_start() {
     let ai = mirrored(&server.url("tiny.gguf"), &sha256(&body)).arg("--pull");
     let run = ai.run();
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let requests = server.requests();
+    let requests = server.gets();
     assert_eq!(requests.len(), 2, "{requests:?}");
     assert_eq!(requests[1].range.as_deref(), Some("bytes=10000-"));
     assert_eq!(
@@ -157,25 +157,57 @@ fn a_wrong_checksum_fails_in_one_line_and_leaves_neither_the_model_nor_the_part(
 }
 
 #[test]
-fn a_checksum_the_host_announces_is_checked_when_none_is_pinned() {
+fn a_checksum_the_host_announces_on_its_redirect_is_checked_when_none_is_pinned() {
     let body = made_up_file(10_000);
     let good = FileServer::start(Serve {
         body: body.clone(),
         announce: Some(sha256(&body)),
+        redirect: true,
         ..Serve::default()
     });
-    let ai = Ai::bare().args(&["--pull", &good.url("mine.gguf")]);
+    let ai = Ai::bare().args(&["--pull", &good.url("resolve/mine.gguf")]);
     let run = ai.run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("verified"), "{}", run.stderr);
+    let record = ai
+        .root_dir()
+        .join("cache/swebash-ai/models/mine.gguf.sha256");
+    let record = std::fs::read_to_string(record).expect("the learned hash is recorded");
+    assert!(record.starts_with(&sha256(&body)), "{record}");
+    let methods: Vec<String> = good.requests().iter().map(|r| r.method.clone()).collect();
+    assert_eq!(
+        methods.first().map(String::as_str),
+        Some("HEAD"),
+        "{methods:?}"
+    );
     let bad = FileServer::start(Serve {
         body,
         announce: Some(sha256(b"not it")),
+        redirect: true,
         ..Serve::default()
     });
-    let run = Ai::bare().args(&["--pull", &bad.url("mine.gguf")]).run();
+    let run = Ai::bare()
+        .args(&["--pull", &bad.url("resolve/mine.gguf")])
+        .run();
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains(&sha256(b"not it")), "{}", run.stderr);
+}
+
+#[test]
+fn a_checksum_announced_with_the_bytes_is_checked_too() {
+    let body = made_up_file(10_000);
+    let server = FileServer::start(Serve {
+        body,
+        announce: Some(sha256(b"not it either")),
+        ..Serve::default()
+    });
+    let run = Ai::bare().args(&["--pull", &server.url("mine.gguf")]).run();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&sha256(b"not it either")),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
