@@ -418,10 +418,17 @@ mod tests {
     #[test]
     fn nothing_configured_is_no_provider_or_the_embedded_engine() {
         // Probing is off: whether this machine runs a server on a usual port must not matter.
-        let chosen = endpoint(&[], &[("SWEBASH_AI_PROBE", "off")]);
+        let chosen = endpoint(&[], &[("SWEBASH_AI_PROBE", "off"), ("HOME", "/home/u")]);
         if cfg!(feature = "local") {
-            // Built with the embedded engine, nothing configured means the local model.
-            assert_eq!(chosen.map(|e| e.service).ok(), Some("local"));
+            // Built with the embedded engine, nothing configured means the local model, the
+            // default of the catalogue, and says why.
+            let chosen = chosen.ok();
+            assert_eq!(chosen.as_ref().map(|e| e.service), Some("local"));
+            assert_eq!(
+                chosen.as_ref().and_then(|e| e.model.as_deref()),
+                Some(crate::engine::catalogue::DEFAULT_MODEL)
+            );
+            assert!(chosen.is_some_and(|e| e.why.starts_with("nothing configured")));
         } else {
             assert_eq!(chosen.err(), Some(ConfigError::NoProvider));
         }
