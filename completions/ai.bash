@@ -23,7 +23,7 @@ _ai() {
 
     case "${cmd}" in
         ai)
-            opts="-i -m -y -q -h -V --interactive --resume --command --shell --model --provider --base-url --tool-format --no-stream --tools --no-tools --max-iterations --yes --allow --sandbox --json --jsonl --output-schema --quiet --history --stats --since --show-config --check-command --list-tools --list-models --init --key --context --completions --man --parse-tool-calls --help --version"
+            opts="-i -m -y -q -h -V --interactive --resume --command --shell --model --provider --base-url --tool-format --no-stream --tools --no-tools --max-iterations --yes --allow --sandbox --json --jsonl --output-schema --quiet --history --stats --since --show-config --check-command --list-tools --list-models --pull --init --key --context --completions --man --parse-tool-calls --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -82,6 +82,10 @@ _ai() {
                     return 0
                     ;;
                 --check-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pull)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

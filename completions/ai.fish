@@ -11,6 +11,7 @@ complete -c ai -l sandbox -d 'Sandbox for commands that run without asking: work
 complete -c ai -l output-schema -d 'The final answer must be one JSON value valid against this JSON Schema file: printed alone (with --json, `answer` is the value); exit 1 if the model cannot comply [env: SWEBASH_AI_OUTPUT_SCHEMA]' -r
 complete -c ai -l since -d 'With --stats: only the last PERIOD, e.g. 7d, 12h, 30m' -r
 complete -c ai -l check-command -d 'Print the policy decision for a shell command and why (JSON with --json), then exit' -r
+complete -c ai -l pull -d 'Download a model of the embedded engine (a catalogue name, a URL; default: the configured one, else qwen3-1.7b) with progress, resuming and SHA-256 checks, then print its path' -r
 complete -c ai -l init -d 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"' -r
 complete -c ai -l key -d 'With --init: the key that asks ai, in the shell\'s notation (default Alt-E: \'\\ee\', \'^[e\')' -r
 complete -c ai -l completions -d 'Print a completion script: bash, zsh, fish, elvish or powershell' -r

@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'ai' -ScriptBlock {
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'The final answer must be one JSON value valid against this JSON Schema file: printed alone (with --json, `answer` is the value); exit 1 if the model cannot comply [env: SWEBASH_AI_OUTPUT_SCHEMA]')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'With --stats: only the last PERIOD, e.g. 7d, 12h, 30m')
             [CompletionResult]::new('--check-command', '--check-command', [CompletionResultType]::ParameterName, 'Print the policy decision for a shell command and why (JSON with --json), then exit')
+            [CompletionResult]::new('--pull', '--pull', [CompletionResultType]::ParameterName, 'Download a model of the embedded engine (a catalogue name, a URL; default: the configured one, else qwen3-1.7b) with progress, resuming and SHA-256 checks, then print its path')
             [CompletionResult]::new('--init', '--init', [CompletionResultType]::ParameterName, 'Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)"')
             [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'With --init: the key that asks ai, in the shell''s notation (default Alt-E: ''\ee'', ''^[e'')')
             [CompletionResult]::new('--completions', '--completions', [CompletionResultType]::ParameterName, 'Print a completion script: bash, zsh, fish, elvish or powershell')

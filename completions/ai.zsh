@@ -29,6 +29,7 @@ _ai() {
 '(-i --interactive --command)--output-schema=[The final answer must be one JSON value valid against this JSON Schema file\: printed alone (with --json, \`answer\` is the value); exit 1 if the model cannot comply \[env\: SWEBASH_AI_OUTPUT_SCHEMA\]]:FILE:_default' \
 '--since=[With --stats\: only the last PERIOD, e.g. 7d, 12h, 30m]:PERIOD:_default' \
 '--check-command=[Print the policy decision for a shell command and why (JSON with --json), then exit]:CMD:_default' \
+'--pull=[Download a model of the embedded engine (a catalogue name, a URL; default\: the configured one, else qwen3-1.7b) with progress, resuming and SHA-256 checks, then print its path]::MODEL:_default' \
 '--init=[Print the shell integration script for bash, zsh or fish\: eval "\$(ai --init zsh)"]:SHELL:_default' \
 '--key=[With --init\: the key that asks ai, in the shell'\''s notation (default Alt-E\: '\''\\ee'\'', '\''^\[e'\'')]:KEY:_default' \
 '--completions=[Print a completion script\: bash, zsh, fish, elvish or powershell]:SHELL:_default' \

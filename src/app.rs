@@ -104,6 +104,7 @@ pub fn run(cli: Cli, env: Env) -> i32 {
         }
         Mode::ListTools => on_runtime(commands::list_tools(&settings, cli.json)),
         Mode::ListModels => on_runtime(commands::list_models(&settings, cli.json)),
+        Mode::Pull(model) => on_runtime(commands::pull(&settings, &model)),
         Mode::Interactive => {
             let (resume, words) = resume_and_prompt(&cli, &settings);
             // `ai -i "prompt"`: the words are the first turn, not dropped.
@@ -251,6 +252,13 @@ fn show_config(settings: &Settings) -> i32 {
             lines.push(format!("{:<32} {}", "effective provider", endpoint.service));
             lines.push(format!(
                 "{:<32} {}",
+                "provider chosen because", endpoint.why
+            ));
+            if let Some(model) = &endpoint.local {
+                lines.push(format!("{:<32} {}", "local model", local_model_line(model)));
+            }
+            lines.push(format!(
+                "{:<32} {}",
                 "effective base URL", endpoint.base_url
             ));
             lines.push(format!(
@@ -286,6 +294,23 @@ fn show_config(settings: &Settings) -> i32 {
     } else {
         ExitCode::Ok.code()
     }
+}
+
+/// The embedded engine's model, for `--show-config`: what it is and whether it is on disk.
+fn local_model_line(model: &crate::engine::model::LocalModel) -> String {
+    use crate::engine::model::OnDisk;
+    let size = model
+        .shown_size()
+        .map(|n| format!(", {}", crate::engine::catalogue::human(n)))
+        .unwrap_or_default();
+    let pull = model.download.as_ref().map(|d| d.pull.as_str());
+    let state = match (model.on_disk(), pull) {
+        (OnDisk::Ready, _) => "on disk".to_string(),
+        (OnDisk::Missing, Some(pull)) => format!("not downloaded: ai --pull {pull}"),
+        (OnDisk::Missing, None) => "missing".to_string(),
+        (OnDisk::Bad(why), _) => format!("not usable: {why}"),
+    };
+    format!("{}{size} at {} ({state})", model.name, model.file.display())
 }
 
 /// The AGENTS.md files a run here would read, for `--show-config`.

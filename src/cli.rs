@@ -149,6 +149,11 @@ pub struct Cli {
     #[arg(help_heading = "Utilities", long)]
     pub(crate) list_models: bool,
 
+    /// Download a model of the embedded engine (a catalogue name, a URL; default: the configured
+    /// one, else qwen3-1.7b) with progress, resuming and SHA-256 checks, then print its path.
+    #[arg(help_heading = "Utilities", long, value_name = "MODEL", num_args = 0..=1, default_missing_value = "")]
+    pub(crate) pull: Option<String>,
+
     /// Print the shell integration script for bash, zsh or fish: eval "$(ai --init zsh)".
     #[arg(help_heading = "Utilities", long, value_name = "SHELL")]
     pub(crate) init: Option<String>,
@@ -196,6 +201,8 @@ pub(crate) enum Mode {
     CheckCommand(String),
     ListTools,
     ListModels,
+    /// `ai --pull [MODEL]`: the model named (empty: the configured or default one).
+    Pull(String),
     Init(String),
     Completions(String),
     Man,
@@ -218,6 +225,7 @@ impl Cli {
             text("--check-command", &self.check_command, Mode::CheckCommand),
             switch("--list-tools", self.list_tools, Mode::ListTools),
             switch("--list-models", self.list_models, Mode::ListModels),
+            text("--pull", &self.pull, Mode::Pull),
             text("--init", &self.init, Mode::Init),
             text("--completions", &self.completions, Mode::Completions),
             switch("--man", self.man, Mode::Man),

@@ -1,5 +1,8 @@
 //! The utility commands: each answers from the command line and exits, without a conversation
-//! (`--check-command`, `--parse-tool-calls`, `--list-models`, `--init`, `--completions`, `--man`).
+//! (`--check-command`, `--parse-tool-calls`, `--list-models`, `--init`, `--completions`, `--man`,
+//! `--pull`).
+
+mod pull;
 
 use std::io::Read;
 
@@ -14,6 +17,8 @@ use crate::shell::{Shell, context_file, init_script};
 use crate::tool::{ExecTool, FilesystemTool, Registry, WebBackend, WebSearchTool, WebSettings};
 use crate::toolformat::{self, Family, format_for};
 use crate::ui::{self, fail};
+
+pub(crate) use pull::pull;
 
 /// `ai --check-command CMD`: the policy's decision and its reasons, each simple command's verdict,
 /// the allow rule that would approve it, and for a command that would run without asking, what
@@ -386,8 +391,8 @@ off disables every configured MCP server.
 \fBSWEBASH_AI_HTTP_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_CONNECT_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_IDLE_TIMEOUT\fR, \fBSWEBASH_AI_HTTP_RETRIES\fR
 Network limits.
 .TP
-\fBSWEBASH_AI_MODEL_PATH\fR, \fBSWEBASH_AI_MODEL_URL\fR, \fBSWEBASH_AI_LOCAL_CTX\fR, \fBSWEBASH_AI_LOCAL_THREADS\fR
-The embedded engine (\fB--provider local\fR).
+\fBSWEBASH_AI_MODEL_PATH\fR, \fBSWEBASH_AI_MODEL_URL\fR, \fBSWEBASH_AI_MODEL_SHA256\fR, \fBSWEBASH_AI_LOCAL_CTX\fR, \fBSWEBASH_AI_LOCAL_THREADS\fR
+The embedded engine (\fB--provider local\fR): a GGUF file to run, a mirror URL and checksum for the chosen model, its context and threads.
 .TP
 \fBNO_COLOR\fR
 No colour when set.
@@ -398,6 +403,9 @@ The config file (default \fI~/.config/swebash-ai/config.toml\fR).
 .TP
 \fI$XDG_DATA_HOME/swebash-ai/conversations/\fR
 Saved conversations (\fB--history\fR, \fB-i --resume\fR); \fIhistory\fR beside it is the REPL's input history.
+.TP
+\fI$XDG_CACHE_HOME/swebash-ai/models/\fR
+The embedded engine's models (\fBai --pull\fR), each with its verified SHA-256 beside it (\fINAME.gguf.sha256\fR).
 .TP
 \fI$XDG_STATE_HOME/swebash-ai/audit.jsonl\fR
 The audit log of tool calls.

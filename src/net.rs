@@ -11,6 +11,17 @@ pub(crate) fn client(url: &str, connect_timeout: Duration) -> reqwest::Result<re
     builder(url, connect_timeout).build()
 }
 
+/// A client that does not follow redirects: what a host says before it sends the client on
+/// (Hugging Face announces a file's SHA-256 and size on the redirect to its CDN).
+pub(crate) fn client_without_redirects(
+    url: &str,
+    connect_timeout: Duration,
+) -> reqwest::Result<reqwest::Client> {
+    builder(url, connect_timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+}
+
 /// A client that counts the connections it opens (see `Connections`).
 pub(crate) fn counted_client(
     url: &str,

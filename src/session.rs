@@ -2,6 +2,8 @@
 //! system prompt) built once from settings, and one turn driven with Ctrl-C and a closed stdout
 //! handled. The one-shot run and the REPL both stand on it.
 
+mod model;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,7 +13,8 @@ use crate::agent::{
 };
 use crate::audit::AuditLog;
 use crate::config::{
-    PROJECT_DOC_MAX, Paths, ProjectDoc, Secret, Settings, project_doc_paths, read_project_doc,
+    PROJECT_DOC_MAX, Paths, ProjectDoc, Secret, Settings, ToolFormat, project_doc_paths,
+    read_project_doc,
 };
 use crate::conversation::{ConversationStore, Mode, Summary, utc_minute};
 use crate::error::{ConfigError, ExitCode, Report};
@@ -22,6 +25,8 @@ use crate::sandbox;
 use crate::shell::{command_instructions, context_file, last_command};
 use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebSettings};
 use crate::ui::{Frontend, TerminalAsker};
+
+pub(crate) use model::fetch_model;
 
 /// Why a session could not be set up, with the `--json` error kind it is.
 #[derive(Debug)]
@@ -113,6 +118,9 @@ impl Parts {
         let http = HttpClient::new(settings.http, &endpoint.base_url)
             .map_err(|err| SetupError::provider(&err))?;
         let provider_key = endpoint.api_key.clone();
+        if let Some(model) = &endpoint.local {
+            model::ensure_model(model, settings).await?;
+        }
         let mut provider = provider_for(endpoint, http, &settings.local);
         if let Some(note) = provider.preparing().filter(|_| !settings.quiet) {
             crate::ui::to_stderr(&format!("ai: {note}"));
@@ -194,7 +202,12 @@ impl Parts {
     /// How tools are called with the current model.
     pub(crate) fn mode(&self, settings: &Settings) -> ToolMode {
         if self.provider.prompt_only() {
-            return ToolMode::for_engine(settings.tool_format, &self.registry.specs());
+            // `auto`: the family the model was trained on, when known.
+            let format = match (settings.tool_format, self.provider.tool_family()) {
+                (ToolFormat::Auto, Some(family)) => family,
+                (format, _) => format,
+            };
+            return ToolMode::for_engine(format, &self.registry.specs());
         }
         ToolMode::from_settings(
             settings.tool_format,

@@ -179,7 +179,7 @@ impl ProviderName {
         let local = if cfg!(feature = "local") {
             ""
         } else {
-            "; `local` needs a build with `cargo build --features local`"
+            "; `local` needs the default build (this one was built with --no-default-features)"
         };
         format!(
             "one of {} (alias openai-compatible){local}",

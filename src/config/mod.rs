@@ -77,6 +77,13 @@ pub(crate) struct Flags {
 /// Settings of the embedded llama.cpp engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LocalSettings {
+    /// The model `-m`/`SWEBASH_AI_MODEL` names for the embedded engine (a catalogue name, a
+    /// GGUF path or a URL): `None` when a provider other than `local` is named, or when
+    /// `model_path` was set in the same or a higher layer (`-m` on the command line beats
+    /// `SWEBASH_AI_MODEL_PATH` in the environment, which beats `model` in the file).
+    pub(crate) model: Option<String>,
+    /// Where `model` was set, as an error about it names it.
+    pub(crate) model_origin: String,
     pub(crate) model_path: Option<PathBuf>,
     pub(crate) model_url: Option<String>,
     pub(crate) model_sha256: Option<String>,
@@ -253,7 +260,7 @@ pub(crate) fn resolve(flags: &Flags, env: &Env, file: &FileLayer) -> Result<Sett
         constrain: v.constrain,
         output_schema: v.output_schema.as_ref().map(PathBuf::from),
         project_doc: v.project_doc,
-        local: local_settings(&v, &paths),
+        local: local_settings(&v, &paths, &r.shown),
         policy: file.policy.clone(),
         mcp_servers: if v.mcp {
             enabled_servers(file)
@@ -335,14 +342,42 @@ pub(crate) fn output_mode(flags: &Flags) -> OutputMode {
     }
 }
 
-fn local_settings(v: &Values, paths: &Paths) -> LocalSettings {
+fn local_settings(v: &Values, paths: &Paths, shown: &[Shown]) -> LocalSettings {
+    let set = |key: &str| {
+        let name = env_name(key);
+        shown
+            .iter()
+            .find(|s| s.env_name == name)
+            .map(|s| (rank(s.source), s.origin.clone()))
+            .unwrap_or((rank(layer::Source::Default), name))
+    };
+    let (model_rank, model_origin) = set("model");
+    let (path_rank, _) = set("model_path");
+    let for_local = matches!(v.provider, None | Some(ProviderName::Local));
+    let path_wins = v.model_path.is_some() && path_rank <= model_rank;
     LocalSettings {
-        model_path: v.model_path.as_ref().map(PathBuf::from),
+        model: v.model.clone().filter(|_| for_local && !path_wins),
+        model_origin,
+        model_path: v
+            .model_path
+            .as_ref()
+            .filter(|_| path_wins)
+            .map(PathBuf::from),
         model_url: v.model_url.clone(),
         model_sha256: v.model_sha256.clone(),
         ctx: v.local_ctx,
         threads: v.local_threads,
         models_dir: paths.models_dir.clone(),
+    }
+}
+
+/// The layers from the highest: a flag, the environment, the file, the default.
+fn rank(source: layer::Source) -> u8 {
+    match source {
+        layer::Source::Flag => 0,
+        layer::Source::Env => 1,
+        layer::Source::File => 2,
+        layer::Source::Default => 3,
     }
 }
 
@@ -672,6 +707,40 @@ mod tests {
         for (key, _, _) in flag_values(&all).unwrap_or_default() {
             assert!(KEYS.contains(&key), "{key}");
         }
+    }
+
+    #[test]
+    fn the_model_path_beats_a_model_of_its_layer_or_below_and_a_model_flag_beats_it() {
+        let local = |flags: Flags, env: &[(&str, &str)]| {
+            resolve(
+                &flags,
+                &Env::from_pairs(env.iter().copied()),
+                &FileLayer::default(),
+            )
+            .map(|s| (s.local.model, s.local.model_path))
+            .ok()
+        };
+        let path = ("SWEBASH_AI_MODEL_PATH", "/m/a.gguf");
+        assert_eq!(
+            local(flags(), &[path, ("SWEBASH_AI_MODEL", "qwen3-4b")]),
+            Some((None, Some(PathBuf::from("/m/a.gguf"))))
+        );
+        let flag = Flags {
+            model: Some("qwen3-4b".into()),
+            ..flags()
+        };
+        assert_eq!(local(flag, &[path]), Some((Some("qwen3-4b".into()), None)));
+        // A model named for another provider is not the engine's.
+        assert_eq!(
+            local(
+                flags(),
+                &[
+                    ("SWEBASH_AI_PROVIDER", "openai"),
+                    ("SWEBASH_AI_MODEL", "gpt-4o")
+                ]
+            ),
+            Some((None, None))
+        );
     }
 
     #[test]

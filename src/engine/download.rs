@@ -1,113 +1,204 @@
-//! Fetching the default model of the `local` provider once into the XDG cache: resumable (a
-//! `.part` file continued with a `Range` request), checksum-verified (SHA-256 from the settings or
-//! the server's `X-Linked-ETag`), with a progress bar on a terminal.
+//! Fetching a model of the embedded engine into the models directory: resumable (a `.part` file
+//! continued with a `Range` request; a server that ignores `Range` is read from the start
+//! again), checked (the pinned size, and the SHA-256 pinned, given, or announced by the host as
+//! `X-Linked-ETag`) before the file is moved into place, with a progress bar on a terminal. The
+//! verified SHA-256 is recorded beside the model. A broken download leaves its `.part` for the
+//! next run; a wrong one leaves nothing.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// The default model: small, instruction-tuned, good enough at tool calls under a grammar.
-pub(crate) const DEFAULT_MODEL_URL: &str = "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf";
+use super::checksum::{sha256_of, sidecar_of};
+use super::model::{Download, LocalModel};
 
 /// Attempts within one run before giving up (the `.part` file stays for the next run).
 const ATTEMPTS: u32 = 3;
 
-/// The file a URL is kept as in `dir`.
-pub(crate) fn target_for(url: &str, dir: &Path) -> PathBuf {
-    let name = url
-        .rsplit('/')
-        .next()
-        .and_then(|n| n.split('?').next())
-        .filter(|n| !n.is_empty())
-        .unwrap_or("model.gguf");
-    dir.join(name)
+/// A model downloaded and moved into place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fetched {
+    pub(crate) sha256: String,
+    /// Whether the hash was checked against one pinned, given or announced (else it was only
+    /// recorded).
+    pub(crate) checked: bool,
 }
 
-/// Downloads `url` to `dest` unless it is already there.
-pub(crate) async fn fetch(
-    url: &str,
-    dest: &Path,
-    expected: Option<&str>,
-) -> Result<PathBuf, String> {
-    if dest.exists() {
-        return Ok(dest.to_path_buf());
-    }
+/// Why a download failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FetchError {
+    /// The network or the host failed; the `.part` file, if any, stays for resuming.
+    Network(String),
+    /// The bytes are not the file expected (checksum or size); nothing was kept.
+    Wrong(String),
+    /// The disk failed.
+    Io(String),
+}
+
+/// Where a download in progress is kept.
+pub(crate) fn part_of(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
+}
+
+/// Downloads `model` into its place (whatever is there is replaced only by a verified file),
+/// with a progress bar when `bar`.
+pub(crate) async fn fetch(model: &LocalModel, bar: bool) -> Result<Fetched, FetchError> {
+    let Some(download) = &model.download else {
+        return Err(FetchError::Io(format!(
+            "{} is a file of yours: there is nothing to download",
+            model.file.display()
+        )));
+    };
+    let dest = &model.file;
     if let Some(dir) = dest.parent() {
         std::fs::create_dir_all(dir)
-            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+            .map_err(|err| FetchError::Io(format!("cannot create {}: {err}", dir.display())))?;
     }
-    let part = dest.with_extension("gguf.part");
-    let client = crate::net::client(url, Duration::from_secs(15)).map_err(|err| err.to_string())?;
-    let mut expected = expected.map(str::to_ascii_lowercase);
-    let mut last_error = String::new();
+    let part = part_of(dest);
+    let url = download.url.as_str();
+    let client = crate::net::client(url, Duration::from_secs(15))
+        .map_err(|err| FetchError::Network(format!("cannot download {url}: {err}")))?;
+    // What the host announces fills in what the catalogue could not pin.
+    let mut target = download.clone();
+    if target.sha256.is_none() {
+        let (sha, size) = announced(url).await;
+        target.sha256 = target.sha256.or(sha);
+        target.size = target.size.or(size);
+    }
+    let mut expected = target.sha256.clone();
+    let label = format!("downloading {}", model.name);
+    let mut last = FetchError::Network(format!("cannot download {url}"));
     for _ in 0..ATTEMPTS {
-        match attempt(&client, url, &part, &mut expected).await {
-            Ok(()) => {
-                // Hashing gigabytes blocks: it runs off the runtime, which keeps Ctrl-C working.
-                let hashed = part.clone();
-                let actual = tokio::task::spawn_blocking(move || sha256_of(&hashed))
-                    .await
-                    .map_err(|err| format!("hashing {} stopped: {err}", part.display()))??;
-                if let Some(want) = &expected
-                    && *want != actual
-                {
-                    let _ = std::fs::remove_file(&part);
-                    return Err(format!(
-                        "the download of {url} is corrupt: SHA-256 {actual}, expected {want}"
-                    ));
-                }
-                std::fs::rename(&part, dest)
-                    .map_err(|err| format!("cannot move the model into place: {err}"))?;
-                return Ok(dest.to_path_buf());
-            }
-            Err(err) => last_error = err,
+        let shown = bar.then_some(&label);
+        match attempt(&client, &target, &part, &mut expected, shown).await {
+            Ok(()) => return finish(&target, &part, dest, expected).await,
+            Err(err @ (FetchError::Wrong(_) | FetchError::Io(_))) => return Err(err),
+            Err(err) => last = err,
         }
     }
-    Err(last_error)
+    Err(last)
 }
 
-/// One request: continues `part` where it stopped.
+/// The SHA-256 and size the host announces before it redirects to where the bytes are (Hugging
+/// Face: `X-Linked-ETag` and `X-Linked-Size` on the redirect of a `HEAD`); nothing when it
+/// announces nothing or cannot be asked (the download then says what is wrong).
+async fn announced(url: &str) -> (Option<String>, Option<u64>) {
+    let Ok(client) = crate::net::client_without_redirects(url, Duration::from_secs(15)) else {
+        return (None, None);
+    };
+    let Ok(response) = client.head(url).send().await else {
+        return (None, None);
+    };
+    let headers = response.headers();
+    let size = headers
+        .get("x-linked-size")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok());
+    (sha_header(headers), size)
+}
+
+/// The whole file is in `part`: checked, recorded, moved into place.
+async fn finish(
+    download: &Download,
+    part: &Path,
+    dest: &Path,
+    expected: Option<String>,
+) -> Result<Fetched, FetchError> {
+    let wrong = |message: String| {
+        let _ = std::fs::remove_file(part);
+        FetchError::Wrong(message)
+    };
+    let url = &download.url;
+    let len = std::fs::metadata(part).map_or(0, |m| m.len());
+    if let Some(size) = download.size
+        && len != size
+    {
+        return Err(wrong(format!(
+            "the download of {url} is {len} bytes, expected {size}"
+        )));
+    }
+    // Hashing gigabytes blocks: it runs off the runtime, which keeps Ctrl-C working.
+    let hashed = part.to_path_buf();
+    let actual = tokio::task::spawn_blocking(move || sha256_of(&hashed))
+        .await
+        .map_err(|err| FetchError::Io(format!("hashing {} stopped: {err}", part.display())))?
+        .map_err(FetchError::Io)?;
+    if let Some(want) = &expected
+        && *want != actual
+    {
+        return Err(wrong(format!(
+            "the download of {url} has SHA-256 {actual}, expected {want}"
+        )));
+    }
+    let name = dest
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    // The record first: a file in place always has its hash beside it.
+    let sidecar = sidecar_of(dest);
+    std::fs::write(&sidecar, format!("{actual}  {name}\n"))
+        .map_err(|err| FetchError::Io(format!("cannot write {}: {err}", sidecar.display())))?;
+    std::fs::rename(part, dest)
+        .map_err(|err| FetchError::Io(format!("cannot move the model into place: {err}")))?;
+    Ok(Fetched {
+        sha256: actual,
+        checked: expected.is_some(),
+    })
+}
+
+/// One request: continues `part` where it stopped (or starts it over when the server sends the
+/// whole file).
 async fn attempt(
     client: &reqwest::Client,
-    url: &str,
+    download: &Download,
     part: &Path,
     expected: &mut Option<String>,
-) -> Result<(), String> {
-    let have = std::fs::metadata(part).map_or(0, |m| m.len());
+    label: Option<&String>,
+) -> Result<(), FetchError> {
+    let url = download.url.as_str();
+    let mut have = std::fs::metadata(part).map_or(0, |m| m.len());
+    if download.size.is_some_and(|size| have > size) {
+        have = 0;
+    }
     let mut request = client.get(url);
     if have > 0 {
         request = request.header("range", format!("bytes={have}-"));
     }
-    let mut response = request
-        .send()
-        .await
-        .map_err(|err| format!("cannot download {url}: {err}"))?;
-    let status = response.status().as_u16();
-    let resumed = status == 206;
-    if !(resumed || status == 200) {
-        return Err(format!("cannot download {url}: HTTP {status}"));
-    }
+    let mut response = request.send().await.map_err(|err| {
+        FetchError::Network(format!("cannot download {url}: {}", innermost(&err)))
+    })?;
+    let resumed = resumes(&response, have, part, url)?;
     if expected.is_none() {
         *expected = sha_header(response.headers());
     }
     let start = if resumed { have } else { 0 };
     let total = response.content_length().map(|n| n + start);
+    if let (Some(total), Some(size)) = (total, download.size)
+        && total != size
+    {
+        let _ = std::fs::remove_file(part);
+        return Err(FetchError::Wrong(format!(
+            "{url} serves {total} bytes, expected {size}"
+        )));
+    }
+    let cannot_write =
+        |err: std::io::Error| FetchError::Io(format!("cannot write {}: {err}", part.display()));
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .write(true)
         .append(resumed)
         .truncate(!resumed)
         .open(part)
-        .map_err(|err| format!("cannot write {}: {err}", part.display()))?;
-    let bar = progress(total, start);
+        .map_err(cannot_write)?;
+    let bar = label.map(|label| progress(label, total, start));
     let mut written = start;
     loop {
         match response.chunk().await {
             Ok(Some(bytes)) => {
-                file.write_all(&bytes)
-                    .map_err(|err| format!("cannot write {}: {err}", part.display()))?;
+                file.write_all(&bytes).map_err(cannot_write)?;
                 written += bytes.len() as u64;
                 if let Some(bar) = &bar {
                     bar.set_position(written);
@@ -115,21 +206,69 @@ async fn attempt(
             }
             Ok(None) => break,
             Err(err) => {
-                return Err(format!(
-                    "the download of {url} broke off at {written} bytes ({err}); run again to resume"
-                ));
+                return Err(FetchError::Network(format!(
+                    "the download of {url} broke off at {written} bytes ({err})"
+                )));
             }
         }
     }
+    file.flush().map_err(cannot_write)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     match total {
-        Some(total) if written < total => Err(format!(
-            "the download of {url} stopped at {written} of {total} bytes; run again to resume"
-        )),
+        Some(total) if written < total => Err(FetchError::Network(format!(
+            "the download of {url} stopped at {written} of {total} bytes"
+        ))),
         _ => Ok(()),
     }
+}
+
+/// Whether `response` continues the `.part` of `have` bytes (206 from there) or starts the file
+/// over (200: a server that ignores `Range`); any other answer is an error.
+fn resumes(
+    response: &reqwest::Response,
+    have: u64,
+    part: &Path,
+    url: &str,
+) -> Result<bool, FetchError> {
+    let status = response.status().as_u16();
+    if status == 416 && have > 0 {
+        // The range is past the end: the `.part` is whole or stale; the next attempt starts over.
+        let _ = std::fs::remove_file(part);
+        return Err(FetchError::Network(format!(
+            "cannot download {url}: HTTP 416"
+        )));
+    }
+    if !(status == 206 || status == 200) {
+        return Err(FetchError::Network(format!(
+            "cannot download {url}: HTTP {status}"
+        )));
+    }
+    // A 206 that does not start where the `.part` ends is taken as no resume at all.
+    if status == 206 && content_range_start(response.headers()) != Some(have) {
+        let _ = std::fs::remove_file(part);
+        return Err(FetchError::Network(format!(
+            "cannot download {url}: the server resumed at the wrong place"
+        )));
+    }
+    Ok(status == 206)
+}
+
+/// The deepest cause of an error (`Connection refused`, not `error sending request for url`).
+fn innermost(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = err;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
+
+/// The first byte of a `Content-Range: bytes START-END/TOTAL`.
+fn content_range_start(headers: &reqwest::header::HeaderMap) -> Option<u64> {
+    let value = headers.get("content-range")?.to_str().ok()?;
+    let range = value.trim().strip_prefix("bytes")?.trim();
+    range.split('-').next()?.trim().parse().ok()
 }
 
 /// Hugging Face sends an LFS file's SHA-256 as `X-Linked-ETag` (or `ETag`).
@@ -147,38 +286,14 @@ fn sha_header(headers: &reqwest::header::HeaderMap) -> Option<String> {
     })
 }
 
-fn progress(total: Option<u64>, start: u64) -> Option<ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
+fn progress(label: &str, total: Option<u64>, start: u64) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template(
-        "downloading the model {bar:30} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+        "{prefix} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
     ) {
         bar.set_style(style);
     }
+    bar.set_prefix(label.to_string());
     bar.set_position(start);
-    Some(bar)
-}
-
-pub(crate) fn sha256_of(path: &Path) -> Result<String, String> {
-    let mut file = std::fs::File::open(path)
-        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-    let mut context = ring::digest::Context::new(&ring::digest::SHA256);
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file
-            .read(&mut buffer)
-            .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        context.update(&buffer[..n]);
-    }
-    Ok(context
-        .finish()
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    bar
 }

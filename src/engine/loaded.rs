@@ -37,8 +37,9 @@ pub(crate) fn grammar_of(schema: &serde_json::Value) -> Result<String, String> {
         .map_err(|err| format!("cannot turn the tool schemas into a grammar: {err}"))
 }
 
-/// The conversation as the model's prompt: its own chat template, else ChatML.
-pub(super) fn render(model: &LlamaModel, messages: &[Message]) -> String {
+/// The conversation as the model's prompt: its own chat template, else ChatML. A hybrid
+/// thinking model answers without a thought when `no_thinking` or its template can think.
+pub(super) fn render(model: &LlamaModel, messages: &[Message], no_thinking: bool) -> String {
     let turns: Vec<(&str, String)> = messages
         .iter()
         .map(|m| match m {
@@ -56,9 +57,10 @@ pub(super) fn render(model: &LlamaModel, messages: &[Message]) -> String {
             })
             .collect();
         let prompt = model.apply_chat_template(&template, &chat, true).ok()?;
-        let thinks = template
-            .to_str()
-            .is_ok_and(|t| t.contains("enable_thinking"));
+        let thinks = no_thinking
+            || template
+                .to_str()
+                .is_ok_and(|t| t.contains("enable_thinking"));
         Some(if thinks {
             without_thinking(prompt)
         } else {

@@ -21,6 +21,8 @@ use crate::protocol::Message;
 pub(crate) struct Job {
     pub(crate) messages: Vec<Message>,
     pub(crate) grammar: Option<String>,
+    /// The catalogue says the model thinks unless told not to (its template may say so too).
+    pub(crate) no_thinking: bool,
     /// Set when the caller no longer wants the reply (Ctrl-C, a dropped request).
     pub(crate) stop: Arc<AtomicBool>,
     pub(crate) pieces: tokio::sync::mpsc::UnboundedSender<Piece>,
@@ -89,7 +91,7 @@ fn serve(
 }
 
 fn run(model: &LlamaModel, session: &mut Session<'_>, job: &Job) {
-    let prompt = render(model, &job.messages);
+    let prompt = render(model, &job.messages, job.no_thinking);
     let sent = match session.generate(&prompt, job.grammar.as_deref(), &job.stop, &job.pieces) {
         Ok(counts) => Piece::Done(counts),
         Err(message) => Piece::Failed(message),

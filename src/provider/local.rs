@@ -1,31 +1,34 @@
 //! The embedded engine as a provider (`--provider local`, cargo feature `local`): the model file
-//! found or fetched, loaded once, and each request rendered with the model's own chat template; a
-//! JSON schema from the request becomes a grammar, so even a tiny model can only write a
-//! well-formed call or a final answer. Tokens stream through the same sink as every provider;
-//! generation runs on its own thread and stops as soon as the request is dropped (Ctrl-C).
+//! (downloaded before, never here) loaded once, and each request rendered with the model's own
+//! chat template; a JSON schema from the request becomes a grammar, so even a tiny model can only
+//! write a well-formed call or a final answer. Tokens stream through the same sink as every
+//! provider; generation runs on its own thread and stops as soon as the request is dropped
+//! (Ctrl-C).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{BoxFuture, ChatRequest, Completion, Provider, ProviderError, ProviderEvent, Sink};
-use crate::config::LocalSettings;
-use crate::engine::download::{DEFAULT_MODEL_URL, fetch, target_for};
+use crate::config::{LocalSettings, ToolFormat};
+use crate::engine::catalogue::{CATALOGUE, human};
+use crate::engine::model::{LocalModel, OnDisk, choose};
 use crate::engine::{Engine, Job, Piece, grammar_of};
 use crate::protocol::Usage;
 
 pub(crate) struct LocalProvider {
     settings: LocalSettings,
+    /// The model to run, or why the one asked for (`/model NAME`) cannot be.
+    model: Result<LocalModel, String>,
     engine: Option<Arc<Engine>>,
-    name: String,
 }
 
 impl LocalProvider {
-    pub(crate) fn new(settings: LocalSettings) -> Self {
+    /// The provider for `model`, resolved with the endpoint (it must be on disk by `prepare`).
+    pub(crate) fn new(settings: LocalSettings, model: Option<LocalModel>) -> Self {
         LocalProvider {
             settings,
+            model: model.ok_or_else(|| "no model was chosen".to_string()),
             engine: None,
-            name: String::new(),
         }
     }
 
@@ -35,28 +38,29 @@ impl LocalProvider {
         }
     }
 
-    /// The GGUF file: the one given, or the default model, fetched once into the cache.
-    async fn model_file(&self) -> Result<PathBuf, ProviderError> {
-        if let Some(path) = &self.settings.model_path {
-            return Ok(path.clone());
+    /// The model's file, there and as expected; else what to do about it.
+    fn ready_file(&self) -> Result<&LocalModel, ProviderError> {
+        let model = self.model.as_ref().map_err(|why| Self::fail(why.clone()))?;
+        let pull = model.download.as_ref().map(|d| d.pull.as_str());
+        match (model.on_disk(), pull) {
+            (OnDisk::Ready, _) => Ok(model),
+            (OnDisk::Missing, None) => Err(Self::fail(format!(
+                "no model file at {}",
+                model.file.display()
+            ))),
+            (OnDisk::Missing, Some(pull)) => Err(Self::fail(format!(
+                "the model {} is not downloaded yet{}: run `ai --pull {pull}`",
+                model.name,
+                model
+                    .shown_size()
+                    .map(|n| format!(" ({})", human(n)))
+                    .unwrap_or_default()
+            ))),
+            (OnDisk::Bad(why), Some(pull)) => Err(Self::fail(format!(
+                "{why}: run `ai --pull {pull}` to fetch it again"
+            ))),
+            (OnDisk::Bad(why), None) => Err(Self::fail(why)),
         }
-        let url = self
-            .settings
-            .model_url
-            .as_deref()
-            .unwrap_or(DEFAULT_MODEL_URL);
-        let dir = self.settings.models_dir.clone().ok_or_else(|| {
-            Self::fail("no cache directory for the model (set HOME or XDG_CACHE_HOME)")
-        })?;
-        let dest = target_for(url, &dir);
-        fetch(url, &dest, self.settings.model_sha256.as_deref())
-            .await
-            .map_err(|message| ProviderError::Connect {
-                url: url.to_string(),
-                message: format!(
-                    "{message} (set SWEBASH_AI_MODEL_PATH to a GGUF file to work offline)"
-                ),
-            })
     }
 }
 
@@ -66,11 +70,14 @@ impl Provider for LocalProvider {
     }
 
     fn model(&self) -> &str {
-        &self.name
+        self.model.as_ref().map_or("local", |m| m.name.as_str())
     }
 
     fn set_model(&mut self, model: String) {
-        self.settings.model_path = Some(PathBuf::from(model));
+        self.model = choose(&self.settings, Some((&model, "/model"))).map_err(|err| {
+            let (_, value, expected) = err.parts();
+            format!("no model {value:?}: expected {expected}")
+        });
         self.engine = None;
     }
 
@@ -79,24 +86,14 @@ impl Provider for LocalProvider {
             if self.engine.is_some() {
                 return Ok(());
             }
-            let path = self.model_file().await?;
-            if !path.exists() {
-                return Err(Self::fail(format!(
-                    "no model file at {} (SWEBASH_AI_MODEL_PATH)",
-                    path.display()
-                )));
-            }
+            let path = self.ready_file()?.file.clone();
             // Loading maps the model and makes its context: off the runtime, so Ctrl-C can stop
             // `/model`.
-            let file = path.clone();
             let settings = self.settings.clone();
-            let engine = tokio::task::spawn_blocking(move || Engine::load(&file, &settings))
+            let engine = tokio::task::spawn_blocking(move || Engine::load(&path, &settings))
                 .await
                 .map_err(|err| Self::fail(format!("loading the model stopped: {err}")))?
                 .map_err(Self::fail)?;
-            self.name = path
-                .file_stem()
-                .map_or_else(|| "local".into(), |s| s.to_string_lossy().into_owned());
             self.engine = Some(Arc::new(engine));
             Ok(())
         })
@@ -124,6 +121,10 @@ impl Provider for LocalProvider {
                 .submit(Job {
                     messages: request.messages.to_vec(),
                     grammar,
+                    no_thinking: self
+                        .model
+                        .as_ref()
+                        .is_ok_and(|m| m.entry.is_some_and(|e| e.thinking_off)),
                     stop,
                     pieces,
                 })
@@ -156,41 +157,31 @@ impl Provider for LocalProvider {
         true
     }
 
-    fn preparing(&self) -> Option<String> {
-        if self.settings.model_path.is_some() {
-            return None;
-        }
-        let url = self
-            .settings
-            .model_url
-            .as_deref()
-            .unwrap_or(DEFAULT_MODEL_URL);
-        let dest = self
-            .settings
-            .models_dir
-            .as_ref()
-            .map(|dir| target_for(url, dir))?;
-        Some(if dest.exists() {
-            format!("using the local model {}", dest.display())
-        } else {
-            format!(
-                "using the local model {}, fetched once from {url}",
-                dest.display()
-            )
-        })
+    fn tool_family(&self) -> Option<ToolFormat> {
+        let entry = self.model.as_ref().ok()?.entry?;
+        Some(entry.family)
     }
 
+    /// Which model of the catalogue (a file of one's own needs no saying).
+    fn preparing(&self) -> Option<String> {
+        let model = self.model.as_ref().ok().filter(|m| m.download.is_some())?;
+        Some(format!(
+            "using the local model {} ({})",
+            model.name,
+            model.file.display()
+        ))
+    }
+
+    /// The catalogue, and the model in use when it is not one of it.
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ProviderError>> {
         Box::pin(async move {
-            Ok(vec![self.settings.model_path.as_ref().map_or_else(
-                || {
-                    self.settings
-                        .model_url
-                        .clone()
-                        .unwrap_or_else(|| DEFAULT_MODEL_URL.into())
-                },
-                |p| p.display().to_string(),
-            )])
+            let mut names: Vec<String> = CATALOGUE.iter().map(|e| e.name.to_string()).collect();
+            if let Ok(model) = &self.model
+                && model.entry.is_none()
+            {
+                names.push(model.file.display().to_string());
+            }
+            Ok(names)
         })
     }
 }

@@ -92,8 +92,13 @@ pub(crate) trait Provider {
     fn schema_beside_tools(&self) -> bool {
         true
     }
-    /// What `prepare` is about to do that the user should hear of (a model download).
+    /// What `prepare` is about to do that the user should hear of (a model to load).
     fn preparing(&self) -> Option<String> {
+        None
+    }
+    /// The tool-call family the model was trained on, when the provider knows it (a model of
+    /// the embedded engine's catalogue).
+    fn tool_family(&self) -> Option<crate::config::ToolFormat> {
         None
     }
 }
@@ -106,7 +111,10 @@ pub(crate) fn provider_for(
 ) -> Box<dyn Provider> {
     match endpoint.protocol {
         #[cfg(feature = "local")]
-        Protocol::Local => Box::new(local::LocalProvider::new(local.clone())),
+        Protocol::Local => {
+            let model = endpoint.local;
+            Box::new(local::LocalProvider::new(local.clone(), model))
+        }
         #[cfg(not(feature = "local"))]
         Protocol::Local => {
             let _ = local;

@@ -4,6 +4,7 @@
 use std::process::Command;
 
 use crate::config::{ANTHROPIC_BASE_URL, ForeignVars, OLLAMA_HOST, ProviderName, Secret, Settings};
+use crate::engine::model::{LocalModel, choose};
 use crate::error::ConfigError;
 
 /// The wire protocol a service speaks.
@@ -140,22 +141,19 @@ pub(crate) struct Endpoint {
     pub(crate) api_key: Option<Secret>,
     /// `None` until asked of the server's `/models`.
     pub(crate) model: Option<String>,
+    /// The embedded engine's model (the `local` provider only).
+    pub(crate) local: Option<LocalModel>,
+    /// Why this provider: what named it, or what auto-detection found (`--show-config`).
+    pub(crate) why: String,
 }
 
 /// Chooses the endpoint: the named provider, else an explicit base URL (OpenAI-compatible), else
 /// the first service whose key is in the environment (as `settings.foreign` holds it).
 pub(crate) fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigError> {
     let vars = &settings.foreign;
-    let service = match settings.provider {
-        Some(ProviderName::Local) => return local_endpoint(),
-        Some(name) => service_named(name.name()),
-        None if settings.base_url.is_some() => service_named("openai"),
-        None => match detect(vars, settings.probe) {
-            Some(service) => service,
-            // Built with the embedded engine: nothing configured means the local model.
-            None if cfg!(feature = "local") => return local_endpoint(),
-            None => return Err(ConfigError::NoProvider),
-        },
+    let (service, why) = match chosen(settings)? {
+        Chosen::Engine(why) => return local_endpoint(settings, why),
+        Chosen::Service(service, why) => (service, why),
     };
     // The SDKs' own variables name a service's URL; a key may follow it there.
     let own_override = match service.protocol {
@@ -216,17 +214,74 @@ pub(crate) fn select_endpoint(settings: &Settings) -> Result<Endpoint, ConfigErr
         base_url,
         api_key,
         model,
+        local: None,
+        why,
     })
 }
 
-/// The embedded engine (settings name it only in a build with it).
-fn local_endpoint() -> Result<Endpoint, ConfigError> {
+/// What the settings choose before any URL or key is looked at, and why.
+enum Chosen {
+    Service(&'static Service, String),
+    /// The embedded engine.
+    Engine(String),
+}
+
+/// The named provider, else an explicit base URL (OpenAI-compatible), else what detection finds,
+/// else (in a build with it) the embedded engine.
+fn chosen(settings: &Settings) -> Result<Chosen, ConfigError> {
+    Ok(match settings.provider {
+        Some(ProviderName::Local) => {
+            Chosen::Engine(format!("named by {}", settings.origin_of("provider")))
+        }
+        Some(name) => Chosen::Service(
+            service_named(name.name()),
+            format!("named by {}", settings.origin_of("provider")),
+        ),
+        None if settings.base_url.is_some() => Chosen::Service(
+            service_named("openai"),
+            format!(
+                "{} names an OpenAI-compatible server",
+                settings.origin_of("base_url")
+            ),
+        ),
+        None => match detect(&settings.foreign, settings.probe) {
+            Some((service, why)) => Chosen::Service(service, why),
+            // Built with the embedded engine: nothing configured means the local model.
+            None if cfg!(feature = "local") => {
+                let probed = if settings.probe {
+                    "no server answers on the usual ports"
+                } else {
+                    "no server looked for (SWEBASH_AI_PROBE=off)"
+                };
+                let why = format!(
+                    "nothing configured: no provider named, no provider key in the environment, {probed}"
+                );
+                Chosen::Engine(why)
+            }
+            None => return Err(ConfigError::NoProvider),
+        },
+    })
+}
+
+/// The embedded engine (settings name it only in a build with it) and the model it runs: a
+/// model name that is not in the catalogue, a path or a URL is a configuration error.
+fn local_endpoint(settings: &Settings, why: String) -> Result<Endpoint, ConfigError> {
+    let model = choose(&settings.local, None).map_err(|err| {
+        let (name, value, expected) = err.parts();
+        ConfigError::Invalid {
+            name,
+            value,
+            expected,
+        }
+    })?;
     Ok(Endpoint {
         service: "local",
         protocol: Protocol::Local,
         base_url: "local:".into(),
         api_key: None,
-        model: None,
+        model: Some(model.name.clone()),
+        local: Some(model),
+        why,
     })
 }
 
@@ -252,13 +307,17 @@ const GEMINI_FALLBACK_VAR: &str = "GOOGLE_API_KEY";
 
 /// With no provider named: the first service whose key is set, else a local server that
 /// answers on its usual port (probed briefly, only when no key is set, and not at all with
-/// `SWEBASH_AI_PROBE=off`; Ollama is looked for where `OLLAMA_HOST` says).
-fn detect(vars: &ForeignVars, probe: bool) -> Option<&'static Service> {
+/// `SWEBASH_AI_PROBE=off`; Ollama is looked for where `OLLAMA_HOST` says); and why.
+fn detect(vars: &ForeignVars, probe: bool) -> Option<(&'static Service, String)> {
     if let Some(service) = SERVICES
         .iter()
         .find(|s| s.protocol != Protocol::Local && key_of(s, vars).is_some())
     {
-        return Some(service);
+        let var = match service.key_var.filter(|var| vars.key(var).is_some()) {
+            Some(var) => var,
+            None => GEMINI_FALLBACK_VAR,
+        };
+        return Some((service, format!("{var} is set in the environment")));
     }
     if !probe {
         return None;
@@ -280,7 +339,10 @@ fn detect(vars: &ForeignVars, probe: bool) -> Option<&'static Service> {
             .next()?;
         std::net::TcpStream::connect_timeout(&addr, timeout)
             .ok()
-            .map(|_| service_named(name))
+            .map(|_| {
+                let why = format!("a {name} server answers on {authority}");
+                (service_named(name), why)
+            })
     })
 }
 
@@ -356,10 +418,17 @@ mod tests {
     #[test]
     fn nothing_configured_is_no_provider_or_the_embedded_engine() {
         // Probing is off: whether this machine runs a server on a usual port must not matter.
-        let chosen = endpoint(&[], &[("SWEBASH_AI_PROBE", "off")]);
+        let chosen = endpoint(&[], &[("SWEBASH_AI_PROBE", "off"), ("HOME", "/home/u")]);
         if cfg!(feature = "local") {
-            // Built with the embedded engine, nothing configured means the local model.
-            assert_eq!(chosen.map(|e| e.service).ok(), Some("local"));
+            // Built with the embedded engine, nothing configured means the local model, the
+            // default of the catalogue, and says why.
+            let chosen = chosen.ok();
+            assert_eq!(chosen.as_ref().map(|e| e.service), Some("local"));
+            assert_eq!(
+                chosen.as_ref().and_then(|e| e.model.as_deref()),
+                Some(crate::engine::catalogue::DEFAULT_MODEL)
+            );
+            assert!(chosen.is_some_and(|e| e.why.starts_with("nothing configured")));
         } else {
             assert_eq!(chosen.err(), Some(ConfigError::NoProvider));
         }

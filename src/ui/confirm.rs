@@ -4,8 +4,8 @@
 
 use std::fs::{File, OpenOptions};
 
-use dialoguer::Select;
 use dialoguer::console::Term;
+use dialoguer::{Confirm, Select};
 use rustyline::{Behavior, Config, DefaultEditor};
 
 use super::sanitize::{sanitize, visible};
@@ -80,6 +80,24 @@ impl Asker for TerminalAsker {
         };
         Ok(answer)
     }
+}
+
+/// A yes/no question on the terminal (default no); `None` when there is no terminal to ask on.
+pub(crate) fn confirm(question: &str) -> Option<bool> {
+    let (read, write) = TerminalAsker::open_tty()?;
+    let term = Term::read_write_pair(read, write);
+    if !term.is_term() {
+        return None;
+    }
+    let answer = Confirm::new()
+        .with_prompt(sanitize(question))
+        .default(false)
+        .interact_on_opt(&term);
+    if answer.is_err() {
+        let _ = term.show_cursor();
+        let _ = term.write_line("");
+    }
+    Some(matches!(answer, Ok(Some(true))))
 }
 
 /// The command edited on the terminal, starting from `initial`, with the REPL's keys; `None` for

@@ -13,7 +13,7 @@ mod status;
 
 use std::io::{IsTerminal, Write};
 
-pub(crate) use confirm::TerminalAsker;
+pub(crate) use confirm::{TerminalAsker, confirm};
 pub(crate) use crash::install_panic_hook;
 pub(crate) use json::JsonPrinter;
 pub(crate) use plain::PlainPrinter;

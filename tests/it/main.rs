@@ -5,6 +5,7 @@
 // its own modules, and nothing outside it exists.
 #![allow(unreachable_pub)]
 
+mod fileserver;
 mod harness;
 mod server;
 
@@ -28,6 +29,7 @@ mod prompt_tools;
 mod provider;
 mod providers;
 mod pty;
+mod pull;
 mod repl;
 mod sandbox;
 mod sandbox_approvals;
