@@ -88,6 +88,35 @@ fn a_grammar_constrained_call_is_parsed_executed_and_answered() {
     );
 }
 
+/// The KV cache outlives a request: each request of a tool turn shares its start with the one
+/// before (the conversation only grows), so only the new tokens are evaluated again. Without the
+/// cache every request would evaluate its whole prompt.
+#[test]
+#[ignore = "needs SWEBASH_AI_TEST_GGUF, a GGUF file (.ci/run sets it)"]
+fn a_tool_turn_evaluates_each_prompt_token_about_once() {
+    let run = local()
+        .env("SWEBASH_AI_MODEL_PATH", &gguf())
+        .env("SWEBASH_AI_TOOL_CHOICE", "filesystem")
+        .env("SWEBASH_AI_TOOLS_MAX_ITER", "3")
+        .file("notes.txt", "hello\n")
+        .args(&["--json", "--yes", "--tools", "fs", "List the files here."])
+        .run();
+    let result = run.json();
+    assert_eq!(result["iterations"], json!(3), "{}", run.stderr);
+    let usage = &result["usage"];
+    let sent = usage["input_tokens"].as_u64().unwrap_or(0);
+    let cached = usage["cached_input_tokens"].as_u64().unwrap_or(0);
+    let evaluated = sent - cached;
+    // Three requests, each at least as long as the one before: the last alone is over a third
+    // of all that was sent, and evaluating each token once costs no more than the last prompt
+    // (give or take a few tokens the tokenizer reads differently at a seam).
+    assert!(cached > 0, "nothing came from the cache: {usage}");
+    assert!(
+        evaluated * 2 < sent,
+        "{evaluated} of {sent} prompt tokens were evaluated: {usage}"
+    );
+}
+
 /// Issue 22: a tool loop completes in each prompt-based family the embedded engine is asked for
 /// (constrained): the call is read, run and answered in the family's own form, and the run ends.
 /// Protocol behaviour only.
