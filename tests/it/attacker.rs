@@ -53,3 +53,13 @@ pub fn calls_in_one_session(ai: Ai, commands: &[String]) -> (Ai, crate::harness:
     let run = ai.run();
     (ai, run, server)
 }
+
+/// Everything the model was sent, as one text.
+pub fn sent(server: &FakeServer) -> String {
+    server
+        .chat_bodies()
+        .iter()
+        .map(serde_json::Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -5,21 +5,9 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
-use crate::attacker::make_in_with_server;
+use crate::attacker::{make_in_with_server, sent};
 use crate::harness::Ai;
 use crate::launcher::require_sandbox;
-use crate::server::FakeServer;
-
-fn sent(server: &FakeServer) -> String {
-    server
-        .chat_bodies()
-        .iter()
-        .map(Value::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// Secret files by category, several spellings each (each file holds `SECRET:<name>`).
 const SECRET_FILES: &[(&str, &[&str])] = &[

@@ -8,20 +8,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::attacker::{calls_in_one_session, make_in_with_server};
+use crate::attacker::{calls_in_one_session, make_in_with_server, sent};
 use crate::harness::Ai;
 use crate::launcher::{launcher, require_sandbox};
 use crate::server::FakeServer;
-
-/// Everything the model was sent, as one text.
-fn sent(server: &FakeServer) -> String {
-    server
-        .chat_bodies()
-        .iter()
-        .map(Value::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 fn ai() -> Ai {
     Ai::new("http://127.0.0.1:9/v1")
