@@ -20,6 +20,9 @@ pub struct Serve {
     /// Like Hugging Face: `/resolve/NAME` answers 302 to `/cdn/NAME`, announcing the SHA-256
     /// (`announce`) and size on the redirect only; `/cdn/NAME` serves the bytes.
     pub redirect: bool,
+    /// Sends the body in pieces of this many bytes, pausing 50 ms after each (a slow link, so
+    /// that progress has time to show).
+    pub slow_pieces: Option<usize>,
 }
 
 /// One request as the server saw it.
@@ -152,7 +155,23 @@ fn respond(mut stream: std::net::TcpStream, serve: &Serve, request: &Seen, first
         Some(cut) if first => cut.min(body.len()),
         _ => body.len(),
     };
-    let _ = stream.write_all(&body[..end]);
+    match serve.slow_pieces {
+        Some(piece) => {
+            for chunk in body[..end].chunks(piece.max(1)) {
+                if stream
+                    .write_all(chunk)
+                    .and_then(|()| stream.flush())
+                    .is_err()
+                {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        }
+        None => {
+            let _ = stream.write_all(&body[..end]);
+        }
+    }
     let _ = stream.flush();
 }
 

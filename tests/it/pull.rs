@@ -276,6 +276,55 @@ fn a_model_file_of_ones_own_needs_no_pull() {
 #[cfg(feature = "local")]
 mod first_use {
     use super::*;
+    use crate::harness::wait_for_raw_mode;
+
+    /// At a terminal, a run whose model is missing asks first (name, size, where from and to),
+    /// then downloads with a progress bar; a "no" downloads nothing and names `ai --pull`.
+    fn first_use_at_a_terminal(answer: &str) -> (Ai, String, FileServer) {
+        let body = made_up_file(400_000);
+        let server = FileServer::start(Serve {
+            body: body.clone(),
+            slow_pieces: Some(40_000),
+            ..Serve::default()
+        });
+        let ai = mirrored(&server.url("tiny.gguf"), &sha256(&body))
+            .env("TERM", "xterm")
+            .arg("what is in Cargo.toml?");
+        let mut session = rexpect::session::spawn_command(ai.pty_command(), Some(20_000))
+            .expect("spawn in a pty");
+        session
+            .exp_string("qwen3-1.7b")
+            .expect("the model is named");
+        session.exp_string("Apache-2.0").expect("its licence");
+        session
+            .exp_string("Download it now?")
+            .expect("the question");
+        wait_for_raw_mode(&session);
+        session.send(answer).expect("send the answer");
+        session.flush().expect("flush");
+        let rest = session.exp_eof().unwrap_or_default();
+        (ai, rest, server)
+    }
+
+    #[test]
+    fn at_a_terminal_first_use_asks_then_shows_progress() {
+        let (ai, rest, server) = first_use_at_a_terminal("y");
+        assert!(
+            rest.contains("downloading qwen3-1.7b"),
+            "no progress: {rest}"
+        );
+        assert!(rest.contains("is ready"), "{rest}");
+        assert_eq!(server.gets().len(), 1);
+        assert!(default_model(&ai).exists(), "{rest}");
+    }
+
+    #[test]
+    fn at_a_terminal_a_no_downloads_nothing_and_names_the_pull_command() {
+        let (ai, rest, server) = first_use_at_a_terminal("n");
+        assert!(rest.contains("ai --pull qwen3-1.7b"), "{rest}");
+        assert!(server.gets().is_empty(), "nothing is fetched after a no");
+        assert!(!default_model(&ai).exists());
+    }
 
     #[test]
     fn no_terminal_and_no_model_exits_2_naming_the_pull_command_and_the_size() {
