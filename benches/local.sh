@@ -59,6 +59,9 @@ echo "ai: a 3-iteration tool turn (the filesystem tool forced, 3 model requests)
 ai_turn=$(cd "$work/project" && local_ai SWEBASH_AI_TOOL_CHOICE=filesystem \
   SWEBASH_AI_TOOLS_MAX_ITER=3 python3 "$OLDPWD/$client" ai "$ai" "What version is in Cargo.toml?" --yes --tools fs)
 echo "  $ai_turn"
+echo "ai: Ctrl-C after 50 tokens of the long answer"
+ai_stop=$(cd "$work/project" && local_ai python3 "$OLDPWD/$client" interrupt "$ai" "$long_prompt" --no-tools)
+echo "  $ai_stop"
 
 rows=()
 for backend in $backends; do
@@ -97,4 +100,5 @@ input=$(field "$ai_turn" usage.input_tokens)
 cached=$(field "$ai_turn" usage.cached_input_tokens)
 echo "3-iteration tool turn ($(field "$ai_turn" iterations) requests): $input prompt tokens sent, $cached of them"
 echo "  from the KV cache, $((input - cached)) evaluated (without the cache all $input would be)."
+echo "Ctrl-C: stopped $(field "$ai_stop" stopped_after_ms) ms after the signal (exit $(field "$ai_stop" exit_code))."
 echo "binary: $(du -h "$ai" | cut -f1) ($ai)"

@@ -3,6 +3,8 @@
 
   local_client.py server URL PROMPT MAX_TOKENS     an OpenAI-compatible server (llama.cpp's)
   local_client.py ai BINARY PROMPT [ARGS...]       `ai --jsonl`, the embedded engine
+  local_client.py interrupt BINARY PROMPT [ARGS...] Ctrl-C (SIGINT) after 50 tokens: how long
+                                                   until `ai` has stopped
 
 Prints one JSON object: time to first token (from the request, or from the process start for
 `ai`, which includes loading the model), tokens, generation tokens/s overall and over the first
@@ -76,6 +78,23 @@ def ai(binary, prompt, *args):
     return out
 
 
+def interrupt(binary, prompt, *args):
+    process = subprocess.Popen([binary, "--jsonl", *args, prompt], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    tokens = 0
+    for raw in process.stdout:
+        if json.loads(raw).get("type") == "message.delta":
+            tokens += 1
+            if tokens == 50:
+                break
+    sent = time.monotonic()
+    process.send_signal(2)
+    process.stdout.read()
+    code = process.wait()
+    return {"stopped_after_ms": round((time.monotonic() - sent) * 1000, 1), "exit_code": code}
+
+
 if __name__ == "__main__":
     kind, *rest = sys.argv[1:]
-    print(json.dumps(server(*rest) if kind == "server" else ai(*rest)))
+    run = {"server": server, "ai": ai, "interrupt": interrupt}[kind]
+    print(json.dumps(run(*rest)))

@@ -117,6 +117,42 @@ fn a_tool_turn_evaluates_each_prompt_token_about_once() {
     );
 }
 
+/// Ctrl-C in the middle of an answer ends the run as an interruption (130) with what was
+/// written so far, never as a crash of llama.cpp's teardown while it still computes.
+#[test]
+#[ignore = "needs SWEBASH_AI_TEST_GGUF, a GGUF file (.ci/run sets it)"]
+fn ctrl_c_during_generation_ends_as_an_interruption() {
+    use std::io::{BufRead, BufReader};
+    let ai = local().env("SWEBASH_AI_MODEL_PATH", &gguf()).args(&[
+        "--jsonl",
+        "--no-tools",
+        "Write a very long essay about the history of computing.",
+    ]);
+    let mut child = ai.spawn();
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let mut deltas = 0;
+    while deltas < 20 {
+        let line = lines
+            .next()
+            .expect("ai ended before 20 pieces")
+            .expect("a line");
+        if line.contains("\"message.delta\"") {
+            deltas += 1;
+        }
+    }
+    let pid = child.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status();
+    assert!(sent.is_ok_and(|s| s.success()));
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let last = rest.last().cloned().unwrap_or_default();
+    assert!(last.contains("\"interrupted\""), "{last}");
+}
+
 /// Issue 22: a tool loop completes in each prompt-based family the embedded engine is asked for
 /// (constrained): the call is read, run and answered in the family's own form, and the run ends.
 /// Protocol behaviour only.

@@ -30,7 +30,21 @@ pub(crate) struct Job {
 
 /// A loaded model, ready to generate: a handle to the thread that owns it.
 pub(crate) struct Engine {
-    jobs: mpsc::Sender<Job>,
+    /// `None` only while being dropped.
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The thread ends before the handle does: a process that exits (Ctrl-C) while llama.cpp still
+/// computes on another thread crashes in llama.cpp's own teardown. A stopped request ends
+/// within one token, or one chunk of its prompt.
+impl Drop for Engine {
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Engine {
@@ -41,21 +55,25 @@ impl Engine {
         let (ready, loaded) = mpsc::sync_channel(1);
         let path = path.to_path_buf();
         let settings = settings.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("ai-engine".into())
             .spawn(move || serve(&path, &settings, &ready, &incoming))
             .map_err(|err| format!("cannot start the engine's thread: {err}"))?;
         loaded
             .recv()
             .map_err(|_| "the engine stopped while loading the model".to_string())??;
-        Ok(Engine { jobs })
+        Ok(Engine {
+            jobs: Some(jobs),
+            thread: Some(thread),
+        })
     }
 
     /// Queues a request; its pieces arrive on the job's channel.
     pub(crate) fn submit(&self, job: Job) -> Result<(), String> {
         self.jobs
-            .send(job)
-            .map_err(|_| "the engine's thread has stopped".to_string())
+            .as_ref()
+            .and_then(|jobs| jobs.send(job).ok())
+            .ok_or_else(|| "the engine's thread has stopped".to_string())
     }
 }
 
