@@ -218,6 +218,11 @@ impl Plan {
         // What could not be checked is not vouched for: the command is not contained.
         let mut tree = self.tree.lock().ok()?;
         let tree = self.found(&mut tree);
+        if let (Ok(project), SandboxMode::Workspace | SandboxMode::ReadOnly) =
+            (&self.project, self.mode)
+        {
+            tree.refresh_secrets(project);
+        }
         if !tree.complete() {
             return None;
         }
@@ -572,16 +577,7 @@ impl Tree {
                 ..Tree::default()
             };
         };
-        let mut secrets = Vec::new();
-        let secrets_complete = walk::walk(project, &mut |path, name, kind| {
-            // By name whatever it is (a link named `.npmrc` is read as one), and by the
-            // directory it lies in (`.aws/credentials` copied into the project).
-            let within = path.strip_prefix(project).unwrap_or(path);
-            if !kind.is_dir() && (secret_in_tree(within).is_some() || holds_token(path, name)) {
-                secrets.push(path.to_path_buf());
-            }
-            name != ".git"
-        });
+        let (secrets, secrets_complete) = secret_files(project);
         let git = match mode {
             SandboxMode::Workspace => GitState::of(project, home),
             _ => GitState::default(),
@@ -602,6 +598,33 @@ impl Tree {
     fn complete(&self) -> bool {
         self.git.complete && self.secrets_complete
     }
+
+    /// Looks for secret files again before a call: one made since the run began (the user
+    /// filling in `.env` while `ai -i` runs, a command a person approved) is masked too. Git's
+    /// state is not read again: it stays what the run began with, so what a call made is never
+    /// trusted.
+    fn refresh_secrets(&mut self, project: &Path) {
+        let (found, complete) = secret_files(project);
+        self.secrets.extend(found);
+        self.secrets.sort();
+        self.secrets.dedup();
+        self.secrets_complete &= complete;
+    }
+}
+
+/// The secret files below `project`, and whether the walk saw all of it.
+fn secret_files(project: &Path) -> (Vec<PathBuf>, bool) {
+    let mut secrets = Vec::new();
+    let complete = walk::walk(project, &mut |path, name, kind| {
+        // By name whatever it is (a link named `.npmrc` is read as one), and by the
+        // directory it lies in (`.aws/credentials` copied into the project).
+        let within = path.strip_prefix(project).unwrap_or(path);
+        if !kind.is_dir() && (secret_in_tree(within).is_some() || holds_token(path, name)) {
+            secrets.push(path.to_path_buf());
+        }
+        name != ".git"
+    });
+    (secrets, complete)
 }
 
 /// A project's settings file that is needed whole by its tool but may carry a registry token

@@ -219,3 +219,32 @@ fn the_users_runtime_directory_is_neither_named_nor_readable() {
         );
     }
 }
+
+#[test]
+fn a_secret_file_made_since_the_run_began_is_masked_from_the_next_call() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1").file("README.md", "hello\n");
+    // Names and text are computed, so that neither the policy nor the calls themselves see
+    // them: only the sandbox stands between the second call and the file.
+    let commands = [
+        "python3 -c \"[open(n, chr(119)).write(chr(83)+str(6*7)) for n in (chr(46)+chr(101)+chr(110)+chr(118), chr(105)+chr(100)+chr(95)+chr(114)+chr(115)+chr(97))]\""
+            .to_string(),
+        "python3 -c \"import glob; [print(open(f).read()) for f in sorted(glob.glob(chr(42))+glob.glob(chr(46)+chr(42)))]\""
+            .to_string(),
+    ];
+    let (_, run, server) = crate::attacker::calls_in_one_session(ai, &commands);
+    let sent = sent(&server);
+    assert!(
+        sent.contains("hello"),
+        "the project stays readable: {} {} {} {sent}",
+        run.code,
+        run.stdout,
+        run.stderr
+    );
+    assert!(
+        !sent.contains("S42"),
+        "a secret made during the run was read: {sent}"
+    );
+}
