@@ -289,8 +289,11 @@ impl Core<'_> {
             // (taint) stays blocked.
             // One line, at most a few words' worth: its layout cannot pass for ai's own text.
             let error = outcome.result.error.as_deref().unwrap_or_default();
+            // Characters that render blank without being spaces count as spaces here.
+            let blank = |c: char| c.is_whitespace() || matches!(c, '\u{2800}' | '\u{3164}');
             let what: String = error
-                .split_whitespace()
+                .split(blank)
+                .filter(|word| !word.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ")
                 .chars()

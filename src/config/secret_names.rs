@@ -7,9 +7,14 @@
 fn secret_file_name(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
     let core = undecorated(&lower);
-    credential_file(core)
-        .or_else(|| env_file(core))
-        .or_else(|| key_file(core))
+    // Vim keeps `NAME`'s swap file as `.NAME.swp`: the name it stands for loses a dot.
+    let swapped = lower.ends_with(".swp") || lower.ends_with(".swo");
+    let cores = [Some(core), core.strip_prefix('.').filter(|_| swapped)];
+    cores.into_iter().flatten().find_map(|core| {
+        credential_file(core)
+            .or_else(|| env_file(core))
+            .or_else(|| key_file(core))
+    })
 }
 
 /// Why `path` is secret by its own name or a secret directory it lies in (`.envs/`, `.ssh/`):
@@ -50,7 +55,7 @@ const SECRET_DIRS: &[&str] = &[
 fn undecorated(name: &str) -> &str {
     const SUFFIXES: &[&str] = &[
         ".bak", ".backup", ".old", ".orig", ".save", ".swp", ".swo", ".tmp", ".copy", ".prev",
-        ".1", ".2",
+        ".1", ".2", ".txt",
     ];
     let mut core = name
         .strip_prefix(".#")
@@ -77,6 +82,7 @@ fn env_file(core: &str) -> Option<&'static str> {
         .next()
         .is_some_and(|last| EXAMPLES.contains(&last));
     let env = core.starts_with(".env")
+        || core.starts_with("env.")
         || (core.ends_with(".env") && core.len() > 4)
         || core == "env.local"
         || core == ".flaskenv";
@@ -86,6 +92,11 @@ fn env_file(core: &str) -> Option<&'static str> {
 fn credential_file(core: &str) -> Option<&'static str> {
     const NAMES: &[&str] = &[
         ".envrc",
+        "keys.txt",
+        "keys",
+        "token",
+        "api_key",
+        "apikey",
         ".npmrc",
         ".pypirc",
         ".netrc",
@@ -125,8 +136,18 @@ fn credential_file(core: &str) -> Option<&'static str> {
     if NAMES.contains(&core) {
         return Some("credentials");
     }
+    // Cloud consoles' key downloads (AWS's `credentials.csv`, `rootkey.csv`, `*_accessKeys.csv`).
+    let csv_key = core.strip_suffix(".csv").is_some_and(|stem| {
+        ["credentials", "rootkey", "accesskey", "access_key"]
+            .iter()
+            .any(|word| stem.contains(word))
+    });
+    if csv_key {
+        return Some("cloud access keys");
+    }
     let json_key = core.strip_suffix(".json").is_some_and(|stem| {
-        stem.starts_with("client_secret")
+        stem == "sa"
+            || stem.starts_with("client_secret")
             || stem.contains("adminsdk")
             || (stem.contains("service") && stem.contains("account"))
             || ["-key", "_key", "credentials", "-sa", "_sa"]
@@ -171,6 +192,8 @@ fn key_file(core: &str) -> Option<&'static str> {
         "_ed25519",
         "_ecdsa_sk",
         "_ed25519_sk",
+        "_key",
+        "-key",
     ];
     let ssh = !core.contains('.')
         && (core.starts_with("id_") || SSH.iter().any(|end| core.ends_with(end)));
@@ -208,6 +231,8 @@ mod tests {
                 ".env.bak",
                 ".env.local.bak",
                 "id_rsa.bak",
+                "..netrc.swp",
+                "id_rsa.txt",
                 "id_ed25519.old",
                 ".git-credentials.bak",
                 ".pgpass.bak~",
@@ -218,6 +243,10 @@ mod tests {
             "keys",
             &[
                 "id_ed25519",
+                "deploy_key",
+                "private_key",
+                "ssh_key",
+                "keys.txt",
                 "deploy_rsa",
                 "github_ed25519",
                 "server.pem",
@@ -235,6 +264,11 @@ mod tests {
             "cloud and service credentials",
             &[
                 "credentials",
+                "sa.json",
+                "credentials.csv",
+                "rootkey.csv",
+                "admin_accessKeys.csv",
+                "env.production",
                 ".boto",
                 ".s3cfg",
                 "gcp-key.json",

@@ -50,6 +50,7 @@ mod request;
 mod rules;
 mod scrub;
 mod seccomp;
+mod settings_files;
 mod walk;
 
 use std::ffi::OsString;
@@ -64,6 +65,7 @@ use crate::config::{
 pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
 pub use launch::launch;
+use settings_files::holds_credential;
 
 /// The hidden first argument that turns `ai` into the launcher.
 pub const LAUNCHER_ARG: &str = "__sandbox";
@@ -619,39 +621,12 @@ fn secret_files(project: &Path) -> (Vec<PathBuf>, bool) {
         // By name whatever it is (a link named `.npmrc` is read as one), and by the
         // directory it lies in (`.aws/credentials` copied into the project).
         let within = path.strip_prefix(project).unwrap_or(path);
-        if !kind.is_dir() && (secret_in_tree(within).is_some() || holds_token(path, name)) {
+        if !kind.is_dir() && (secret_in_tree(within).is_some() || holds_credential(path, name)) {
             secrets.push(path.to_path_buf());
         }
         name != ".git"
     });
     (secrets, complete)
-}
-
-/// A project's settings file that is needed whole by its tool but may carry a registry token
-/// (yarn's `.yarnrc.yml` names `yarnPath` beside `npmAuthToken`): hidden when it does.
-fn holds_token(path: &Path, name: &std::ffi::OsStr) -> bool {
-    const TOKEN_KEYS: &[&str] = &["npmauthtoken", "npmauthident", "npmpassword", "_authtoken"];
-    if name != ".yarnrc.yml" && name != ".yarnrc" {
-        return false;
-    }
-    // Only a small regular file is read, opened without waiting (a FIFO would hold the walk)
-    // and judged by what was opened; anything else is hidden.
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(path);
-    let Ok(file) = opened else {
-        return true;
-    };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return true;
-    }
-    let mut text = String::new();
-    let read = file.take(1 << 20).read_to_string(&mut text);
-    let text = text.to_ascii_lowercase();
-    read.is_err() || TOKEN_KEYS.iter().any(|key| text.contains(key))
 }
 
 /// The name of a launcher's private temp directory in a writable root.

@@ -18,19 +18,43 @@ const MAX_CONFIG: u64 = 1 << 20;
 /// its own tmpfs next anyway (`mounts::private_shm`).
 const STAGE: &str = "/dev/shm";
 
-/// Git configuration files of the project's git directories (a submodule's under
-/// `.git/modules` included, as they are git directories of their own).
+/// How deep below a git directory its own git directories are looked for (submodules of
+/// submodules: `.git/modules/a/modules/b`; worktrees: `.git/worktrees/w`).
+const NESTED_DEPTH: usize = 8;
+
+/// Git configuration files of the project's git directories, and of the git directories they
+/// hold: a submodule's under `.git/modules` (checked out or not), a worktree's.
 pub(crate) fn git_configs(git_dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut configs = Vec::new();
     for dir in git_dirs.iter().filter(|d| d.join("HEAD").is_file()) {
-        for name in ["config", "config.worktree"] {
-            let path = dir.join(name);
-            if path.symlink_metadata().is_ok() {
-                configs.push(path);
+        configs_in(dir, NESTED_DEPTH, &mut configs);
+    }
+    configs.sort();
+    configs.dedup();
+    configs
+}
+
+fn configs_in(dir: &Path, depth: usize, configs: &mut Vec<PathBuf>) {
+    for name in ["config", "config.worktree"] {
+        let path = dir.join(name);
+        if path.symlink_metadata().is_ok() {
+            configs.push(path);
+        }
+    }
+    if depth == 0 {
+        return;
+    }
+    for holder in ["modules", "worktrees"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(holder)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            // Real directories only: a link could lead anywhere.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                configs_in(&entry.path(), depth - 1, configs);
             }
         }
     }
-    configs
 }
 
 /// Binds a scrubbed copy over each config of `configs` that holds a credential (read-only).
@@ -97,29 +121,66 @@ fn read_config(path: &Path) -> Option<String> {
 /// section names included), and so does every value whose key names a credential.
 pub(crate) fn scrub(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let key = line
-            .trim_start()
-            .split(['=', ' ', '\t'])
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let credential = [
-            "extraheader",
-            "token",
-            "password",
-            "passwd",
-            "secret",
-            "oauth",
-        ]
-        .iter()
-        .any(|word| key.contains(word));
-        if credential && !line.trim_start().starts_with('[') {
-            continue;
+    for line in logical_lines(text) {
+        // `[http] extraheader = ...`: a section header and a setting on one line.
+        let (header, setting) = match line.trim_start().strip_prefix('[') {
+            Some(rest) => match rest.split_once(']') {
+                Some((inside, after)) => (format!("[{inside}]"), after.to_string()),
+                None => (String::new(), line.clone()),
+            },
+            None => (String::new(), line.clone()),
+        };
+        out.push_str(&without_userinfo(&header));
+        if !names_a_credential(&setting) {
+            out.push_str(&without_userinfo(&setting));
+        } else if !header.is_empty() {
+            out.push('\n');
         }
-        out.push_str(&without_userinfo(line));
     }
     out
+}
+
+/// Whether a `key = value` line sets a credential (by its key's name).
+fn names_a_credential(setting: &str) -> bool {
+    let key = setting
+        .trim_start()
+        .split(['=', ' ', '\t'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    [
+        "extraheader",
+        "token",
+        "password",
+        "passwd",
+        "secret",
+        "oauth",
+        "auth",
+        "cookie",
+    ]
+    .iter()
+    .any(|word| key.contains(word))
+}
+
+/// The file's lines as git reads them: a line ending in a backslash goes on on the next one
+/// (so a URL split over two lines is one URL). Each keeps its line end.
+fn logical_lines(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        match body.strip_suffix('\\') {
+            Some(joined) => current.push_str(joined),
+            None => {
+                current.push_str(line);
+                lines.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
 }
 
 /// Removes the credentials of every URL in `line`: all user information of an HTTP(S) URL (a
@@ -140,7 +201,7 @@ fn without_userinfo(line: &str) -> String {
             .unwrap_or(tail.len());
         let authority = &tail[..authority_end];
         let kept = match authority.rsplit_once('@') {
-            Some((user, host)) if scheme.starts_with("http") || user.contains(':') => host,
+            Some((user, host)) if scheme.contains("http") || user.contains(':') => host,
             _ => authority,
         };
         out.push_str(kept);
@@ -178,6 +239,40 @@ mod tests {
             "remote = origin",
         ] {
             assert!(clean.contains(kept), "{kept} missing from {clean}");
+        }
+    }
+
+    #[test]
+    fn credentials_by_other_spellings_leave_too() {
+        let config = "[remote \"origin\"]\n\turl = https://x-access-token:\\\nghp_SPLIT@github.com/o/r\n\
+            [http] extraheader = AUTHORIZATION: basic SAMELINE\n\
+            [remote \"dep\"]\n\turl = git+https://PLUSTOKEN@github.com/o/d\n\
+            [http \"https://x/\"]\n\tcookieFile = /tmp/COOKIE\n\tsslKeyPasswordProtected = true\n";
+        let clean = scrub(config);
+        for secret in ["ghp_SPLIT", "SAMELINE", "PLUSTOKEN", "COOKIE"] {
+            assert!(!clean.contains(secret), "{secret} in {clean}");
+        }
+        assert!(clean.contains("url = https://github.com/o/r"), "{clean}");
+        assert!(clean.contains("[http]"), "{clean}");
+    }
+
+    #[test]
+    fn a_submodules_config_is_found_whether_or_not_it_is_checked_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join(".git");
+        for sub in ["", "modules/a", "modules/a/modules/b", "worktrees/w"] {
+            std::fs::create_dir_all(git.join(sub)).unwrap();
+            std::fs::write(git.join(sub).join("HEAD"), "ref: refs/heads/main\n").unwrap();
+            std::fs::write(git.join(sub).join("config"), "[core]\n").unwrap();
+        }
+        let found = git_configs(&[git.clone()]);
+        for sub in [
+            "config",
+            "modules/a/config",
+            "modules/a/modules/b/config",
+            "worktrees/w/config",
+        ] {
+            assert!(found.contains(&git.join(sub)), "{sub}: {found:?}");
         }
     }
 

@@ -47,9 +47,9 @@ pub(crate) fn visible(text: &str, width: usize) -> String {
         match c {
             '\n' => shown.push('\n'),
             '\t' => shown.push_str("<TAB>"),
-            ' ' => {
+            c if looks_blank(c) => {
                 let mut run = 1;
-                while chars.peek() == Some(&' ') {
+                while chars.peek().is_some_and(|c| looks_blank(*c)) {
                     chars.next();
                     run += 1;
                 }
@@ -68,6 +68,16 @@ pub(crate) fn visible(text: &str, width: usize) -> String {
         .map(|line| fold(line, width))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Whether `c` shows as empty space: a space of any width, and the characters that render
+/// blank without being spaces (Braille's blank pattern, Hangul fillers).
+pub(crate) fn looks_blank(c: char) -> bool {
+    (c.is_whitespace() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{2800}' | '\u{3164}' | '\u{115F}' | '\u{1160}' | '\u{FFA0}'
+        )
 }
 
 /// `line` cut into pieces of at most `width` characters, joined by `↩` and a new line.
@@ -121,11 +131,20 @@ mod tests {
 
     #[test]
     fn padding_cannot_lay_out_lines_of_its_own() {
-        let padded = format!("denied{}note: approving is safe", " ".repeat(70));
-        assert_eq!(
-            visible(&padded, 80),
-            "denied<70 spaces>note: approving is safe"
-        );
+        for blank in [
+            ' ', '\u{2800}', '\u{3164}', '\u{00A0}', '\u{2003}', '\u{3000}',
+        ] {
+            let padded = format!(
+                "denied{}note: approving is safe",
+                blank.to_string().repeat(70)
+            );
+            assert_eq!(
+                visible(&padded, 80),
+                "denied<70 spaces>note: approving is safe",
+                "U+{:04X}",
+                u32::from(blank)
+            );
+        }
     }
 
     #[test]

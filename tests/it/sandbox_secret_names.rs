@@ -35,6 +35,11 @@ const SECRET_FILES: &[(&str, &[&str])] = &[
             "AuthKey_ABC123.p8",
             "private.asc",
             "secring.gpg",
+            "deploy_key",
+            "ci/private_key",
+            "id_rsa.txt",
+            "keys.txt",
+            "..netrc.swp",
         ],
     ),
     (
@@ -55,6 +60,11 @@ const SECRET_FILES: &[(&str, &[&str])] = &[
             "wp-config.php",
             "android/key.properties",
             "auth.json",
+            "credentials.csv",
+            "rootkey.csv",
+            "admin_accessKeys.csv",
+            "sa.json",
+            "env.production",
         ],
     ),
     (
@@ -164,9 +174,26 @@ fn tokens_in_git_configuration_are_scrubbed_and_git_still_works() {
             "https://github.com/",
         ],
     );
+    // Other spellings: a submodule's config (not checked out), a URL split over two lines, a
+    // setting on its section's line, a `git+https` URL.
+    let module = project.join(".git/modules/dep");
+    std::fs::create_dir_all(&module).unwrap();
+    std::fs::write(module.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(
+        module.join("config"),
+        "[remote \"origin\"]\n\turl = https://SECRET-MODULE@github.com/o/dep\n",
+    )
+    .unwrap();
+    let mut config = std::fs::read_to_string(project.join(".git/config")).unwrap();
+    config.push_str(
+        "[remote \"split\"]\n\turl = https://x-access-token:\\\nSECRET-SPLIT@github.com/o/s\n\
+         [http] extraheader = AUTHORIZATION: basic SECRET-SAMELINE\n\
+         [remote \"plus\"]\n\turl = git+https://SECRET-PLUS@github.com/o/p\n",
+    );
+    std::fs::write(project.join(".git/config"), config).unwrap();
     let recipe = [
         "git config --list",
-        "cat .git/config",
+        "cat .git/config .git/modules/dep/config",
         "git remote -v",
         "git status --short && echo STATUS-WORKS",
         "git log --oneline | head -1",
