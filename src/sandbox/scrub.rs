@@ -265,7 +265,7 @@ mod tests {
             std::fs::write(git.join(sub).join("HEAD"), "ref: refs/heads/main\n").unwrap();
             std::fs::write(git.join(sub).join("config"), "[core]\n").unwrap();
         }
-        let found = git_configs(&[git.clone()]);
+        let found = git_configs(std::slice::from_ref(&git));
         for sub in [
             "config",
             "modules/a/config",
