@@ -9,7 +9,12 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
     let core = undecorated(&lower);
     // Vim keeps `NAME`'s swap file as `.NAME.swp`: the name it stands for loses a dot.
     let swapped = lower.ends_with(".swp") || lower.ends_with(".swo");
-    let cores = [Some(core), core.strip_prefix('.').filter(|_| swapped)];
+    // The name as written too: `keys.txt` is age's key file, though `keys` alone is a word.
+    let cores = [
+        Some(lower.as_str()),
+        Some(core),
+        core.strip_prefix('.').filter(|_| swapped),
+    ];
     cores.into_iter().flatten().find_map(|core| {
         credential_file(core)
             .or_else(|| env_file(core))
@@ -93,10 +98,8 @@ fn credential_file(core: &str) -> Option<&'static str> {
     const NAMES: &[&str] = &[
         ".envrc",
         "keys.txt",
-        "keys",
-        "token",
-        "api_key",
-        "apikey",
+        "token.txt",
+        "api_key.txt",
         ".npmrc",
         ".pypirc",
         ".netrc",
