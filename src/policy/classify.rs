@@ -13,7 +13,7 @@ use super::fetch::{self, Fetches};
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
-use super::reach::{Place, braces_make_words, has_glob};
+use super::reach::{Place, braces_make_words, expand_words, has_glob};
 use super::runs;
 use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
@@ -84,6 +84,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
             cwd: scope.cwd.clone(),
             vars: Default::default(),
             spent: Default::default(),
+            doubtful: Default::default(),
         },
         deadline: std::time::Instant::now() + MAX_TIME,
         walked: Default::default(),
@@ -107,7 +108,7 @@ pub(super) struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    fn unit(&mut self, command: &str, findings: Vec<Finding>) {
+    pub(super) fn unit(&mut self, command: &str, findings: Vec<Finding>) {
         let verdict = findings
             .iter()
             .map(|f| f.verdict)
@@ -228,6 +229,7 @@ impl Judge<'_> {
         {
             self.redirect(redirect);
         }
+        self.second_reading(text, &script);
     }
 
     /// Loop variables, and the words that name things outside any command (`for f in WORDS`).
@@ -297,9 +299,7 @@ impl Judge<'_> {
         }
         self.definite_secret(value, findings);
         match self.place.value(value) {
-            Some(text) => {
-                self.place.vars.insert(name.to_string(), text);
-            }
+            Some(text) => self.place.set(name, text),
             None => self.place.unknown(name),
         }
     }
@@ -364,6 +364,8 @@ impl Judge<'_> {
             findings.push(ask(why));
             return;
         }
+        let expanded = expand_words(args);
+        let args = expanded.as_deref().unwrap_or(args);
         if name.dynamic || has_glob(&name.text) {
             self.out.fetch.others = true;
             findings.push(ask(format!(

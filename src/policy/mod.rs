@@ -7,6 +7,7 @@
 //! walks what was parsed, the tables (`safe*`, `danger`) judge one command at a time.
 
 mod args;
+mod bash;
 mod classify;
 mod danger;
 mod fetch;
