@@ -13,6 +13,7 @@ use super::fetch::{self, Fetches};
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
 use super::path::{holds_secrets, secret_below};
+use super::project::named_at_run_time;
 use super::reach::{Place, braces_make_words, expand_words, has_glob};
 use super::runs;
 use super::safe;
@@ -91,6 +92,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         project: scope.project,
         temp: scope.temp,
         out: Judgement::default(),
+        written: Vec::new(),
     };
     judge.line(line, 0);
     judge.out
@@ -105,6 +107,8 @@ pub(super) struct Judge<'a> {
     pub(super) project: Option<&'a Path>,
     temp: &'a Path,
     out: Judgement,
+    /// Files the line writes (what they hold now is not what a later command runs).
+    pub(super) written: Vec<PathBuf>,
 }
 
 impl Judge<'_> {
@@ -157,7 +161,7 @@ impl Judge<'_> {
         }
     }
 
-    fn line(&mut self, text: &str, depth: usize) {
+    pub(super) fn line(&mut self, text: &str, depth: usize) {
         if depth > MAX_STRING_DEPTH {
             self.unit(
                 text,
@@ -320,6 +324,7 @@ impl Judge<'_> {
                 self.note_untrusted(target);
             }
             RedirectKind::Output => {
+                self.note_written(target);
                 let path = target.text.as_str();
                 self.ground()
                     .onto_device(target, "a redirection writes onto", &mut findings);
@@ -377,9 +382,9 @@ impl Judge<'_> {
         }
         if name.text.contains('/') && !in_system_bin(&name.text) {
             self.out.fetch.others = true;
-            self.project_file(name, findings);
-            self.secrets_in(args, true, findings);
-            return;
+            if self.path_program(name, args, context, findings) {
+                return;
+            }
         }
         let base = basename(&name.text);
         if context.background && wraps == 0 {
@@ -454,7 +459,7 @@ impl Judge<'_> {
 
     /// A command another one runs (`sudo X`, `xargs X`, `find -exec X`): judged into the same
     /// unit, and no rule that names the outer command approves what it runs.
-    fn nested(
+    pub(super) fn nested(
         &mut self,
         words: &[Word],
         context: Context,
@@ -512,11 +517,15 @@ impl Judge<'_> {
         for script in &judged.scripts {
             self.project_file(script, findings);
         }
+        for script in &judged.shell_scripts {
+            self.shell_script(script, context, findings);
+        }
         for dir in &judged.dirs {
             self.inside(dir, false, "works in", findings);
         }
         for output in &judged.outputs {
             self.inside(output, true, "writes", findings);
+            self.note_written(output);
         }
         for read in &judged.reads {
             self.secret(read, findings);
@@ -632,7 +641,11 @@ impl Judge<'_> {
     }
 
     /// A program or script run from a file: safe only when the file is the project's own.
-    fn project_file(&mut self, word: &Word, findings: &mut Vec<Finding>) {
+    pub(super) fn project_file(&mut self, word: &Word, findings: &mut Vec<Finding>) {
+        if let Some(why) = named_at_run_time(word) {
+            findings.push(ask(why));
+            return;
+        }
         self.inside(word, false, "runs", findings);
     }
 

@@ -14,6 +14,7 @@ mod fetch;
 mod judged;
 mod kind;
 mod path;
+mod project;
 mod reach;
 mod rules;
 mod runner;
