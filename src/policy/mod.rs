@@ -15,6 +15,7 @@ mod judged;
 mod kind;
 mod path;
 mod project;
+mod py_module;
 mod reach;
 mod rules;
 mod runner;

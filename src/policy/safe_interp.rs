@@ -92,6 +92,7 @@ pub(crate) fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
         if module == "pytest" {
             pytest(after, judged);
         }
+        super::py_module::options(name, module, after, judged);
         if module == "venv" {
             // A new environment directory named like one; into an existing directory it would
             // overwrite files (`venv .` replaces the project's `bin/`), `--clear` deletes.
