@@ -21,7 +21,7 @@ use super::{Agent, Stop, TurnEnd, millis};
 use crate::policy::{Assessment, Policy, Verdict};
 use crate::protocol::{
     Action, CallErrorCode, Event, Message, ToolCall, ToolChoice, ToolErrorType, ToolResult,
-    ToolSpec,
+    ToolSpec, Untrusted, fingerprint, untrusted_in,
 };
 use crate::provider::{ChatRequest, Provider, ProviderEvent};
 use crate::sandbox::Launch;
@@ -88,6 +88,10 @@ impl Agent<'_> {
             stream: self.stream,
         };
         let mut core = Core::new(&mut self.mode, setup);
+        // Untrusted text from an earlier turn still in the context taints this one from the start.
+        if let Some(source) = untrusted_in(messages, &self.untrusted) {
+            core.carry_taint(source);
+        }
         let mut emitter = Emitter {
             emit,
             started: HashMap::new(),
@@ -104,6 +108,13 @@ impl Agent<'_> {
             } = core.handle(input);
             for event in events {
                 emitter.send_owned(event);
+            }
+            if let Some(source) = &core.turn.tainted {
+                // What comes back after untrusted text (results, the model's replies) carries it.
+                self.untrusted.extend(append.iter().map(|m| Untrusted {
+                    fingerprint: fingerprint(m),
+                    source: source.clone(),
+                }));
             }
             messages.extend(append);
             input = match next {

@@ -612,7 +612,8 @@ impl Judge<'_> {
         }
     }
 
-    /// Remembers the first existing file read from outside the project and the system.
+    /// Remembers the first existing file or directory read from outside the project and the
+    /// system.
     fn note_untrusted(&mut self, word: &Word) {
         if self.out.untrusted.is_some() {
             return;
@@ -620,7 +621,8 @@ impl Judge<'_> {
         let Some(paths) = self.place.paths(word) else {
             return;
         };
-        for path in paths.into_iter().filter(|p| p.is_file()) {
+        // A directory too: what `grep -r`, `find -exec cat` or `ls` read there is not the project's.
+        for path in paths.into_iter().filter(|p| p.exists()) {
             let real = std::fs::canonicalize(&path).unwrap_or(path);
             let trusted = self.project.is_some_and(|p| real.starts_with(p))
                 || [

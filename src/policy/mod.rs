@@ -304,7 +304,13 @@ impl Policy {
             );
         }
         if self.roots.contains(resolved) {
-            Assessment::allow("inside the allowed roots")
+            let mut assessment = Assessment::allow("inside the allowed roots");
+            // The temp root is allowed but not the project's: what it holds is untrusted.
+            let project = self.project.as_deref().unwrap_or(&self.cwd);
+            if !resolved.starts_with(project) {
+                assessment.untrusted = Some(resolved.display().to_string());
+            }
+            assessment
         } else {
             let mut assessment = Assessment::single(
                 Verdict::Ask,
