@@ -331,4 +331,6 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_readings;
+#[cfg(test)]
 mod tests_spelling;
