@@ -63,8 +63,9 @@ impl<'m> Core<'m> {
         }
     }
 
-    /// The conversation already holds untrusted text: the turn starts tainted.
-    pub(crate) fn carry_taint(&mut self, source: String) {
+    /// The conversation already holds untrusted text (from `source`): the turn starts tainted.
+    pub(crate) fn carry_taint(&mut self, source: Option<String>) {
+        let Some(source) = source else { return };
         self.events.push(Event::TurnTainted {
             source: source.clone(),
         });

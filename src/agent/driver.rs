@@ -89,9 +89,7 @@ impl Agent<'_> {
         };
         let mut core = Core::new(&mut self.mode, setup);
         // Untrusted text from an earlier turn still in the context taints this one from the start.
-        if let Some(source) = untrusted_in(messages, &self.untrusted) {
-            core.carry_taint(source);
-        }
+        core.carry_taint(untrusted_in(messages, &self.untrusted));
         let mut emitter = Emitter {
             emit,
             started: HashMap::new(),
@@ -109,13 +107,7 @@ impl Agent<'_> {
             for event in events {
                 emitter.send_owned(event);
             }
-            if let Some(source) = &core.turn.tainted {
-                // What comes back after untrusted text (results, the model's replies) carries it.
-                self.untrusted.extend(append.iter().map(|m| Untrusted {
-                    fingerprint: fingerprint(m),
-                    source: source.clone(),
-                }));
-            }
+            mark_untrusted(&mut self.untrusted, core.turn.tainted.as_ref(), &append);
             messages.extend(append);
             input = match next {
                 Command::Finish(end) => return end,
@@ -362,6 +354,16 @@ struct Running<'r> {
 
 /// The conversation as sent: its first message, the instructions, becomes the system prompt
 /// derived from the current state.
+/// What comes back after untrusted text came in (results, the model's replies) carries it.
+fn mark_untrusted(untrusted: &mut Vec<Untrusted>, tainted: Option<&String>, append: &[Message]) {
+    if let Some(source) = tainted {
+        untrusted.extend(append.iter().map(|m| Untrusted {
+            fingerprint: fingerprint(m),
+            source: source.clone(),
+        }));
+    }
+}
+
 fn with_system(messages: &[Message], system: impl Fn(&str) -> String) -> Vec<Message> {
     let mut sent = Vec::with_capacity(messages.len() + 1);
     match messages.split_first() {

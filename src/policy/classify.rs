@@ -11,9 +11,8 @@ use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
 use super::judged::Judged;
-use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
+use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
-use super::project::named_at_run_time;
 use super::reach::{Place, braces_make_words, expand_words, has_glob};
 use super::runs;
 use super::safe;
@@ -369,8 +368,7 @@ impl Judge<'_> {
             findings.push(ask(why));
             return;
         }
-        let expanded = expand_words(args);
-        let args = expanded.as_deref().unwrap_or(args);
+        let args = &expand_words(args);
         if name.dynamic || has_glob(&name.text) {
             self.out.fetch.others = true;
             findings.push(ask(format!(

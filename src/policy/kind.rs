@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use super::shell::Word;
+
 /// Programs that only read their input as data: a here-document fed to them is text, not code.
 pub(crate) const FILTERS: &[&str] = &[
     "cat",
@@ -206,4 +208,14 @@ pub(crate) fn package_script(project: &Path, name: &str) -> bool {
 /// Whether `name` is a tool the project installed (`node_modules/.bin/NAME`).
 pub(crate) fn project_bin(project: &Path, name: &str) -> bool {
     !name.contains('/') && project.join("node_modules/.bin").join(name).exists()
+}
+
+/// `{}` of `find -exec` (or of `xargs -I{}`) is whatever file turns up at run time.
+pub(crate) fn named_at_run_time(word: &Word) -> Option<String> {
+    word.text.contains("{}").then(|| {
+        format!(
+            "runs `{}`, a file named only at run time (`find -exec`, `xargs -I`)",
+            word.text
+        )
+    })
 }

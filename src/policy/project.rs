@@ -160,16 +160,6 @@ impl Judge<'_> {
     }
 }
 
-/// `{}` of `find -exec` (or of `xargs -I{}`) is whatever file turns up at run time.
-pub(super) fn named_at_run_time(word: &Word) -> Option<String> {
-    word.text.contains("{}").then(|| {
-        format!(
-            "runs `{}`, a file named only at run time (`find -exec`, `xargs -I`)",
-            word.text
-        )
-    })
-}
-
 fn content(path: &Path) -> Content {
     use std::io::Read;
     let Ok(file) = std::fs::File::open(path) else {

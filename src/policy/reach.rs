@@ -610,9 +610,8 @@ pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
 }
 
 /// The arguments as bash passes them after brace expansion (`mkdir -p src/{a,b}` →
-/// `src/a src/b`), when braces change any of them.
-pub(super) fn expand_words(args: &[Word]) -> Option<Vec<Word>> {
-    let mut changed = false;
+/// `src/a src/b`).
+pub(super) fn expand_words(args: &[Word]) -> Vec<Word> {
     let mut out = Vec::new();
     for arg in args {
         let alternatives = if arg.quoted || !arg.text.contains('{') {
@@ -620,13 +619,12 @@ pub(super) fn expand_words(args: &[Word]) -> Option<Vec<Word>> {
         } else {
             expand_braces(&arg.text)
         };
-        changed |= alternatives != [arg.text.as_str()];
         out.extend(alternatives.into_iter().map(|text| Word {
             text,
             ..arg.clone()
         }));
     }
-    changed.then_some(out)
+    out
 }
 
 #[cfg(test)]

@@ -168,31 +168,7 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 .collect();
             script.loose_words.extend(words);
         }
-        // `declare -n ref=NAME` makes later assignments to `ref` change NAME; `-f` exports code;
-        // `export` alone and `declare -p` print every variable, tokens included.
-        "declaration_command" => {
-            let text = text_of(node, src);
-            let mut cursor = node.walk();
-            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-            let flags: Vec<&str> = children
-                .iter()
-                .map(|c| text_of(*c, src))
-                .filter(|t| t.starts_with('-'))
-                .collect();
-            let flagged = flags
-                .iter()
-                .any(|t| !t.starts_with("--") && (t.contains('n') || t.contains('f')));
-            let prints = flags.iter().any(|t| t.contains('p')) || children.len() == flags.len();
-            if flagged || prints {
-                script.indirect.push(text.to_string());
-            }
-            if flags
-                .iter()
-                .any(|t| !t.starts_with("--") && t.contains('i'))
-            {
-                script.arithmetic.push(text.to_string());
-            }
-        }
+        "declaration_command" => declaration(node, src, script),
         // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript: quoted code inside a test still runs.
         "test_command" | "arithmetic_expansion" => {
             let text = text_of(node, src);
@@ -230,6 +206,33 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             }
         }
         _ => {}
+    }
+}
+
+/// `declare -n ref=NAME` makes later assignments to `ref` change NAME; `-f` exports code;
+/// `export` alone and `declare -p` print every variable, tokens included; `-i` evaluates what is
+/// assigned as arithmetic.
+fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
+    let text = text_of(node, src);
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let flags: Vec<&str> = children
+        .iter()
+        .map(|c| text_of(*c, src))
+        .filter(|t| t.starts_with('-'))
+        .collect();
+    let flagged = flags
+        .iter()
+        .any(|t| !t.starts_with("--") && (t.contains('n') || t.contains('f')));
+    let prints = flags.iter().any(|t| t.contains('p')) || children.len() == flags.len();
+    if flagged || prints {
+        script.indirect.push(text.to_string());
+    }
+    if flags
+        .iter()
+        .any(|t| !t.starts_with("--") && t.contains('i'))
+    {
+        script.arithmetic.push(text.to_string());
     }
 }
 
