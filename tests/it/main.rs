@@ -28,6 +28,7 @@ mod prompt_tools;
 mod provider;
 mod providers;
 mod pty;
+mod readings;
 mod repl;
 mod sandbox;
 mod sandbox_approvals;
