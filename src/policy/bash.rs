@@ -78,8 +78,8 @@ fn heredoc_delimiter(text: &str) -> Option<String> {
     while let Some(at) = rest.find("<<") {
         let after = &rest[at + 2..];
         rest = after;
-        if after.starts_with('<') {
-            rest = &after[1..];
+        if let Some(herestring) = after.strip_prefix('<') {
+            rest = herestring;
             continue;
         }
         let word: String = after

@@ -259,7 +259,7 @@ fn for_loop(node: Node<'_>, src: &str, script: &mut Script) {
 /// `[[ X -eq Y ]]` compares numbers (both sides arithmetic), `[[ -v NAME ]]` evaluates a
 /// subscript in NAME.
 fn arithmetic_test(node: Node<'_>, src: &str, script: &mut Script) {
-    if !node.parent().is_some_and(|p| p.kind() == "test_command") {
+    if node.parent().is_none_or(|p| p.kind() != "test_command") {
         return;
     }
     let mut cursor = node.walk();
