@@ -21,8 +21,8 @@ use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
     CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, empty_or_ok, load_output_schema,
-    new_store, resume_note, run_turn, save_or_warn, trim_to_budget, unknown_conversation,
-    warn_skipped,
+    new_store, resume_note, run_turn, save_marks, save_or_warn, trim_to_budget,
+    unknown_conversation, warn_skipped,
 };
 use crate::shell::extract_command;
 use crate::ui::{self, fail, frontend_for, value_frontend_for};
@@ -420,6 +420,7 @@ impl OneShot<'_> {
             Err(report) => return self.fail(&report.into()),
         };
         agent.output.clone_from(&output);
+        agent.untrusted = store.as_mut().map(|s| s.untrusted()).unwrap_or_default();
         let mut audit = parts.audit_log();
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
         save_or_warn(&mut store, &messages);
@@ -437,6 +438,7 @@ impl OneShot<'_> {
         };
         let ended = run_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await;
         save_or_warn(&mut store, &messages);
+        save_marks(&mut store, &agent.untrusted);
         parts.mcp.shutdown().await;
         // The format in force at the end (a server that refused native tools switches it).
         let tool_format = agent.mode.name();

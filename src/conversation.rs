@@ -8,13 +8,15 @@ use serde_json::{Value, json};
 
 use crate::config::Paths;
 use crate::journal;
-use crate::protocol::Message;
+use crate::protocol::{Message, Untrusted};
 
 /// One conversation being written.
 pub(crate) struct ConversationStore {
     path: PathBuf,
     /// Messages of the conversation already in the file.
     saved: usize,
+    /// Untrusted marks already in the file.
+    untrusted: usize,
 }
 
 /// A line of `ai --history`.
@@ -90,7 +92,11 @@ impl ConversationStore {
             .and_then(|mut file| journal::append(&mut file, &[header.to_string()]))
             .map_err(unwritable)?;
         prune(paths, keep);
-        Ok(ConversationStore { path, saved: 0 })
+        Ok(ConversationStore {
+            path,
+            saved: 0,
+            untrusted: 0,
+        })
     }
 
     /// The conversation to resume: the one named by `id`, else the most recent one (REPL or
@@ -111,7 +117,11 @@ impl ConversationStore {
         let summary = summarize(&path);
         let saved = messages.len();
         Some((
-            ConversationStore { path, saved },
+            ConversationStore {
+                path,
+                saved,
+                untrusted: 0,
+            },
             messages,
             summary,
             skipped,
@@ -141,6 +151,39 @@ impl ConversationStore {
             .and_then(|mut file| journal::append(&mut file, &lines))
             .map_err(|err| format!("cannot write {}: {err}", self.path.display()))?;
         self.saved = kept.len();
+        Ok(())
+    }
+
+    /// Which saved messages carry untrusted text (the `untrusted` lines of the file).
+    pub(crate) fn untrusted(&mut self) -> Vec<Untrusted> {
+        let bytes = std::fs::read(&self.path).unwrap_or_default();
+        let (values, _) = journal::parse(&String::from_utf8_lossy(&bytes));
+        let found: Vec<Untrusted> = values
+            .into_iter()
+            .filter(|v| v["type"] == "untrusted")
+            .filter_map(|v| serde_json::from_value(v).ok())
+            .collect();
+        self.untrusted = found.len();
+        found
+    }
+
+    /// Appends the untrusted marks not yet saved (`untrusted` is the whole list).
+    pub(crate) fn save_untrusted(&mut self, untrusted: &[Untrusted]) -> Result<(), String> {
+        let Some(new) = untrusted.get(self.untrusted..).filter(|n| !n.is_empty()) else {
+            return Ok(());
+        };
+        let lines: Vec<String> = new
+            .iter()
+            .map(|mark| {
+                let mut line = serde_json::to_value(mark).unwrap_or(Value::Null);
+                line["type"] = json!("untrusted");
+                line.to_string()
+            })
+            .collect();
+        journal::open_append(&self.path)
+            .and_then(|mut file| journal::append(&mut file, &lines))
+            .map_err(|err| format!("cannot write {}: {err}", self.path.display()))?;
+        self.untrusted = untrusted.len();
         Ok(())
     }
 
@@ -191,7 +234,7 @@ fn read_messages(path: &Path) -> (Vec<Message>, usize) {
     let (values, mut skipped) = journal::parse(&String::from_utf8_lossy(&bytes));
     let messages = values
         .into_iter()
-        .filter(|v| v["type"] != "meta")
+        .filter(|v| v["type"] != "meta" && v["type"] != "untrusted")
         .filter_map(|mut v| {
             let message = (v["type"] == "message")
                 .then(|| {

@@ -37,6 +37,38 @@ pub(crate) enum Message {
     },
 }
 
+/// A message that carries text from outside the project (a web result, a file from elsewhere,
+/// network output) or was written after it: while one is in the context, every command asks
+/// (DESIGN §6, taint). Saved with the conversation, so `--resume` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Untrusted {
+    /// The message's [`fingerprint`].
+    pub(crate) fingerprint: u64,
+    /// Where the untrusted text came from.
+    pub(crate) source: String,
+}
+
+/// A stable digest of a message (FNV-1a of its JSON), the same in every run.
+pub(crate) fn fingerprint(message: &Message) -> u64 {
+    let text = serde_json::to_string(message).unwrap_or_default();
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Where untrusted text still in `messages` came from, if any is.
+pub(crate) fn untrusted_in(messages: &[Message], untrusted: &[Untrusted]) -> Option<String> {
+    if untrusted.is_empty() {
+        return None;
+    }
+    messages.iter().find_map(|message| {
+        let print = fingerprint(message);
+        (untrusted.iter())
+            .find(|u| u.fingerprint == print)
+            .map(|u| u.source.clone())
+    })
+}
+
 /// A tool offered to the model: its name, what it does and the JSON Schema of its arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ToolSpec {

@@ -20,7 +20,7 @@ use crate::error::ExitCode;
 use crate::protocol::{Event, Message, RunStatus};
 use crate::session::{
     CONTEXT_BUDGET, Ended, Interrupt, Parts, Sinks, empty_or_ok, new_store, resume_note, run_turn,
-    save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
+    save_marks, save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
 };
 use crate::ui::{self, fail, frontend_for};
 
@@ -125,6 +125,8 @@ pub(crate) async fn run(settings: &Settings, resume: Option<&str>, first: Option
         .as_ref()
         .map(|(_, _, summary, _)| resume_note(summary));
     let (mut store, mut messages) = start_conversation(&parts, &system, resumed, settings);
+    // Which messages carry untrusted text: a resumed conversation's are in its file.
+    let mut untrusted = store.as_mut().map(|s| s.untrusted()).unwrap_or_default();
     let mut audit = parts.audit_log();
     let history = settings.paths.history_file.clone();
     let mut editor = match new_editor(&parts, history.as_ref()) {
@@ -167,6 +169,7 @@ pub(crate) async fn run(settings: &Settings, resume: Option<&str>, first: Option
                 Slash::Exit => break,
                 Slash::Clear => {
                     (store, messages) = start_conversation(&parts, &system, None, settings);
+                    untrusted.clear();
                     ui::to_stderr("(a new conversation)");
                 }
                 Slash::Model => {
@@ -214,18 +217,21 @@ pub(crate) async fn run(settings: &Settings, resume: Option<&str>, first: Option
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
         save_or_warn(&mut store, &messages);
         let mut agent = parts.agent_with(settings, gate, mode);
+        agent.untrusted = std::mem::take(&mut untrusted);
         let ended = turn(&mut agent, &mut messages, settings, audit.as_mut()).await;
         let Agent {
             gate: kept_gate,
             mode: kept_mode,
+            untrusted: kept_untrusted,
             ..
         } = agent;
-        (gate, mode) = (kept_gate, kept_mode);
+        (gate, mode, untrusted) = (kept_gate, kept_mode, kept_untrusted);
         if let Ended::Interrupted = ended {
             // The agent has kept what was shown and answered the calls it cut short.
             ui::to_stderr("^C (reply cancelled)");
         }
         save_or_warn(&mut store, &messages);
+        save_marks(&mut store, &untrusted);
     }
     parts.mcp.shutdown().await;
     ExitCode::Ok.code()

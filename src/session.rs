@@ -19,7 +19,7 @@ use crate::config::{
 use crate::conversation::{ConversationStore, Mode, Summary, utc_minute};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules};
-use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
+use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus, Untrusted};
 use crate::provider::{HttpClient, Provider, provider_for, select_endpoint};
 use crate::sandbox;
 use crate::shell::{command_instructions, context_file, last_command};
@@ -248,6 +248,7 @@ impl Parts {
             mode,
             name_tools: true,
             output: None,
+            untrusted: Vec::new(),
         }
     }
 
@@ -564,6 +565,15 @@ pub(crate) fn new_store(label: &str, mode: Mode, settings: &Settings) -> Option<
             ))
         })
         .ok()
+}
+
+/// Saves which messages carry untrusted text (their marks follow the messages in the file).
+pub(crate) fn save_marks(store: &mut Option<ConversationStore>, untrusted: &[Untrusted]) {
+    if let Some(Err(why)) = store.as_mut().map(|s| s.save_untrusted(untrusted)) {
+        crate::ui::to_stderr(&format!(
+            "ai: warning: the conversation's untrusted marks are not saved: {why}"
+        ));
+    }
 }
 
 /// Saves what is new; after a failure (a full disk), one warning and no more attempts.

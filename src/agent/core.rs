@@ -63,6 +63,15 @@ impl<'m> Core<'m> {
         }
     }
 
+    /// The conversation already holds untrusted text (from `source`): the turn starts tainted.
+    pub(crate) fn carry_taint(&mut self, source: Option<String>) {
+        let Some(source) = source else { return };
+        self.events.push(Event::TurnTainted {
+            source: source.clone(),
+        });
+        self.turn.tainted = Some(source);
+    }
+
     pub(crate) fn handle(&mut self, input: Input) -> Output {
         let next = self.step(input);
         Output {

@@ -21,7 +21,7 @@ use super::{Agent, Stop, TurnEnd, millis};
 use crate::policy::{Assessment, Policy, Verdict};
 use crate::protocol::{
     Action, CallErrorCode, Event, Message, ToolCall, ToolChoice, ToolErrorType, ToolResult,
-    ToolSpec,
+    ToolSpec, Untrusted, fingerprint, untrusted_in,
 };
 use crate::provider::{ChatRequest, Provider, ProviderEvent};
 use crate::sandbox::Launch;
@@ -88,6 +88,8 @@ impl Agent<'_> {
             stream: self.stream,
         };
         let mut core = Core::new(&mut self.mode, setup);
+        // Untrusted text from an earlier turn still in the context taints this one from the start.
+        core.carry_taint(untrusted_in(messages, &self.untrusted));
         let mut emitter = Emitter {
             emit,
             started: HashMap::new(),
@@ -105,6 +107,7 @@ impl Agent<'_> {
             for event in events {
                 emitter.send_owned(event);
             }
+            mark_untrusted(&mut self.untrusted, core.turn.tainted.as_ref(), &append);
             messages.extend(append);
             input = match next {
                 Command::Finish(end) => return end,
@@ -351,6 +354,16 @@ struct Running<'r> {
 
 /// The conversation as sent: its first message, the instructions, becomes the system prompt
 /// derived from the current state.
+/// What comes back after untrusted text came in (results, the model's replies) carries it.
+fn mark_untrusted(untrusted: &mut Vec<Untrusted>, tainted: Option<&String>, append: &[Message]) {
+    if let Some(source) = tainted {
+        untrusted.extend(append.iter().map(|m| Untrusted {
+            fingerprint: fingerprint(m),
+            source: source.clone(),
+        }));
+    }
+}
+
 fn with_system(messages: &[Message], system: impl Fn(&str) -> String) -> Vec<Message> {
     let mut sent = Vec::with_capacity(messages.len() + 1);
     match messages.split_first() {

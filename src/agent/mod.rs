@@ -41,7 +41,7 @@ pub(crate) use sandbox::Sandbox;
 pub(crate) use turn::Limits;
 
 use crate::policy::Policy;
-use crate::protocol::ToolChoice;
+use crate::protocol::{ToolChoice, Untrusted};
 use crate::provider::Provider;
 use crate::tool::{Registry, ToolContext};
 
@@ -61,6 +61,9 @@ pub(crate) struct Agent<'a> {
     pub(crate) name_tools: bool,
     /// The schema the final answer must match (`--output-schema`).
     pub(crate) output: Option<OutputSchema>,
+    /// The messages of the conversation that carry untrusted text: while any is in the
+    /// context, every turn is tainted (kept across REPL turns, saved for `--resume`).
+    pub(crate) untrusted: Vec<Untrusted>,
 }
 
 pub(crate) fn millis(since: Instant) -> u64 {

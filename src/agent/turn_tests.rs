@@ -163,6 +163,7 @@ impl Bench {
             mode: ToolMode::from_settings(format, provider.model(), &self.registry.specs(), false),
             name_tools: true,
             output: None,
+            untrusted: Vec::new(),
         }
     }
 }

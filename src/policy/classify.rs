@@ -11,9 +11,9 @@ use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
 use super::judged::Judged;
-use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source};
+use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
-use super::reach::{Place, braces_make_words, has_glob};
+use super::reach::{Place, braces_make_words, expand_words, has_glob};
 use super::runs;
 use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
@@ -84,12 +84,14 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
             cwd: scope.cwd.clone(),
             vars: Default::default(),
             spent: Default::default(),
+            doubtful: Default::default(),
         },
         deadline: std::time::Instant::now() + MAX_TIME,
         walked: Default::default(),
         project: scope.project,
         temp: scope.temp,
         out: Judgement::default(),
+        written: Vec::new(),
     };
     judge.line(line, 0);
     judge.out
@@ -104,10 +106,12 @@ pub(super) struct Judge<'a> {
     pub(super) project: Option<&'a Path>,
     temp: &'a Path,
     out: Judgement,
+    /// Files the line writes (what they hold now is not what a later command runs).
+    pub(super) written: Vec<PathBuf>,
 }
 
 impl Judge<'_> {
-    fn unit(&mut self, command: &str, findings: Vec<Finding>) {
+    pub(super) fn unit(&mut self, command: &str, findings: Vec<Finding>) {
         let verdict = findings
             .iter()
             .map(|f| f.verdict)
@@ -156,7 +160,7 @@ impl Judge<'_> {
         }
     }
 
-    fn line(&mut self, text: &str, depth: usize) {
+    pub(super) fn line(&mut self, text: &str, depth: usize) {
         if depth > MAX_STRING_DEPTH {
             self.unit(
                 text,
@@ -228,6 +232,7 @@ impl Judge<'_> {
         {
             self.redirect(redirect);
         }
+        self.second_reading(text, &script);
     }
 
     /// Loop variables, and the words that name things outside any command (`for f in WORDS`).
@@ -297,9 +302,7 @@ impl Judge<'_> {
         }
         self.definite_secret(value, findings);
         match self.place.value(value) {
-            Some(text) => {
-                self.place.vars.insert(name.to_string(), text);
-            }
+            Some(text) => self.place.set(name, text),
             None => self.place.unknown(name),
         }
     }
@@ -320,6 +323,7 @@ impl Judge<'_> {
                 self.note_untrusted(target);
             }
             RedirectKind::Output => {
+                self.note_written(target);
                 let path = target.text.as_str();
                 self.ground()
                     .onto_device(target, "a redirection writes onto", &mut findings);
@@ -364,6 +368,7 @@ impl Judge<'_> {
             findings.push(ask(why));
             return;
         }
+        let args = &expand_words(args);
         if name.dynamic || has_glob(&name.text) {
             self.out.fetch.others = true;
             findings.push(ask(format!(
@@ -375,9 +380,9 @@ impl Judge<'_> {
         }
         if name.text.contains('/') && !in_system_bin(&name.text) {
             self.out.fetch.others = true;
-            self.project_file(name, findings);
-            self.secrets_in(args, true, findings);
-            return;
+            if self.path_program(name, args, context, findings) {
+                return;
+            }
         }
         let base = basename(&name.text);
         if context.background && wraps == 0 {
@@ -452,7 +457,7 @@ impl Judge<'_> {
 
     /// A command another one runs (`sudo X`, `xargs X`, `find -exec X`): judged into the same
     /// unit, and no rule that names the outer command approves what it runs.
-    fn nested(
+    pub(super) fn nested(
         &mut self,
         words: &[Word],
         context: Context,
@@ -510,11 +515,15 @@ impl Judge<'_> {
         for script in &judged.scripts {
             self.project_file(script, findings);
         }
+        for script in &judged.shell_scripts {
+            self.shell_script(script, context, findings);
+        }
         for dir in &judged.dirs {
             self.inside(dir, false, "works in", findings);
         }
         for output in &judged.outputs {
             self.inside(output, true, "writes", findings);
+            self.note_written(output);
         }
         for read in &judged.reads {
             self.secret(read, findings);
@@ -601,7 +610,8 @@ impl Judge<'_> {
         }
     }
 
-    /// Remembers the first existing file read from outside the project and the system.
+    /// Remembers the first existing file or directory read from outside the project and the
+    /// system.
     fn note_untrusted(&mut self, word: &Word) {
         if self.out.untrusted.is_some() {
             return;
@@ -609,7 +619,8 @@ impl Judge<'_> {
         let Some(paths) = self.place.paths(word) else {
             return;
         };
-        for path in paths.into_iter().filter(|p| p.is_file()) {
+        // A directory too: what `grep -r`, `find -exec cat` or `ls` read there is not the project's.
+        for path in paths.into_iter().filter(|p| p.exists()) {
             let real = std::fs::canonicalize(&path).unwrap_or(path);
             let trusted = self.project.is_some_and(|p| real.starts_with(p))
                 || [
@@ -630,7 +641,11 @@ impl Judge<'_> {
     }
 
     /// A program or script run from a file: safe only when the file is the project's own.
-    fn project_file(&mut self, word: &Word, findings: &mut Vec<Finding>) {
+    pub(super) fn project_file(&mut self, word: &Word, findings: &mut Vec<Finding>) {
+        if let Some(why) = named_at_run_time(word) {
+            findings.push(ask(why));
+            return;
+        }
         self.inside(word, false, "runs", findings);
     }
 

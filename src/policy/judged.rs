@@ -14,6 +14,9 @@ pub(crate) struct Judged {
     pub(crate) strings: Vec<Word>,
     /// Files it runs as programs (`python3 x.py`, `make -f x`): safe only inside the project.
     pub(crate) scripts: Vec<Word>,
+    /// Files it runs as shell scripts (`sh x`, `source x`): their lines are judged like a command
+    /// line's, in the project only.
+    pub(crate) shell_scripts: Vec<Word>,
     /// Directories it runs in or writes into (`make -C dir`, `wget` into the cwd): inside the project.
     pub(crate) dirs: Vec<Word>,
     /// Files it writes (`curl -o f`): inside the project or temp.

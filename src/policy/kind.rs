@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use super::shell::Word;
+
 /// Programs that only read their input as data: a here-document fed to them is text, not code.
 pub(crate) const FILTERS: &[&str] = &[
     "cat",
@@ -115,6 +117,70 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
         || SOURCE.contains(&extension.as_str())
 }
 
+/// Interpreters, shells and loaders: they run whatever code or program they are given, so found
+/// by any path (`.venv/bin/python3`, `node_modules/.bin/node`, `/lib64/ld-linux-x86-64.so.2`) they
+/// are judged as themselves, and fed arguments from input (`xargs sh`) they ask.
+pub(crate) fn runs_code(base: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "sh",
+        "bash",
+        "dash",
+        "zsh",
+        "ksh",
+        "mksh",
+        "fish",
+        "csh",
+        "tcsh",
+        "busybox",
+        "node",
+        "nodejs",
+        "deno",
+        "bun",
+        "ruby",
+        "irb",
+        "perl",
+        "php",
+        "Rscript",
+        "R",
+        "tclsh",
+        "wish",
+        "ld",
+        "gold",
+        "lld",
+        "env",
+        "exec",
+        "eval",
+        "source",
+        ".",
+        "java",
+        "jshell",
+        "osascript",
+        "gdb",
+        "lldb",
+        "strace",
+        "ltrace",
+        "valgrind",
+        "awk",
+        "gawk",
+        "mawk",
+        "nawk",
+    ];
+    const FAMILIES: &[&str] = &[
+        "python", "pypy", "ruby", "perl", "php", "lua", "luajit", "node",
+    ];
+    let version = |rest: &str| {
+        rest.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+    };
+    EXACT.contains(&base)
+        || FAMILIES
+            .iter()
+            .any(|f| base.strip_prefix(f).is_some_and(version))
+        || base.starts_with("ld.")
+        || base.starts_with("ld-linux")
+        || base.starts_with("ld64")
+}
+
 /// `/usr/bin/ls` is `ls`; a program in any other directory is a file to check.
 pub(crate) fn in_system_bin(path: &str) -> bool {
     const DIRS: &[&str] = &[
@@ -142,4 +208,14 @@ pub(crate) fn package_script(project: &Path, name: &str) -> bool {
 /// Whether `name` is a tool the project installed (`node_modules/.bin/NAME`).
 pub(crate) fn project_bin(project: &Path, name: &str) -> bool {
     !name.contains('/') && project.join("node_modules/.bin").join(name).exists()
+}
+
+/// `{}` of `find -exec` (or of `xargs -I{}`) is whatever file turns up at run time.
+pub(crate) fn named_at_run_time(word: &Word) -> Option<String> {
+    word.text.contains("{}").then(|| {
+        format!(
+            "runs `{}`, a file named only at run time (`find -exec`, `xargs -I`)",
+            word.text
+        )
+    })
 }

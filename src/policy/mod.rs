@@ -7,12 +7,15 @@
 //! walks what was parsed, the tables (`safe*`, `danger`) judge one command at a time.
 
 mod args;
+mod bash;
 mod classify;
 mod danger;
 mod fetch;
 mod judged;
 mod kind;
 mod path;
+mod project;
+mod py_module;
 mod reach;
 mod rules;
 mod runner;
@@ -301,7 +304,13 @@ impl Policy {
             );
         }
         if self.roots.contains(resolved) {
-            Assessment::allow("inside the allowed roots")
+            let mut assessment = Assessment::allow("inside the allowed roots");
+            // The temp root is allowed but not the project's: what it holds is untrusted.
+            let project = self.project.as_deref().unwrap_or(&self.cwd);
+            if !resolved.starts_with(project) {
+                assessment.untrusted = Some(resolved.display().to_string());
+            }
+            assessment
         } else {
             let mut assessment = Assessment::single(
                 Verdict::Ask,
@@ -321,5 +330,7 @@ impl Policy {
 mod props;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_readings;
 #[cfg(test)]
 mod tests_spelling;

@@ -28,6 +28,9 @@ pub(crate) struct Place<'a> {
     /// Paths produced so far for the whole line (braces and globs): past [`LINE_EXPANSIONS`]
     /// words are no longer computed, so they ask.
     pub(crate) spent: std::cell::Cell<usize>,
+    /// Variables the line set, at any point, to something other than a number: in arithmetic
+    /// bash reads such a value as an expression, and `a[$(cmd)]` there runs cmd.
+    pub(crate) doubtful: std::collections::HashSet<String>,
 }
 
 impl Place<'_> {
@@ -276,6 +279,18 @@ impl Place<'_> {
     /// variable): words that use it are not computable.
     pub(crate) fn unknown(&mut self, name: &str) {
         self.vars.insert(name.to_string(), UNKNOWN.to_string());
+        self.doubtful.insert(name.to_string());
+    }
+
+    /// Records a variable the line sets to known text.
+    pub(crate) fn set(&mut self, name: &str, text: String) {
+        if !text
+            .chars()
+            .all(|c| c.is_ascii_digit() || ",{}-+ ".contains(c))
+        {
+            self.doubtful.insert(name.to_string());
+        }
+        self.vars.insert(name.to_string(), text);
     }
 
     fn variable(&self, name: &str) -> String {
@@ -394,8 +409,9 @@ pub(crate) fn expand_braces(text: &str) -> Vec<String> {
     done
 }
 
-/// The first `{...}` holding a top-level comma: its byte range and alternatives.
-fn brace_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
+/// The first `{...}` holding a top-level comma or a sequence (`{a..e}`, `{1..9..2}`): its byte
+/// range and alternatives.
+fn brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
     let bytes = text.as_bytes();
     for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{') {
         let mut depth = 0;
@@ -407,15 +423,18 @@ fn brace_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
                     depth -= 1;
                     if depth == 0 {
                         if commas.is_empty() {
-                            break;
+                            match sequence(&text[open + 1..i]) {
+                                Some(items) => return Some((open, i, items)),
+                                None => break,
+                            }
                         }
                         let mut parts = Vec::new();
                         let mut start = open + 1;
                         for &comma in &commas {
-                            parts.push(&text[start..comma]);
+                            parts.push(text[start..comma].to_string());
                             start = comma + 1;
                         }
-                        parts.push(&text[start..i]);
+                        parts.push(text[start..i].to_string());
                         return Some((open, i, parts));
                     }
                 }
@@ -425,6 +444,51 @@ fn brace_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
         }
     }
     None
+}
+
+/// A sequence expression's words (`a..e`, `-3..3`, `1..9..2`, `z..a`), bounded.
+fn sequence(body: &str) -> Option<Vec<String>> {
+    let parts: Vec<&str> = body.split("..").collect();
+    let (from, to) = (parts.first()?, parts.get(1)?);
+    let step: i64 = match parts.get(2) {
+        Some(step) => step.parse::<i64>().ok()?.abs().max(1),
+        None if parts.len() == 2 => 1,
+        None => return None,
+    };
+    let numbers = from.parse::<i64>().ok().zip(to.parse::<i64>().ok());
+    let letters = || {
+        let (a, b) = (single_letter(from)?, single_letter(to)?);
+        Some((i64::from(u32::from(a)), i64::from(u32::from(b))))
+    };
+    let (start, end, letter) = match numbers {
+        Some((a, b)) => (a, b, false),
+        None => letters().map(|(a, b)| (a, b, true))?,
+    };
+    let count = (end - start).unsigned_abs() / step.unsigned_abs() + 1;
+    let count = usize::try_from(count)
+        .unwrap_or(usize::MAX)
+        .min(MAX_EXPANSIONS);
+    let sign = if end >= start { 1 } else { -1 };
+    let items = (0..count)
+        .filter_map(|k| {
+            let n = start + sign * step * i64::try_from(k).ok()?;
+            if letter {
+                u32::try_from(n)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .map(String::from)
+            } else {
+                Some(n.to_string())
+            }
+        })
+        .collect();
+    Some(items)
+}
+
+fn single_letter(text: &str) -> Option<char> {
+    let mut chars = text.chars();
+    let c = chars.next().filter(char::is_ascii_alphabetic)?;
+    chars.next().is_none().then_some(c)
 }
 
 /// The existing paths a glob matches, as bash would match them (a leading `.` only by a pattern
@@ -523,7 +587,7 @@ pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
             return None;
         }
         let alternatives = expand_braces(&word.text);
-        (alternatives.len() > 1).then_some(alternatives)
+        (alternatives != [word.text.as_str()]).then_some(alternatives)
     };
     if expands(name).is_some() {
         return Some(format!(
@@ -543,6 +607,24 @@ pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
                 )
             })
     })
+}
+
+/// The arguments as bash passes them after brace expansion (`mkdir -p src/{a,b}` →
+/// `src/a src/b`).
+pub(super) fn expand_words(args: &[Word]) -> Vec<Word> {
+    let mut out = Vec::new();
+    for arg in args {
+        let alternatives = if arg.quoted || !arg.text.contains('{') {
+            vec![arg.text.clone()]
+        } else {
+            expand_braces(&arg.text)
+        };
+        out.extend(alternatives.into_iter().map(|text| Word {
+            text,
+            ..arg.clone()
+        }));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -571,6 +653,7 @@ mod tests {
             cwd: home.join("project"),
             vars: HashMap::from([("a".to_string(), "../.s".to_string())]),
             spent: Default::default(),
+            doubtful: Default::default(),
         };
         for spelling in [
             "~/.ssh/id_rsa",

@@ -682,6 +682,14 @@ fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
             "--arg-file",
         ],
     );
+    if let Some(program) = rest.first().map(|w| super::danger::basename(&w.text))
+        && super::kind::runs_code(program)
+    {
+        judged.ask(format!(
+            "`xargs {program}` hands text from its input to {program} as arguments, which it may \
+             run as code"
+        ));
+    }
     if !rest.is_empty() {
         // The arguments come from stdin: the inner command gets words nobody has seen, also
         // wherever the replacement string stands (`xargs -I{} sh -c '{}'`).

@@ -92,6 +92,7 @@ pub(crate) fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
         if module == "pytest" {
             pytest(after, judged);
         }
+        super::py_module::options(name, module, after, judged);
         if module == "venv" {
             // A new environment directory named like one; into an existing directory it would
             // overwrite files (`venv .` replaces the project's `bin/`), `--clear` deletes.
@@ -143,7 +144,7 @@ pub(crate) fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
 pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
     if matches!(name, "source" | ".") {
         match args.first() {
-            Some(script) => judged.scripts.push(script.clone()),
+            Some(script) => judged.shell_scripts.push(script.clone()),
             None => judged.ask(format!("`{name}` without a file")),
         }
         return;
@@ -175,6 +176,12 @@ pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
         return;
     }
     script_operand(name, args, judged);
+    // What ai reads is bash; a script for another shell's syntax is not something it can check.
+    if matches!(name, "sh" | "bash" | "dash") {
+        judged.shell_scripts.append(&mut judged.scripts);
+    } else if !judged.scripts.is_empty() {
+        judged.ask(format!("`{name}` scripts are not something ai reads"));
+    }
 }
 
 /// pytest runs the project's tests; options that load plugins, read other configurations,

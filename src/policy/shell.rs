@@ -93,6 +93,9 @@ pub(crate) struct Script {
     pub(crate) fork_bombs: Vec<String>,
     /// Why the line could not be read completely, if it could not.
     pub(crate) unreadable: Option<&'static str>,
+    /// Text bash evaluates as arithmetic (`(( ))`, `$(( ))`, `let`, `[[ -eq ]]`, subscripts,
+    /// `declare -i`, `test -v`): a variable's value there is read as code (`a[$(cmd)]` runs cmd).
+    pub(crate) arithmetic: Vec<String>,
 }
 
 /// Parses `text` into a [`Script`].
@@ -137,7 +140,11 @@ fn walk(root: Node<'_>, src: &str, script: &mut Script) {
 
 fn visit(node: Node<'_>, src: &str, script: &mut Script) {
     match node.kind() {
-        "command" => script.commands.push(simple_command(node, src)),
+        "command" => {
+            let command = simple_command(node, src);
+            script.arithmetic.extend(arithmetic_words(&command.words));
+            script.commands.push(command);
+        }
         "file_redirect" => {
             if let Some(redirect) = redirect(node, src) {
                 script.redirects.push(redirect);
@@ -148,7 +155,11 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 script.assignments.push(assignment);
             }
         }
-        "for_statement" | "c_style_for_statement" => for_loop(node, src, script),
+        "for_statement" => for_loop(node, src, script),
+        "c_style_for_statement" => {
+            script.arithmetic.push(text_of(node, src).to_string());
+            for_loop(node, src, script);
+        }
         "herestring_redirect" => {
             let mut cursor = node.walk();
             let words: Vec<Word> = node
@@ -157,30 +168,25 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 .collect();
             script.loose_words.extend(words);
         }
-        // `declare -n ref=NAME` makes later assignments to `ref` change NAME; `-f` exports code;
-        // `export` alone and `declare -p` print every variable, tokens included.
-        "declaration_command" => {
-            let text = text_of(node, src);
-            let mut cursor = node.walk();
-            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-            let flags: Vec<&str> = children
-                .iter()
-                .map(|c| text_of(*c, src))
-                .filter(|t| t.starts_with('-'))
-                .collect();
-            let flagged = flags
-                .iter()
-                .any(|t| !t.starts_with("--") && (t.contains('n') || t.contains('f')));
-            let prints = flags.iter().any(|t| t.contains('p')) || children.len() == flags.len();
-            if flagged || prints {
-                script.indirect.push(text.to_string());
-            }
-        }
+        "declaration_command" => declaration(node, src, script),
         // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript: quoted code inside a test still runs.
         "test_command" | "arithmetic_expansion" => {
             let text = text_of(node, src);
-            if (text.contains("$(") || text.contains('`')) && !has_substitution(node) {
+            let inner = text.strip_prefix("$((").unwrap_or(text);
+            if (inner.contains("$(") || inner.contains('`')) && !has_substitution(node) {
                 script.indirect.push(text.to_string());
+            }
+            if node.kind() == "arithmetic_expansion" {
+                script.arithmetic.push(text.to_string());
+            }
+        }
+        "compound_statement" if text_of(node, src).starts_with("((") => {
+            script.arithmetic.push(text_of(node, src).to_string());
+        }
+        "binary_expression" | "unary_expression" => arithmetic_test(node, src, script),
+        "subscript" => {
+            if let Some(index) = node.child_by_field_name("index") {
+                script.arithmetic.push(text_of(index, src).to_string());
             }
         }
         "expansion" => {
@@ -192,6 +198,7 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             if indirect {
                 script.indirect.push(text.to_string());
             }
+            script.arithmetic.extend(substring_offset(text));
         }
         "function_definition" => {
             if let Some(name) = fork_bomb(node, src) {
@@ -199,6 +206,33 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             }
         }
         _ => {}
+    }
+}
+
+/// `declare -n ref=NAME` makes later assignments to `ref` change NAME; `-f` exports code;
+/// `export` alone and `declare -p` print every variable, tokens included; `-i` evaluates what is
+/// assigned as arithmetic.
+fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
+    let text = text_of(node, src);
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let flags: Vec<&str> = children
+        .iter()
+        .map(|c| text_of(*c, src))
+        .filter(|t| t.starts_with('-'))
+        .collect();
+    let flagged = flags
+        .iter()
+        .any(|t| !t.starts_with("--") && (t.contains('n') || t.contains('f')));
+    let prints = flags.iter().any(|t| t.contains('p')) || children.len() == flags.len();
+    if flagged || prints {
+        script.indirect.push(text.to_string());
+    }
+    if flags
+        .iter()
+        .any(|t| !t.starts_with("--") && t.contains('i'))
+    {
+        script.arithmetic.push(text.to_string());
     }
 }
 
@@ -220,6 +254,52 @@ fn for_loop(node: Node<'_>, src: &str, script: &mut Script) {
             .push((text_of(variable, src).to_string(), known));
     }
     script.loose_words.extend(values);
+}
+
+/// `[[ X -eq Y ]]` compares numbers (both sides arithmetic), `[[ -v NAME ]]` evaluates a
+/// subscript in NAME.
+fn arithmetic_test(node: Node<'_>, src: &str, script: &mut Script) {
+    if node.parent().is_none_or(|p| p.kind() != "test_command") {
+        return;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    let numeric = children.iter().any(|c| {
+        c.kind() == "test_operator"
+            && matches!(
+                text_of(*c, src),
+                "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "-v"
+            )
+    });
+    if numeric {
+        for child in children.iter().filter(|c| c.kind() != "test_operator") {
+            script.arithmetic.push(text_of(*child, src).to_string());
+        }
+    }
+}
+
+/// `let EXPR...` evaluates every word; `test -v NAME` / `[ -v NAME ]` a subscript in NAME.
+fn arithmetic_words(words: &[Word]) -> Vec<String> {
+    let Some((name, args)) = words.split_first() else {
+        return Vec::new();
+    };
+    match name.text.as_str() {
+        "let" => args.iter().map(|w| w.text.clone()).collect(),
+        "test" | "[" => args
+            .windows(2)
+            .filter(|pair| pair[0].text == "-v")
+            .map(|pair| pair[1].text.clone())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `${s:OFFSET:LENGTH}`: both are arithmetic (`${s:-x}`, `${s:=x}`, ... are not).
+fn substring_offset(text: &str) -> Option<String> {
+    let inner = text.strip_prefix("${")?.strip_suffix('}')?;
+    let name_end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let rest = inner[name_end..].strip_prefix(':')?;
+    (!rest.starts_with(['-', '=', '+', '?'])).then(|| rest.to_string())
 }
 
 /// Whether a real command substitution is somewhere below `node` (bounded walk).

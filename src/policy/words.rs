@@ -18,11 +18,11 @@ impl Judge<'_> {
             .collect();
         match known {
             Some(texts) if texts.len() == 1 => {
-                self.place.vars.insert(name.to_string(), texts[0].clone());
+                self.place.set(name, texts[0].clone());
             }
             Some(texts) if !texts.is_empty() && texts.len() <= 64 => {
                 let joined = format!("{{{}}}", texts.join(","));
-                self.place.vars.insert(name.to_string(), joined);
+                self.place.set(name, joined);
             }
             _ => self.place.unknown(name),
         }

@@ -30,6 +30,7 @@ mod provider;
 mod providers;
 mod pty;
 mod pull;
+mod readings;
 mod repl;
 mod sandbox;
 mod sandbox_approvals;

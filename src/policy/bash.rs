@@ -1,0 +1,190 @@
+//! The second reading of a line: what bash does with its text that the tree-sitter walk does not
+//! model. A backslash-newline inside a word (bash joins the lines), a here-document whose end
+//! bash may find on another line than the parser, and variables whose values reach arithmetic
+//! (where bash evaluates `a[$(cmd)]` as code). Where the two readings may disagree, the line asks.
+
+use super::classify::{Judge, ask};
+use super::shell::Script;
+use super::{Approver, Finding};
+
+/// Variables bash keeps numeric whatever the line does.
+const NUMERIC: &[&str] = &[
+    "RANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "SRANDOM", "COLUMNS", "LINES",
+];
+
+/// Why bash may read the line's text otherwise than the parser did, if it may.
+pub(super) fn disagreement(text: &str) -> Option<String> {
+    let mut chars = text.char_indices().peekable();
+    let mut prev = ' ';
+    let mut continued = false;
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\'' => {
+                // Single quotes hold everything literally, a backslash-newline included; `$'...'`
+                // has escapes, `\'` among them.
+                let ansi = prev == '$';
+                while let Some((_, q)) = chars.next() {
+                    if ansi && q == '\\' {
+                        chars.next();
+                    } else if q == '\'' {
+                        break;
+                    }
+                }
+            }
+            '#' if prev.is_whitespace() || at == 0 => {
+                for (_, q) in chars.by_ref() {
+                    if q == '\n' {
+                        break;
+                    }
+                }
+            }
+            '\\' => {
+                let Some((_, next)) = chars.next() else { break };
+                if next == '\n' {
+                    continued = true;
+                    let after = chars.peek().map_or(' ', |(_, c)| *c);
+                    if !ends_word(prev) && !ends_word(after) {
+                        return Some(
+                            "a backslash-newline inside a word: bash joins the two lines into one \
+                             word, which the check does not read"
+                                .into(),
+                        );
+                    }
+                }
+                prev = next;
+                continue;
+            }
+            _ => {}
+        }
+        prev = c;
+    }
+    if continued && text.contains("<<") {
+        return Some(
+            "a backslash-newline with a here-document: bash may end the document on another line"
+                .into(),
+        );
+    }
+    heredoc_delimiter(text)
+}
+
+fn ends_word(c: char) -> bool {
+    c.is_whitespace() || "|&;()<>".contains(c)
+}
+
+/// `<<'E'OF`, `<<E"O"F`, `<<E\OF`: bash's delimiter is the word without its quotes, which a parser
+/// may not match; only a plain word, or one wholly in quotes or after one backslash, is read alike.
+fn heredoc_delimiter(text: &str) -> Option<String> {
+    let mut rest = text;
+    while let Some(at) = rest.find("<<") {
+        let after = &rest[at + 2..];
+        rest = after;
+        if let Some(herestring) = after.strip_prefix('<') {
+            rest = herestring;
+            continue;
+        }
+        let word: String = after
+            .trim_start_matches('-')
+            .trim_start_matches([' ', '\t'])
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !"|&;()<>".contains(*c))
+            .collect();
+        let plain = |w: &str| {
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+        };
+        let bare = word
+            .strip_prefix('\'')
+            .and_then(|w| w.strip_suffix('\''))
+            .or_else(|| word.strip_prefix('"').and_then(|w| w.strip_suffix('"')))
+            .or_else(|| word.strip_prefix('\\'))
+            .unwrap_or(&word);
+        if !plain(bare) && !word.chars().all(|c| c.is_ascii_digit()) {
+            return Some(format!(
+                "the here-document delimiter `{word}` is one bash and the check may end at \
+                 different lines"
+            ));
+        }
+    }
+    None
+}
+
+impl Judge<'_> {
+    /// Where bash reads the line otherwise than the walk did, the line asks; so does a value
+    /// the line cannot know that reaches arithmetic.
+    pub(super) fn second_reading(&mut self, text: &str, script: &Script) {
+        let mut findings: Vec<Finding> = disagreement(text).map(ask).into_iter().collect();
+        self.arithmetic(&script.arithmetic, &mut findings);
+        if !findings.is_empty() {
+            let narrowed = findings
+                .into_iter()
+                .map(|f| f.narrowed(Approver::YesOrPerson));
+            self.unit(text, narrowed.collect());
+        }
+    }
+
+    /// Text bash evaluates as arithmetic: a value the line cannot know there asks.
+    pub(super) fn arithmetic(&mut self, exprs: &[String], findings: &mut Vec<Finding>) {
+        for expr in exprs {
+            if let Some(why) = self.arithmetic_one(expr) {
+                findings.push(ask(why));
+            }
+        }
+    }
+
+    fn arithmetic_one(&self, expr: &str) -> Option<String> {
+        let inner = expr
+            .strip_prefix("$((")
+            .or_else(|| expr.strip_prefix("(("))
+            .unwrap_or(expr);
+        if inner.contains("$(") || inner.contains('`') {
+            return Some(format!(
+                "`{expr}`: command output reaches arithmetic, where bash runs `a[$(cmd)]` as code"
+            ));
+        }
+        let positional = inner.match_indices('$').any(|(i, _)| {
+            inner[i + 1..].starts_with(|c: char| c.is_ascii_digit() || "@*{".contains(c))
+                && !inner[i + 1..].starts_with("{#")
+        });
+        if positional {
+            return Some(format!(
+                "`{expr}`: an argument or expansion ai cannot know reaches arithmetic, where bash \
+                 runs `a[$(cmd)]` as code"
+            ));
+        }
+        let name = identifiers(inner)
+            .into_iter()
+            .find(|name| !NUMERIC.contains(name) && self.place.doubtful.contains(*name))?;
+        Some(format!(
+            "`{name}` holds text ai cannot know and reaches arithmetic (`{expr}`), where bash runs \
+             `a[$(cmd)]` as code"
+        ))
+    }
+}
+
+/// The names in an arithmetic expression (`0x1f` and `10#7` are numbers, not names).
+fn identifiers(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let mut after_digit = false;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        let word = c.is_ascii_alphanumeric() || c == '_';
+        match (start, word) {
+            (None, true) => {
+                start = Some(i);
+                after_digit = c.is_ascii_digit() || text[..i].ends_with('#');
+            }
+            (Some(s), false) => {
+                if !after_digit {
+                    out.push(&text[s..i]);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}

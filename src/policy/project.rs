@@ -1,0 +1,197 @@
+//! Programs named by a path, and shell scripts: being inside the project is not a pass. A path to
+//! an interpreter or loader (`.venv/bin/python3`) is judged as that program; a build output
+//! (`target/debug/NAME`, `build/...`) runs; a script is judged by what it holds (a shell script's
+//! lines like a command line's, a `#!` script as its interpreter running it); anything else asks.
+//! A file the line itself writes is never read as what will run.
+
+use std::path::{Path, PathBuf};
+
+use super::Finding;
+use super::classify::{Context, Judge, ask};
+use super::danger::basename;
+use super::kind::runs_code;
+use super::shell::Word;
+
+/// How much of a script is read to judge it; a longer one asks.
+const MAX_SCRIPT: u64 = 64 * 1024;
+
+/// What a file named as a program holds.
+enum Content {
+    /// Shell lines (a `#!/bin/sh` script, or text with no `#!`, which bash runs as one).
+    Shell(String),
+    /// A script for another interpreter (`#!/usr/bin/env python3`), with the `#!` line's words.
+    Interpreted(Vec<String>),
+    /// A binary, or nothing readable.
+    Opaque(String),
+}
+
+impl Judge<'_> {
+    /// `./x`, `.venv/bin/python3 ...`: true when judged here, false when the program is to be
+    /// judged as itself (an interpreter or loader found by path).
+    pub(super) fn path_program(
+        &mut self,
+        name: &Word,
+        args: &[Word],
+        context: Context,
+        findings: &mut Vec<Finding>,
+    ) -> bool {
+        if runs_code(basename(&name.text)) && !name.dynamic {
+            return false;
+        }
+        self.project_file(name, findings);
+        self.secrets_in(args, true, findings);
+        if findings.iter().any(|f| f.verdict > super::Verdict::Allow) {
+            return true;
+        }
+        let Some(path) = self.single_path(name) else {
+            findings.push(ask(format!(
+                "runs `{}`, a path computed at run time",
+                name.text
+            )));
+            return true;
+        };
+        if self.build_output(&path) {
+            return true;
+        }
+        if let Some(why) = self.written_here(&path) {
+            findings.push(ask(why));
+            return true;
+        }
+        match content(&path) {
+            Content::Shell(text) => self.script_lines(&text, context),
+            Content::Interpreted(interpreter) => {
+                let words: Vec<Word> = (interpreter.into_iter().map(Word::literal))
+                    .chain(std::iter::once(name.clone()))
+                    .chain(args.iter().cloned())
+                    .collect();
+                self.nested(&words, context, 0, findings);
+            }
+            Content::Opaque(why) => findings.push(ask(format!(
+                "runs {}, {why} and not a build output of the project",
+                path.display()
+            ))),
+        }
+        true
+    }
+
+    /// `sh x`, `source x`: a project file whose lines are judged like a command line's.
+    pub(super) fn shell_script(&mut self, word: &Word, context: Context, f: &mut Vec<Finding>) {
+        self.project_file(word, f);
+        if f.iter().any(|f| f.verdict > super::Verdict::Allow) {
+            return;
+        }
+        let Some(path) = self.single_path(word) else {
+            f.push(ask(format!(
+                "runs `{}`, a path computed at run time",
+                word.text
+            )));
+            return;
+        };
+        if let Some(why) = self.written_here(&path) {
+            f.push(ask(why));
+            return;
+        }
+        match content(&path) {
+            Content::Shell(text) => self.script_lines(&text, context),
+            Content::Interpreted(_) | Content::Opaque(_) => f.push(ask(format!(
+                "runs {} as a shell script, which it is not",
+                path.display()
+            ))),
+        }
+    }
+
+    /// A script's lines judged like a command line's; what they set or where they `cd` stays
+    /// in the script.
+    fn script_lines(&mut self, text: &str, context: Context) {
+        let place = self.place.clone();
+        self.line(text, context.depth + 1);
+        self.place = place;
+    }
+
+    fn single_path(&self, word: &Word) -> Option<PathBuf> {
+        let mut paths = self.place.paths(word)?;
+        (paths.len() == 1).then(|| paths.remove(0))
+    }
+
+    /// `target/debug/NAME`, `target/release/NAME`, `target/TRIPLE/release/NAME`, `build/...`.
+    fn build_output(&self, path: &Path) -> bool {
+        let Some(project) = self.project else {
+            return false;
+        };
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let Ok(inside) = real.strip_prefix(project) else {
+            return false;
+        };
+        let parts: Vec<String> = inside
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let profile = |p: &str| matches!(p, "debug" | "release");
+        match parts.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["build", _, ..] => true,
+            ["target", p, _] => profile(p),
+            // `target/TRIPLE/release/NAME` and `target/release/examples/NAME`.
+            ["target", a, b, _] => profile(a) || profile(b),
+            _ => false,
+        }
+    }
+
+    /// A file this line writes is not judged by what it holds before the line runs.
+    fn written_here(&self, path: &Path) -> Option<String> {
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.written
+            .iter()
+            .any(|w| *w == real || w == path)
+            .then(|| {
+                format!(
+                    "runs {}, which this command line writes first",
+                    path.display()
+                )
+            })
+    }
+
+    /// Notes a file the line writes (a redirection, `-o FILE`).
+    pub(super) fn note_written(&mut self, word: &Word) {
+        for path in self.place.paths(word).unwrap_or_default() {
+            let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            self.written.push(real);
+            self.written.push(path);
+        }
+    }
+}
+
+fn content(path: &Path) -> Content {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return Content::Opaque("which is not there to read".into());
+    };
+    let mut bytes = Vec::new();
+    if file.take(MAX_SCRIPT + 1).read_to_end(&mut bytes).is_err() {
+        return Content::Opaque("which cannot be read".into());
+    }
+    if bytes.len() as u64 > MAX_SCRIPT {
+        return Content::Opaque("a script longer than ai reads".into());
+    }
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Content::Opaque("a binary".into());
+    };
+    let Some(shebang) = text.strip_prefix("#!") else {
+        return Content::Shell(text);
+    };
+    let first = shebang.lines().next().unwrap_or("");
+    let mut words = first.split_whitespace();
+    let mut program = words.next().map(basename).unwrap_or("");
+    if program == "env" {
+        program = words.find(|w| !w.starts_with('-')).unwrap_or("");
+    }
+    let line: Vec<String> = std::iter::once(program)
+        .chain(words)
+        .map(String::from)
+        .collect();
+    match program {
+        "sh" | "bash" | "dash" => Content::Shell(text),
+        "" => Content::Opaque("a script with no interpreter".into()),
+        other if runs_code(other) => Content::Interpreted(line),
+        other => Content::Opaque(format!("a script for `{other}`")),
+    }
+}
