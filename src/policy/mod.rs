@@ -322,4 +322,6 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_everyday;
+#[cfg(test)]
 mod tests_spelling;
