@@ -19,6 +19,7 @@ mod runner;
 mod runs;
 mod safe;
 mod safe_dev;
+mod safe_files;
 mod safe_git;
 mod safe_interp;
 mod safe_net;
@@ -29,6 +30,7 @@ mod shell;
 mod words;
 mod wrap;
 mod wreck;
+mod write;
 
 use std::path::PathBuf;
 
@@ -325,3 +327,5 @@ mod tests;
 mod tests_everyday;
 #[cfg(test)]
 mod tests_spelling;
+#[cfg(test)]
+mod tests_writes;
