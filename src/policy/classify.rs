@@ -104,8 +104,8 @@ pub(super) struct Judge<'a> {
     /// The secret walk of each directory, shared by the commands of the line.
     walked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
     pub(super) project: Option<&'a Path>,
-    temp: &'a Path,
-    out: Judgement,
+    pub(super) temp: &'a Path,
+    pub(super) out: Judgement,
     /// Files the line writes (what they hold now is not what a later command runs).
     pub(super) written: Vec<PathBuf>,
 }
@@ -233,6 +233,7 @@ impl Judge<'_> {
             self.redirect(redirect);
         }
         self.second_reading(text, &script);
+        self.moved_writes(&script);
     }
 
     /// Loop variables, and the words that name things outside any command (`for f in WORDS`).
@@ -334,8 +335,7 @@ impl Judge<'_> {
                     )
                     && !is_descriptor(path, target.dynamic)
                 {
-                    self.secret(target, &mut findings);
-                    findings.push(ask(format!("`{}` writes to a file", redirect.text)));
+                    self.write_target(target, &format!("`{}`", redirect.text), &mut findings);
                 }
             }
         }
@@ -413,6 +413,7 @@ impl Judge<'_> {
         }
         findings.extend(judged.asks.iter().cloned().map(ask));
         self.follow(&judged, context, wraps, findings);
+        self.writes(base, &judged, findings);
         if !judged.names_only {
             // `echo` and `printf` print their words and open none.
             self.secrets_in(args, !matches!(base, "echo" | "printf"), findings);
@@ -595,8 +596,9 @@ impl Judge<'_> {
                     secret.display()
                 )));
             }
-            if let Some(dir) = targets
-                .iter()
+            // A walk that prints only names (`find / -perm /u=s`) reads no secret.
+            if let Some(dir) = (targets.iter())
+                .filter(|_| judged.contents)
                 .find(|d| d.is_dir() && holds_secrets(d, self.place.home))
             {
                 findings.push(ask(format!(

@@ -21,6 +21,15 @@ pub(crate) struct Judged {
     pub(crate) dirs: Vec<Word>,
     /// Files it writes (`curl -o f`): inside the project or temp.
     pub(crate) outputs: Vec<Word>,
+    /// Files whose contents it replaces or appends to (`tee`, `tar -cf`): only writes the
+    /// sandbox contains run unasked (`write`).
+    pub(crate) writes: Vec<Word>,
+    /// What `cp` or `mv` copies (the sources) and where to (a file, or a directory to copy
+    /// into); `moves`: the sources go away too.
+    pub(crate) copy: Option<(Vec<Word>, Word)>,
+    pub(crate) moves: bool,
+    /// Files whose mode it changes (`chmod +x`): inside the project, outside hidden directories.
+    pub(crate) modes: Vec<Word>,
     /// Files it reads that are not plain operands (`curl file:///...`): checked for secrets.
     pub(crate) reads: Vec<Word>,
     /// It talks to the network (its output is untrusted).

@@ -22,6 +22,7 @@ mod runner;
 mod runs;
 mod safe;
 mod safe_dev;
+mod safe_files;
 mod safe_git;
 mod safe_interp;
 mod safe_net;
@@ -32,6 +33,7 @@ mod shell;
 mod words;
 mod wrap;
 mod wreck;
+mod write;
 
 use std::path::PathBuf;
 
@@ -331,6 +333,10 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_everyday;
+#[cfg(test)]
 mod tests_readings;
 #[cfg(test)]
 mod tests_spelling;
+#[cfg(test)]
+mod tests_writes;

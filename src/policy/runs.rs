@@ -113,7 +113,11 @@ fn git(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
     if !values.is_empty() {
         given(short, values);
     }
-    let settings = option_values(args, &["-c", "--config"]);
+    let mut settings = option_values(args, &["-c", "--config"]);
+    if at(&["switch", "branch"]) {
+        // There `-c` makes or copies a branch; a setting is still `key=value`.
+        settings.retain(|w| w.text.contains('='));
+    }
     let programs: Vec<Word> = settings
         .iter()
         .filter_map(|w| w.text.split_once('=').map(|(k, v)| (k, v, w)))

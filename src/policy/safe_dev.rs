@@ -243,24 +243,19 @@ pub(crate) fn make(_name: &str, args: &[Word], judged: &mut Judged) {
             if let Some(why) = super::danger::risky_assignment(var, value) {
                 judged.ask(format!("`make {var}=` {why}"));
             }
-        } else if !dry_run
-            && matches!(
-                text,
-                "install"
-                    | "uninstall"
-                    | "deploy"
-                    | "publish"
-                    | "release"
-                    | "upload"
-                    | "push"
-                    | "distclean"
-                    | "clean"
-            )
-        {
-            judged.ask(format!(
-                "`make {text}` changes files outside the build or publishes it"
-            ));
+        } else if !dry_run && let Some(what) = make_target_reason(text) {
+            judged.ask(format!("`make {text}` {what}"));
         }
+    }
+}
+
+/// Why a make target asks: it installs, publishes or deletes.
+fn make_target_reason(target: &str) -> Option<&'static str> {
+    match target {
+        "install" | "uninstall" => Some("installs or removes files outside the project"),
+        "deploy" | "publish" | "release" | "upload" | "push" => Some("publishes the project"),
+        "clean" | "distclean" => Some("deletes files (what the Makefile says, not only the build)"),
+        _ => None,
     }
 }
 

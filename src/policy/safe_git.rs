@@ -245,6 +245,17 @@ fn git_reason(sub: &str, args: &[Word]) -> String {
             "`git reset --hard` discards uncommitted changes".into()
         }
         "clean" => "`git clean` deletes untracked files".into(),
+        "checkout" | "switch" | "branch"
+            if ["-b", "-B", "-c", "-C", "--create", "--orphan"]
+                .iter()
+                .any(|f| args.iter().any(|a| a.text == *f))
+                || sub == "branch" =>
+        {
+            format!(
+                "`git {sub}` makes a branch: it writes the repository's refs, which the sandbox \
+                 keeps read-only"
+            )
+        }
         "checkout" | "restore" | "switch" => format!("`git {sub}` can discard changes to files"),
         "fetch" | "pull" | "clone" => format!("`git {sub}` downloads from a remote"),
         "filter-branch" | "filter-repo" => "rewrites the repository's history".into(),

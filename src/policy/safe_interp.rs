@@ -213,7 +213,11 @@ pub(crate) fn pytest(args: &[Word], judged: &mut Judged) {
                 || a.text.starts_with(&format!("{flag}="))
                 || (flag.len() == 2 && !flag.starts_with("--") && a.text.starts_with(flag))
         });
-        if given {
+        let disables_plugins = flag == "-p"
+            && super::args::option_values(args, &["-p"])
+                .iter()
+                .all(|v| v.text.starts_with("no:"));
+        if given && !disables_plugins {
             judged.ask(format!(
                 "`pytest {flag}` loads, deletes, uploads or writes something outside its tests"
             ));

@@ -143,9 +143,10 @@ pub(crate) fn infra(name: &str, args: &[Word], judged: &mut Judged) {
         _ => false,
     };
     if names_secret && safe {
+        let words: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
         judged.ask(format!(
             "`{name} {}` reads secrets or credentials",
-            ops.join(" ")
+            words.join(" ")
         ));
     } else if !safe {
         let what = subcommand(args).unwrap_or("");

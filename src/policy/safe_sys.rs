@@ -105,6 +105,9 @@ pub(crate) fn system(name: &str, args: &[Word], judged: &mut Judged) {
                 .iter()
                 .any(|a| matches!(a.text.as_str(), "-out" | "-keyout" | "-signkey" | "-new"))
         }
+        "tar" if creates(args) => {
+            return super::safe_files::tar_create(args, judged);
+        }
         "tar" => tar_lists_only(args),
         "unzip" => {
             has_flag(args, "-l")
@@ -177,6 +180,14 @@ fn tar_lists_only(args: &[Word]) -> bool {
         }
     }
     lists
+}
+
+/// `tar czf`, `tar -cf`, `tar --create`: it makes an archive (and does nothing else).
+fn creates(args: &[Word]) -> bool {
+    let first = args.first().map_or("", |w| w.text.trim_start_matches('-'));
+    let cluster = !first.is_empty() && !args[0].text.starts_with("--");
+    (cluster && first.contains('c') && !first.contains(['t', 'x', 'r', 'u', 'A', 'd']))
+        || args.iter().any(|a| a.text == "--create")
 }
 
 /// `ip addr`, `ip -br link show`, `ip route get 1.1.1.1`: objects shown, not changed.

@@ -350,3 +350,50 @@ fn read_options<'a>(
     }
     Ok(operands)
 }
+
+/// `tox`, `tox -e py311`, `tox -av`: the project's own test environments (project code, like
+/// `make test`); options that point it at other configuration, packages or commands ask.
+pub(crate) fn tox(name: &str, args: &[Word], judged: &mut Judged) {
+    judged.project_code = true;
+    const PLAIN: &[&str] = &[
+        "-e",
+        "--env",
+        "-a",
+        "--listenvs-all",
+        "-l",
+        "--listenvs",
+        "-v",
+        "-vv",
+        "-av",
+        "-q",
+        "-r",
+        "--recreate",
+        "-p",
+        "--parallel",
+        "--skip-missing-interpreters",
+    ];
+    let mut value = false;
+    for arg in args {
+        if std::mem::take(&mut value) {
+            continue;
+        }
+        let option = arg
+            .text
+            .split_once('=')
+            .map_or(arg.text.as_str(), |(o, _)| o);
+        if !arg.text.starts_with('-') || arg.text == "--" {
+            return judged.ask(format!(
+                "`{name} {}` runs commands ai does not check",
+                arg.text
+            ));
+        }
+        if !PLAIN.contains(&option) {
+            return judged.ask(format!(
+                "`{name} {}` is an option ai does not know to be safe (other configuration, \
+                 packages or commands)",
+                arg.text
+            ));
+        }
+        value = matches!(option, "-e" | "--env" | "-p" | "--parallel") && !arg.text.contains('=');
+    }
+}

@@ -120,26 +120,7 @@ impl Judge<'_> {
             // `yarn jest`, `pnpm exec tsc`, `yarn run build`: one of the project's scripts, or a
             // tool it installed, judged as that tool (`yarn node -e` is `node -e`).
             "yarn" | "pnpm" | "bun" => return self.node_runner(base, args, findings),
-            "npx" | "pnpx" | "bunx" => {
-                let rest = skip_options(args, &["-p", "--package", "-c", "--call"]);
-                let local = rest.first().is_some_and(|bin| {
-                    !bin.dynamic
-                        && !bin.text.contains('/')
-                        && self
-                            .project
-                            .is_some_and(|p| p.join("node_modules/.bin").join(&bin.text).exists())
-                });
-                let unknown_option = args.iter().any(|a| {
-                    a.text.starts_with('-') && !matches!(a.text.as_str(), "--no-install" | "--no")
-                });
-                if !local || unknown_option {
-                    findings.push(ask(format!(
-                        "`{base}` downloads and runs a package unless the project has it"
-                    )));
-                }
-                // The project's own tool is project code, like `npm run`.
-                return None;
-            }
+            "npx" | "pnpx" | "bunx" => return self.npx(base, args, findings),
             "timeout" => {
                 let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
                 rest.get(1..).unwrap_or(&[])
@@ -147,5 +128,43 @@ impl Judge<'_> {
             _ => return None,
         };
         Some(inner)
+    }
+
+    /// `npx NAME ...`: a tool the project installed (`node_modules/.bin`) is judged as itself,
+    /// or as project code when the table does not know it; anything else downloads a package.
+    fn npx<'w>(
+        &mut self,
+        base: &str,
+        args: &'w [Word],
+        findings: &mut Vec<Finding>,
+    ) -> Option<&'w [Word]> {
+        self.out.fetch.others = true;
+        let rest = skip_options(args, &["-p", "--package", "-c", "--call"]);
+        // Only npx's own options count: the tool's (`tsc --noEmit`) are the tool's.
+        let own = &args[..args.len() - rest.len()];
+        let plain = own
+            .iter()
+            .all(|a| matches!(a.text.as_str(), "--no-install" | "--no" | "-q" | "--quiet"));
+        let local = rest.first().filter(|bin| {
+            !bin.dynamic
+                && self.project.is_some_and(|p| {
+                    self.place.cwd.starts_with(p) && super::kind::project_bin(p, &bin.text)
+                })
+        });
+        match local {
+            Some(bin) if plain => {
+                if super::safe::judge(&bin.text, &rest[1..]).known {
+                    Some(rest)
+                } else {
+                    Some(&[])
+                }
+            }
+            _ => {
+                findings.push(ask(format!(
+                    "`{base}` downloads and runs a package unless the project has it"
+                )));
+                Some(&[])
+            }
+        }
     }
 }

@@ -273,7 +273,7 @@ fn config_policy_rules_deny_and_allow() {
         tool_reply(&[(
             "c2",
             "execute_command",
-            exec("touch made.txt && mv made.txt moved.txt"),
+            exec("touch made.txt && mv made.txt moved.sh"),
         )]),
         text_reply("done"),
     ]);
@@ -285,7 +285,7 @@ fn config_policy_rules_deny_and_allow() {
     let calls = run.json()["tool_calls"].clone();
     assert_eq!(calls[0]["decision"], json!("blocked"));
     assert_eq!(calls[1]["decision"], json!("approved"));
-    assert!(ai.work().join("moved.txt").exists());
+    assert!(ai.work().join("moved.sh").exists());
 }
 
 #[test]

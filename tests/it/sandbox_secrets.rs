@@ -425,3 +425,42 @@ fn root_owned_secrets_of_the_system_stay_hidden() {
     );
     assert!(!stdout.contains("PRIVATE KEY"), "{stdout}");
 }
+
+/// `env`, `printenv` and `make -p` run unasked (no `--yes`): the sandbox gives them an
+/// allowlisted environment, so the token in ai's own never reaches the model.
+#[test]
+fn env_and_printenv_run_unasked_and_print_no_token() {
+    if !require_sandbox() {
+        return;
+    }
+    let mut script: Vec<_> = ["env", "printenv", "env | sort"]
+        .iter()
+        .enumerate()
+        .map(|(i, command)| {
+            crate::server::tool_reply(&[(
+                &format!("c{i}"),
+                "execute_command",
+                json!({"command": command}),
+            )])
+        })
+        .collect();
+    script.push(crate::server::text_reply("done"));
+    let server = FakeServer::start(script);
+    let run = ai()
+        .env("GITHUB_TOKEN", "SECRET-GH")
+        .env("SWEBASH_AI_BASE_URL", &server.url)
+        .args(&["--json", "go"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let calls = run.json()["tool_calls"].clone();
+    for i in 0..3 {
+        assert_eq!(calls[i]["decision"], json!("allow"), "{calls}");
+        assert_eq!(calls[i]["ok"], json!(true), "{calls}");
+    }
+    let sent = sent(&server);
+    assert!(sent.contains("PATH="), "{sent}");
+    assert!(
+        !sent.contains("SECRET-GH"),
+        "a token reached the model: {sent}"
+    );
+}
