@@ -397,6 +397,19 @@ impl Judge<'_> {
         self.programs(base, args, findings);
         self.fetch(base, args, findings);
         self.sets(base, args, findings);
+        self.by_tables(base, args, context, wraps, findings);
+    }
+
+    /// The program's own rows: the safe table's verdict and what it follows, writes and
+    /// reads; the deny rules; and, for a program no table knows, a question.
+    fn by_tables(
+        &mut self,
+        base: &str,
+        args: &[Word],
+        context: Context,
+        wraps: usize,
+        findings: &mut Vec<Finding>,
+    ) {
         let judged = safe::judge(base, args);
         let explained = danger::explain(base, args);
         // A program in the safe table has its own reasons; only the deny rules still apply.
