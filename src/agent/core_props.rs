@@ -90,6 +90,7 @@ fn assessment(verdict: Verdict, untrusted: bool) -> Assessment {
         }],
         untrusted: untrusted.then(|| "a file outside the project".into()),
         fetch: Default::default(),
+        prints_environment: false,
     }
 }
 

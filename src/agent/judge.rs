@@ -49,6 +49,7 @@ pub(crate) fn strictest(
             commands: Vec::new(),
             untrusted: None,
             fetch: Default::default(),
+            prints_environment: false,
         };
         return (tool.action(arguments, ctx), denied);
     };

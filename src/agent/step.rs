@@ -116,6 +116,15 @@ impl Core<'_> {
         match (effective.verdict, is_command, containment) {
             (Verdict::Deny, _, _) => self.finish_call(Decision::Blocked, blocked(&effective)),
             (Verdict::Ask, _, _) => self.ask(effective, None),
+            // In the sandbox the environment is an allowlist; outside it, it holds the tokens.
+            (Verdict::Allow, true, Containment::Off) if effective.prints_environment => self.ask(
+                effective.escalated(
+                    "it prints the environment, tokens and keys included, and with the \
+                         sandbox off nothing filters it"
+                        .into(),
+                ),
+                None,
+            ),
             (Verdict::Allow, false, _) | (Verdict::Allow, true, Containment::Off) => {
                 self.run(false, false)
             }

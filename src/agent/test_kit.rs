@@ -142,6 +142,7 @@ pub(super) fn assessment(verdict: Verdict, line: &str) -> Assessment {
         }],
         untrusted: None,
         fetch: Default::default(),
+        prints_environment: false,
     }
 }
 

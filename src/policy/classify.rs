@@ -60,6 +60,8 @@ pub(crate) struct Judgement {
     pub(crate) untrusted: Option<String>,
     /// The package managers it runs, and what else runs beside them.
     pub(crate) fetch: Fetches,
+    /// Some command of it prints the environment.
+    pub(crate) prints_environment: bool,
 }
 
 pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
@@ -397,6 +399,7 @@ impl Judge<'_> {
         self.programs(base, args, findings);
         self.fetch(base, args, findings);
         self.sets(base, args, findings);
+        self.out.prints_environment |= super::kind::prints_environment(base, args);
         self.by_tables(base, args, context, wraps, findings);
     }
 

@@ -127,6 +127,10 @@ pub(crate) struct Assessment {
     /// their fetch (decided on the parse, nowhere else).
     #[serde(skip)]
     pub(crate) fetch: FetchNeeds,
+    /// For commands: it prints the environment (`env`, `printenv`, `make -p`): harmless in the
+    /// sandbox, which passes an allowlisted environment, and a question outside it.
+    #[serde(skip)]
+    pub(crate) prints_environment: bool,
 }
 
 impl Assessment {
@@ -153,6 +157,7 @@ impl Assessment {
             commands: units,
             untrusted: None,
             fetch: FetchNeeds::default(),
+            prints_environment: false,
         }
     }
 
@@ -167,6 +172,7 @@ impl Assessment {
             commands: Vec::new(),
             untrusted: None,
             fetch: FetchNeeds::default(),
+            prints_environment: false,
         }
     }
 
@@ -188,6 +194,7 @@ impl Assessment {
             commands,
             untrusted: self.untrusted.clone(),
             fetch: self.fetch.clone(),
+            prints_environment: self.prints_environment,
         }
     }
 
@@ -287,6 +294,7 @@ impl Policy {
         );
         assessment.untrusted = judgement.untrusted;
         assessment.fetch = judgement.fetch.needs();
+        assessment.prints_environment = judgement.prints_environment;
         if assessment.fetch.network {
             // What comes back over the network (a dependency's build script, a registry's
             // answer) is not the project's: the turn is tainted after it.

@@ -78,3 +78,36 @@ fn with_the_sandbox_off_the_users_own_choice_still_runs_approved_commands() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(ai.home().join("planted").exists(), "{}", run.stderr);
 }
+
+#[test]
+fn with_the_sandbox_off_printing_the_environment_asks() {
+    // (`export -p` and `declare -p` ask anyway: they are read as expansions ai cannot see.)
+    for command in [
+        "env",
+        "printenv",
+        "env | sort",
+        "env -u PATH",
+        "make -p",
+        "npm run env",
+    ] {
+        let server = FakeServer::start(vec![
+            tool_reply(&[("c1", "execute_command", json!({ "command": command }))]),
+            text_reply("done"),
+        ]);
+        let run = Ai::new(&server.url)
+            .env("GITHUB_TOKEN", "SECRET-GH-TOKEN")
+            .args(&["--sandbox", "off", "--json", "go"])
+            .run();
+        let sent: String = server.chat_bodies().iter().map(|b| b.to_string()).collect();
+        assert!(
+            !sent.contains("SECRET-GH-TOKEN"),
+            "{command}: the token reached the model"
+        );
+        assert_eq!(run.code, 3, "{command}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("prints the environment"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+}
