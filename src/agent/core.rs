@@ -154,8 +154,14 @@ impl<'m> Core<'m> {
             return self.finish(limit_end(hit));
         }
         self.phase = Phase::Requesting;
-        let choice = if self.turn.iterations == 1 {
+        let first = self.turn.iterations == 1;
+        let last = self.turn.iterations == self.setup.limits.max_iterations;
+        let choice = if first && self.setup.tool_choice != ToolChoice::Auto {
             self.setup.tool_choice.clone()
+        } else if last && self.mode.is_constrained() {
+            // A constrained model's last allowed request can only answer: what its calls
+            // found ends in an answer, not at the limit with none.
+            ToolChoice::None
         } else {
             ToolChoice::Auto
         };

@@ -145,7 +145,11 @@ impl ToolMode {
         let response = answer.cloned().unwrap_or_else(|| json!({"type": "string"}));
         let final_answer = json!({"type": "object", "properties": {"response": response},
             "required": ["response"]});
-        if tools.is_empty() || *choice == ToolChoice::None {
+        if *choice == ToolChoice::None && !tools.is_empty() {
+            // Tools are offered but may not be called now: only the answer is left.
+            return Some(final_answer);
+        }
+        if tools.is_empty() {
             return answer.map(|_| final_answer);
         }
         // One alternative per allowed tool, its arguments constrained by the tool's own schema.
