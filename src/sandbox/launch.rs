@@ -128,7 +128,10 @@ fn own_caches(request: &Request, private: &[PathBuf]) -> Option<PathBuf> {
 /// trusts by action ID), pip and uv use none, and go runs the toolchain it is (a go.mod's
 /// `toolchain` line fetches and runs no other).
 fn caches_environment(own: Option<&Path>) -> Vec<(String, String)> {
-    let go_build = own.map_or_else(|| "off".into(), |d| d.join("go-build").display().to_string());
+    let go_build = own.map_or_else(
+        || "off".into(),
+        |d| d.join("go-build").display().to_string(),
+    );
     [
         ("GOCACHE", go_build.as_str()),
         ("GOTOOLCHAIN", "local"),
@@ -468,4 +471,28 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
         network: filesystem && kernel >= ABI::V4 && !request.no_landlock_network,
         scoped: filesystem && kernel >= ABI::V6,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value<'e>(env: &'e [(String, String)], name: &str) -> Option<&'e str> {
+        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn every_call_uses_a_build_cache_of_its_own_and_no_shared_one() {
+        let own = caches_environment(Some(Path::new("/tmp/.ai-sandbox-7")));
+        assert_eq!(value(&own, "GOCACHE"), Some("/tmp/.ai-sandbox-7/go-build"));
+        assert_eq!(value(&own, "GOTOOLCHAIN"), Some("local"));
+        assert_eq!(value(&own, "PIP_NO_CACHE_DIR"), Some("1"));
+        assert_eq!(value(&own, "UV_NO_CACHE"), Some("1"));
+        // Without a directory of its own, go builds nothing rather than use the user's.
+        assert_eq!(value(&caches_environment(None), "GOCACHE"), Some("off"));
+        // The fetch run first: modules as go.mod names them, npm's scripts off.
+        let fetch = fetch_environment();
+        assert_eq!(value(&fetch, "GOFLAGS"), Some("-mod=mod"));
+        assert_eq!(value(&fetch, "npm_config_ignore_scripts"), Some("true"));
+    }
 }
