@@ -276,8 +276,10 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
     super::isolate::kill_descendants();
     let mut offline = request.clone();
     offline.net = false;
-    // The caches stay readable (the build reads what was fetched), no longer writable.
+    // The caches stay readable (the build reads what was fetched), no longer writable; nor
+    // are their lock files (cargo's `.global-cache` records what a later clean-up removes).
     offline.read.append(&mut offline.caches);
+    offline.read.append(&mut offline.cache_files);
     let grants = Grants::of(&offline, offline.read_only_mounts);
     restrict(&offline, grants)?;
     if super::seccomp::restrict(false) {

@@ -24,15 +24,20 @@ pub const CACHES: &[&str] = &[
     ".cache/uv",
 ];
 
+/// A lock file of cargo's that records what its clean-up removes.
+const CARGO_LOCK: &str = ".cargo/.global-cache";
+
 /// The attacker's script, run by a build script or a lifecycle script as `sh evil.sh WHO`: it
 /// says it ran (in the project), then tries the network (UDP to `port`) and the caches.
 fn evil(ai: &Ai, port: u16) -> String {
     let mut script = format!(
         "echo ran >> \"{work}/ran-$1\"\n\
          bash -c 'echo LEAK > /dev/udp/127.0.0.1/{port}' 2>/dev/null\n\
-         mkdir -p \"{npm}/_npx/x\" 2>/dev/null\n",
+         mkdir -p \"{npm}/_npx/x\" 2>/dev/null\n\
+         echo poison >> \"{lock}\" 2>/dev/null\n",
         work = ai.work().display(),
         npm = ai.home().join(".npm").display(),
+        lock = ai.home().join(CARGO_LOCK).display(),
     );
     for cache in CACHES {
         let dir = ai.home().join(cache);
@@ -128,6 +133,10 @@ pub fn attack_in(
             got.push(format!("wrote {cache}"));
         }
     }
+    let lock = std::fs::read_to_string(ai.home().join(CARGO_LOCK)).unwrap_or_default();
+    if lock.contains("poison") {
+        got.push(format!("wrote {CARGO_LOCK}"));
+    }
     if !got.is_empty() {
         got.push(run.stderr);
     }
@@ -148,6 +157,17 @@ fn a_line_whose_code_free_fetch_is_dropped_gets_no_network_and_no_cache_to_write
         ("cd . && npm install --no-audit", "npm"),
         ("npm install --no-audit && npm ci", "npm"),
     ] {
+        let got = attack(command, who);
+        assert!(got.is_empty(), "{command}: {got:?}");
+    }
+}
+
+#[test]
+fn a_build_after_its_fetch_runs_offline_and_writes_no_cache_nor_its_lock() {
+    if !require_sandbox() {
+        return;
+    }
+    for (command, who) in [("cargo build", "cargo"), ("npm install --no-audit", "npm")] {
         let got = attack(command, who);
         assert!(got.is_empty(), "{command}: {got:?}");
     }
