@@ -11,10 +11,15 @@ use std::path::{Path, PathBuf};
 pub(crate) struct FetchNeeds {
     pub(crate) managers: Vec<Fetcher>,
     pub(crate) network: bool,
-    /// A fetch that runs no project code (`cargo fetch`, `npm install --ignore-scripts`): when
-    /// set, it alone gets the network and the caches, and the command then runs offline, so a
-    /// build script or an install script never shares the network.
+    /// A fetch that runs no project code (`cargo fetch`, `npm install --ignore-scripts`, `go mod
+    /// download`): when set, it alone gets the network and the caches, and the command then runs
+    /// offline, so a build script, an install script or a test never shares the network.
     pub(crate) prefetch: Vec<String>,
+    /// The managers' caches are writable: only to what runs no project code (the fetch run
+    /// first, or a command that runs none itself). A cache a build or a test could write would
+    /// hold code that later builds, outside the sandbox, trust; pip's lines keep the network
+    /// but never a cache.
+    pub(crate) caches: bool,
 }
 
 /// A package manager whose fetches the sandbox lets through.
@@ -55,10 +60,9 @@ impl Fetcher {
                 home.join(".local/share/pnpm/store"),
             ],
             Fetcher::Python => vec![home.join(".cache/pip"), home.join(".cache/uv")],
-            Fetcher::Go => vec![
-                from_env("GOMODCACHE", home.join("go/pkg/mod")),
-                from_env("GOCACHE", home.join(".cache/go-build")),
-            ],
+            // The module cache only: the build cache (`GOCACHE`) is never shared, each call
+            // gets one of its own (go trusts what it finds there by its action ID).
+            Fetcher::Go => vec![from_env("GOMODCACHE", home.join("go/pkg/mod"))],
         }
     }
 

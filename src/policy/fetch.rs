@@ -36,7 +36,10 @@ fn manager_and_verb(base: &str, args: &[Word]) -> Option<(Fetcher, bool)> {
             Some((Fetcher::Node, installs))
         }
         "pip" | "pip3" | "uv" | "poetry" => Some((Fetcher::Python, true)),
-        "go" => Some((Fetcher::Go, true)),
+        "go" => Some((
+            Fetcher::Go,
+            !matches!(sub, "version" | "env" | "help" | "fmt" | ""),
+        )),
         n if n.starts_with("python") => {
             let module = args.first().map(|a| a.text.as_str()) == Some("-m")
                 && args.get(1).map(|a| a.text.as_str()) == Some("pip");
@@ -51,12 +54,13 @@ fn manager_and_verb(base: &str, args: &[Word]) -> Option<(Fetcher, bool)> {
 pub(super) enum FetchForm {
     /// A fetch that runs no project code, run first with the network and the caches; the
     /// command itself then runs offline (cargo's builds: `cargo fetch`; an npm-family install:
-    /// itself with `--ignore-scripts`).
+    /// itself with `--ignore-scripts`; go's builds and tests: `go mod download`).
     First(Vec<String>),
-    /// The command runs no project code itself (`cargo search`, `npm view`): it may have them.
+    /// The command runs no project code itself (`cargo search`, `npm view`, `go mod tidy`): it
+    /// may have them.
     Itself,
-    /// The manager has no code-free fetch (pip and go build what they fetch): the command has
-    /// them, an accepted risk the threat model states.
+    /// The manager has no code-free fetch (pip, uv and poetry build what they fetch): the
+    /// command has the network, an accepted risk the threat model states, but never a cache.
     Unavoidable,
     /// The command can run project code (a build script, a lifecycle script) and no code-free
     /// fetch could be made for it: it gets neither.
@@ -166,10 +170,33 @@ pub(super) fn fetch_form(base: &str, args: &[Word]) -> FetchForm {
                 .collect();
             FetchForm::First(fetch)
         }
-        "pip" | "pip3" | "uv" | "poetry" | "go" => FetchForm::Unavoidable,
+        "go" => go_form(args),
+        "pip" | "pip3" | "uv" | "poetry" => FetchForm::Unavoidable,
         n if n.starts_with("python") => FetchForm::Unavoidable,
         _ => FetchForm::Offline,
     }
+}
+
+/// How a go command may fetch: `go mod …` and `go get` only resolve and download (no build, no
+/// test, no generator), so they may; a build, test or anything else gets `go mod download`
+/// first. A flag before the verb (`-C dir`), another go.mod (`-modfile`) or a package at a
+/// version (`go run x@v1`, which `go mod download` does not fetch) leaves it offline.
+fn go_form(args: &[Word]) -> FetchForm {
+    let verb = args.first().map_or("", |a| a.text.as_str());
+    let other_module = args.iter().any(|a| {
+        let text = a.text.trim_start_matches('-');
+        text == "modfile" || text.starts_with("modfile=")
+    });
+    if verb.starts_with('-') || other_module {
+        return FetchForm::Offline;
+    }
+    if matches!(verb, "mod" | "get") {
+        return FetchForm::Itself;
+    }
+    if args.iter().skip(1).any(|a| a.text.contains('@')) {
+        return FetchForm::Offline;
+    }
+    FetchForm::First(vec!["go".into(), "mod".into(), "download".into()])
 }
 
 /// Whether an npm-family install's arguments are operands and plain options only (after a
@@ -290,8 +317,8 @@ impl Fetches {
     /// The caches and the network: only for a line of package managers fetching from their
     /// own index, and only in a form that shares them with no project code: one code-free
     /// fetch run first (the command then runs offline), or commands that run no project code
-    /// themselves, or pip and go (which have no other form). Anything else runs offline, with
-    /// the caches read-only.
+    /// themselves; pip's lines (which have no other form) get the network without the caches.
+    /// Anything else runs offline, with the caches read-only.
     pub(crate) fn needs(&self) -> FetchNeeds {
         let mut needs = FetchNeeds {
             managers: self.managers.clone(),
@@ -309,9 +336,14 @@ impl Fetches {
         match form {
             FetchForm::First(prefetch) => {
                 needs.network = true;
+                needs.caches = true;
                 needs.prefetch.clone_from(prefetch);
             }
-            FetchForm::Itself | FetchForm::Unavoidable => needs.network = true,
+            FetchForm::Itself => {
+                needs.network = true;
+                needs.caches = true;
+            }
+            FetchForm::Unavoidable => needs.network = true,
             FetchForm::Offline => {}
         }
         needs

@@ -87,11 +87,13 @@ fn stage_one(mut request: Request) -> i32 {
         }
     }
     request.stage2 = true;
+    // After the mounts: made in the temp the call sees.
+    let own_caches = own_caches(&request, &private);
     let pid_max = super::isolate::global_pid_max();
-    let status = run_stage_two(&request, &private);
+    let status = run_stage_two(&request, &private, own_caches.as_deref());
     super::isolate::restore_pid_max(pid_max);
-    for dir in private {
-        let _ = std::fs::remove_dir_all(dir);
+    for dir in private.iter().chain(&own_caches) {
+        super::walk::remove_tree(dir);
     }
     if !request.pid_namespace {
         super::isolate::kill_descendants();
@@ -102,10 +104,50 @@ fn stage_one(mut request: Request) -> i32 {
     }
 }
 
+/// The call's own directory for the caches its builds need but must not share: in the call's
+/// private temp where it has one, else a fresh one in the temp it sees (removed after the call,
+/// or swept by name).
+fn own_caches(request: &Request, private: &[PathBuf]) -> Option<PathBuf> {
+    let name = super::private_temp_name(std::process::id());
+    let dir = match private.first() {
+        Some(private) => private.join("caches"),
+        None => {
+            let temp = std::env::temp_dir().canonicalize().ok()?;
+            request
+                .write
+                .iter()
+                .any(|root| temp.starts_with(root))
+                .then(|| temp.join(name))?
+        }
+    };
+    std::fs::create_dir(&dir).is_ok().then_some(dir)
+}
+
+/// What every sandboxed program is told of the caches it may use: Go's build cache is the
+/// call's own (`off` without one: a build then fails rather than write the user's, which go
+/// trusts by action ID), pip and uv use none, and go runs the toolchain it is (a go.mod's
+/// `toolchain` line fetches and runs no other).
+fn caches_environment(own: Option<&Path>) -> Vec<(String, String)> {
+    let go_build = own.map_or_else(
+        || "off".into(),
+        |d| d.join("go-build").display().to_string(),
+    );
+    [
+        ("GOCACHE", go_build.as_str()),
+        ("GOTOOLCHAIN", "local"),
+        ("PIP_NO_CACHE_DIR", "1"),
+        ("UV_NO_CACHE", "1"),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+    .collect()
+}
+
 /// Runs stage two for `request` (its program), and waits for it.
 fn run_stage_two(
     request: &Request,
     private: &[PathBuf],
+    own_caches: Option<&Path>,
 ) -> Result<std::process::ExitStatus, String> {
     let exe = std::env::current_exe().map_err(|_| "cannot find the ai binary".to_string())?;
     let mut args = vec![OsString::from(super::LAUNCHER_ARG)];
@@ -117,6 +159,7 @@ fn run_stage_two(
     if let Some(dir) = private.first() {
         command.env("TMPDIR", dir);
     }
+    command.envs(caches_environment(own_caches));
     command
         .status()
         .map_err(|err| format!("cannot start the sandbox: {err}"))
@@ -206,6 +249,10 @@ fn stage_two(request: &Request) -> i32 {
             ("npm_config_offline", "true"),
         ]);
     }
+    if !request.net || !request.prefetch.is_empty() {
+        // Offline: go says so at once instead of failing to connect.
+        command.env("GOPROXY", "off");
+    }
     use std::os::unix::process::CommandExt;
     let err = command.exec();
     fail(&format!("cannot run {}: {err}", program.to_string_lossy()))
@@ -229,8 +276,10 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
     super::isolate::kill_descendants();
     let mut offline = request.clone();
     offline.net = false;
-    // The caches stay readable (the build reads what was fetched), no longer writable.
+    // The caches stay readable (the build reads what was fetched), no longer writable; nor
+    // are their lock files (cargo's `.global-cache` records what a later clean-up removes).
     offline.read.append(&mut offline.caches);
+    offline.read.append(&mut offline.cache_files);
     let grants = Grants::of(&offline, offline.read_only_mounts);
     restrict(&offline, grants)?;
     if super::seccomp::restrict(false) {
@@ -255,6 +304,8 @@ fn fetch_environment() -> Vec<(String, String)> {
         ("GIT_CONFIG_NOSYSTEM", "1"),
         ("GIT_CONFIG_GLOBAL", "/dev/null"),
         ("GIT_TERMINAL_PROMPT", "0"),
+        // Modules as go.mod names them, whatever a vendor directory holds.
+        ("GOFLAGS", "-mod=mod"),
     ]
     .iter()
     .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
@@ -422,4 +473,28 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
         network: filesystem && kernel >= ABI::V4 && !request.no_landlock_network,
         scoped: filesystem && kernel >= ABI::V6,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value<'e>(env: &'e [(String, String)], name: &str) -> Option<&'e str> {
+        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn every_call_uses_a_build_cache_of_its_own_and_no_shared_one() {
+        let own = caches_environment(Some(Path::new("/tmp/.ai-sandbox-7")));
+        assert_eq!(value(&own, "GOCACHE"), Some("/tmp/.ai-sandbox-7/go-build"));
+        assert_eq!(value(&own, "GOTOOLCHAIN"), Some("local"));
+        assert_eq!(value(&own, "PIP_NO_CACHE_DIR"), Some("1"));
+        assert_eq!(value(&own, "UV_NO_CACHE"), Some("1"));
+        // Without a directory of its own, go builds nothing rather than use the user's.
+        assert_eq!(value(&caches_environment(None), "GOCACHE"), Some("off"));
+        // The fetch run first: modules as go.mod names them, npm's scripts off.
+        let fetch = fetch_environment();
+        assert_eq!(value(&fetch, "GOFLAGS"), Some("-mod=mod"));
+        assert_eq!(value(&fetch, "npm_config_ignore_scripts"), Some("true"));
+    }
 }

@@ -5,12 +5,14 @@
 //! decides what is convenient to run unasked, and any bypass of it (a spelling bash reads
 //! differently, project code the model wrote, a dependency's build script) lands here. The
 //! sandbox alone must then hold, as the user and as root:
-//! - **Writes** reach only the project and temp (and a package manager's cache during its
-//!   fetch). Every git directory and hooks directory in the project is read-only, and so is
-//!   every project file git's own configuration includes or runs (`gitconfig`); a `.git` made
-//!   during a call is moved aside after it, and a directory a call made into one git would take
-//!   for a repository (`HEAD` with `objects` and `refs`) loses its `HEAD`: git would otherwise
-//!   run their config and hooks later, outside any sandbox (`git`).
+//! - **Writes** reach only the project and temp (and a package manager's cache during a fetch
+//!   that runs no project code: never while a build, a test or a setup.py runs; Go's build
+//!   cache is the call's own, pip and uv use none). Every git directory and hooks directory in
+//!   the project is read-only, and so is every project file git's own configuration includes
+//!   or runs (`gitconfig`); a `.git` made during a call is moved aside after it, and a
+//!   directory a call made into one git would take for a repository (`HEAD` with `objects` and
+//!   `refs`) loses its `HEAD`: git would otherwise run their config and hooks later, outside
+//!   any sandbox (`git`).
 //! - **Nothing it writes widens a later call.** What is writable, readable and reachable is
 //!   worked out once per run from the tree as it was (the project root, its git directories,
 //!   the toolchains), never from files a sandboxed command can change; the launcher's request
@@ -22,11 +24,13 @@
 //! - **Network**: closed by a seccomp filter on every kernel (no IP, raw or packet socket) and by
 //!   Landlock where the kernel has network rules; open only for a package manager's dependency
 //!   fetch, and with the caches writable only together with it: a fetch that runs no project
-//!   code run first (the command then runs offline, under a second layer), a command that runs
-//!   none itself, or pip and go (an accepted gap: their fetches build what they fetch). Any other
-//!   line of cargo or npm runs offline. The fetch run first gets git's configuration pinned and
-//!   npm's scripts off in its environment, whatever its arguments say. No UNIX sockets either,
-//!   so daemons outside (docker, ssh-agent, tmux) are out of reach.
+//!   code run first (`cargo fetch`, `npm install --ignore-scripts`, `go mod download`; the
+//!   command then runs offline, under a second layer), or a command that runs none itself.
+//!   pip's, uv's and poetry's lines keep the network (an accepted gap: their fetches build what
+//!   they fetch) but get no cache. Any other line of cargo, npm or go runs offline. The fetch
+//!   run first gets git's configuration pinned, npm's scripts off and go's toolchain local in
+//!   its environment, whatever its arguments say. No UNIX sockets either, so daemons outside
+//!   (docker, ssh-agent, tmux) are out of reach.
 //! - **Privileges**: none, as root too (capability sets emptied, no_new_privs); no terminal (own
 //!   session, no tty); no process outlives the call (a PID namespace, else a subreaper); limits
 //!   on processes and file size.
@@ -242,8 +246,9 @@ impl Plan {
             _ => request.hide.extend(tree.secrets.iter().cloned()),
         }
         request.scrub = scrub::git_configs(&tree.git_dirs);
-        // The caches are writable only to a fetch: a build or a test run that could write them
-        // would plant code that the next build of any project runs, outside the sandbox.
+        // The caches are writable only to what runs no project code (a fetch run first, a
+        // command that runs none): a build, a test or a setup.py that could write them would
+        // plant code that the next build of any project runs, outside the sandbox.
         // Project configuration can name programs a package manager runs while it fetches
         // (`build.rustc-wrapper`, a `rust-toolchain` path, `.npmrc`'s `git`): with any of it
         // present, no fetch gets the network, and the command runs offline (or is blocked and
@@ -252,6 +257,8 @@ impl Plan {
         if self.home.is_some() && fetch.network && !configured {
             request.net = true;
             request.prefetch.clone_from(&fetch.prefetch);
+        }
+        if request.net && fetch.caches {
             for fetcher in &fetch.managers {
                 let found = self.fetch_caches.iter().find(|(f, _, _)| f == fetcher);
                 if let (SandboxMode::Workspace, Some((_, caches, locks))) = (self.mode, found) {
@@ -698,12 +705,19 @@ mod tests {
             managers: vec![Fetcher::Cargo],
             network: true,
             prefetch: vec!["cargo".into(), "fetch".into()],
+            caches: true,
         };
         let offline = FetchNeeds {
             managers: vec![Fetcher::Cargo],
-            network: false,
-            prefetch: Vec::new(),
+            ..FetchNeeds::default()
         };
+        let pip = FetchNeeds {
+            managers: vec![Fetcher::Python],
+            network: true,
+            ..FetchNeeds::default()
+        };
+        let pip = plan.request(&pip).unwrap();
+        assert!(pip.net && pip.caches.is_empty(), "setup.py writes no cache");
         let built = plan.request(&offline).unwrap();
         assert!(
             built.caches.is_empty() && !built.net,

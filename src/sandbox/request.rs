@@ -34,9 +34,10 @@ pub(crate) struct Request {
     pub(crate) read_only: Vec<PathBuf>,
     /// Neither readable nor writable (secrets).
     pub(crate) hide: Vec<PathBuf>,
-    /// Package manager caches: created if missing, then writable.
+    /// Package manager caches: created if missing, then writable (with a `prefetch`, to it
+    /// alone: the program then only reads them).
     pub(crate) caches: Vec<PathBuf>,
-    /// Package manager lock files: created if missing, then writable.
+    /// Package manager lock files: created if missing, then writable as `caches` are.
     pub(crate) cache_files: Vec<PathBuf>,
     /// TCP allowed (a package manager fetches).
     pub(crate) net: bool,

@@ -10,6 +10,9 @@ use crate::harness::{Ai, Run};
 use crate::launcher::{capabilities, launcher, launcher_of, probe_with, require_sandbox};
 use crate::server::{FakeServer, text_reply, tool_reply};
 
+/// The package caches a sandboxed command must never write while project code runs.
+mod caches;
+
 /// Whether this kernel closes the network to sandboxed commands (Landlock ABI 4+).
 fn network_rules() -> bool {
     capabilities().is_some_and(|c| c["network"] == json!(true))

