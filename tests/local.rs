@@ -226,9 +226,9 @@ fn a_pulled_catalogue_model_answers_with_a_tool_call_and_nothing_configured() {
         .join("cache/swebash-ai/models/SmolLM2-135M-Instruct.Q4_1.gguf");
     assert_eq!(pulled.stdout.trim(), kept.display().to_string());
     assert!(pulled.stderr.contains("verified"), "{}", pulled.stderr);
-    // Three model requests at most: SmolLM2-135M often calls a tool again and again instead of
-    // answering (measured: ten `git status` in a row), so the run may end at the limit. Protocol
-    // behaviour only: the engine was chosen with nothing configured, and a call ran.
+    // Three model requests at most: SmolLM2-135M calls a tool again and again (measured: ten
+    // `git status` in a row), and its last allowed request can only answer, so the run ends
+    // with a call run and an answer. Protocol behaviour only, never the answer's quality.
     let run = ai.run_with(&[
         "-m",
         "smollm2-135m",
@@ -240,23 +240,17 @@ fn a_pulled_catalogue_model_answers_with_a_tool_call_and_nothing_configured() {
     let result = run.json();
     assert_eq!(result["provider"], json!("local"), "{result}");
     assert_eq!(result["model"], json!("smollm2-135m"), "{result}");
-    let status = result["status"].as_str().unwrap_or("");
-    assert!(
-        status == "ok" || status == "limit",
-        "{result}\n{}",
-        run.stderr
-    );
+    assert_eq!(result["status"], json!("ok"), "{result}\n{}", run.stderr);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     let calls = result["tool_calls"].as_array().cloned().unwrap_or_default();
     assert!(
         calls.iter().any(|c| c["ok"] == json!(true)),
         "a tool call ran: {result}"
     );
-    if status == "ok" {
-        assert!(
-            !result["answer"].as_str().unwrap_or("").trim().is_empty(),
-            "{result}"
-        );
-    }
+    assert!(
+        !result["answer"].as_str().unwrap_or("").trim().is_empty(),
+        "{result}"
+    );
     assert_eq!(server.gets().len(), 1, "fetched once, by the pull");
 }
 
