@@ -64,12 +64,17 @@ fn world() -> World {
 }
 
 fn check(table: &[(&str, &str)], verdict: Verdict) {
-    let world = world();
-    let home = world.policy.home.clone().unwrap_or_default();
+    check_with(&world().policy, table, verdict);
+}
+
+/// Each command of `table` gets `verdict` from `policy`, with a reason holding its text (`HOMEDIR`
+/// stands for the home directory); every miss is listed at once.
+pub(super) fn check_with(policy: &Policy, table: &[(&str, &str)], verdict: Verdict) {
+    let home = policy.home.clone().unwrap_or_default();
     let mut wrong = Vec::new();
     for (command, reason) in table {
         let command = command.replace("HOMEDIR", &home.display().to_string());
-        let got = world.policy.command(&command);
+        let got = policy.command(&command);
         let reason_ok = reason.is_empty() || got.reasons.iter().any(|r| r.contains(reason));
         if got.verdict != verdict || !reason_ok {
             wrong.push(format!(

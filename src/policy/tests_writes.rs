@@ -6,25 +6,7 @@ use super::tests_everyday::project;
 use super::{Policy, Verdict};
 
 fn check(policy: &Policy, table: &[(&str, &str)], verdict: Verdict) {
-    let home = policy.home.clone().unwrap_or_default();
-    let mut wrong = Vec::new();
-    for (command, reason) in table {
-        let command = command.replace("HOMEDIR", &home.display().to_string());
-        let got = policy.command(&command);
-        let reason_ok = reason.is_empty() || got.reasons.iter().any(|r| r.contains(reason));
-        if got.verdict != verdict || !reason_ok {
-            wrong.push(format!(
-                "{command:?}: want {verdict:?} ({reason}), got {:?} {:?}",
-                got.verdict, got.reasons
-            ));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "{} misclassified:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    super::tests::check_with(policy, table, verdict);
 }
 
 fn world() -> (tempfile::TempDir, Policy) {

@@ -5,11 +5,11 @@
 //! read-only over the original, and detaches the tmpfs: the copy is reachable only where the
 //! original was, and nothing is left behind when the call ends.
 
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use rustix::mount::{MountFlags, UnmountFlags};
+
+use super::settings_files::read_small;
 
 /// The largest config read (a bigger one is hidden whole rather than read).
 const MAX_CONFIG: u64 = 1 << 20;
@@ -63,7 +63,7 @@ pub(crate) fn cover_credentials(configs: &[PathBuf]) -> Vec<PathBuf> {
     let mut failed = Vec::new();
     let mut copies = Vec::new();
     for config in configs {
-        match read_config(config) {
+        match read_small(config, MAX_CONFIG) {
             Some(text) => {
                 let clean = scrub(&text);
                 if clean != text {
@@ -99,22 +99,6 @@ pub(crate) fn cover_credentials(configs: &[PathBuf]) -> Vec<PathBuf> {
     // The copies stay alive through their binds; the staging tmpfs itself goes.
     let _ = rustix::mount::unmount(stage, UnmountFlags::DETACH);
     failed
-}
-
-/// A regular file's text, opened without following a link or waiting on a FIFO.
-fn read_config(path: &Path) -> Option<String> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(path)
-        .ok()?;
-    let metadata = file.metadata().ok()?;
-    if !metadata.is_file() || metadata.len() > MAX_CONFIG {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(MAX_CONFIG).read_to_string(&mut text).ok()?;
-    Some(text)
 }
 
 /// The config without credentials: a URL's user and password go (wherever a URL is written,

@@ -61,25 +61,26 @@ pub(crate) fn holds_credential(path: &Path, name: &std::ffi::OsStr) -> bool {
     {
         return false;
     }
-    match read_small(path) {
+    match read_small(path, MAX_SETTINGS) {
         Some(text) => credential_in(&text),
         None => true,
     }
 }
 
-/// A small regular file's text, opened without following a link or waiting on a FIFO.
-fn read_small(path: &Path) -> Option<String> {
+/// A regular file's text when it is at most `max` bytes, opened without following a link or
+/// waiting on a FIFO (either would let what a call left behind hold up or redirect the read).
+pub(super) fn read_small(path: &Path, max: u64) -> Option<String> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
         .open(path)
         .ok()?;
     let metadata = file.metadata().ok()?;
-    if !metadata.is_file() || metadata.len() > MAX_SETTINGS {
+    if !metadata.is_file() || metadata.len() > max {
         return None;
     }
     let mut text = String::new();
-    file.take(MAX_SETTINGS).read_to_string(&mut text).ok()?;
+    file.take(max).read_to_string(&mut text).ok()?;
     Some(text)
 }
 
