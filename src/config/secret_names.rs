@@ -97,6 +97,12 @@ fn env_file(core: &str) -> Option<&'static str> {
 fn credential_file(core: &str) -> Option<&'static str> {
     const NAMES: &[&str] = &[
         ".envrc",
+        "htpasswd",
+        ".credentials",
+        "secret.json",
+        "credentials.xml",
+        "k3s.yaml",
+        "rclone.conf",
         "keys.txt",
         "token.txt",
         "api_key.txt",
@@ -139,6 +145,14 @@ fn credential_file(core: &str) -> Option<&'static str> {
     if NAMES.contains(&core) {
         return Some("credentials");
     }
+    // `kubeconfig.yaml`, `prod.kubeconfig`; WireGuard's `wg0.conf`; Docker secrets'
+    // `db_password.txt` (the `.txt` is gone by now).
+    let kube = core.contains("kubeconfig");
+    let wireguard = core.starts_with("wg") && core.ends_with(".conf");
+    let password = !core.contains('.') && (core.contains("password") || core.contains("passwd"));
+    if kube || wireguard || password {
+        return Some("credentials");
+    }
     // Cloud consoles' key downloads (AWS's `credentials.csv`, `rootkey.csv`, `*_accessKeys.csv`).
     let csv_key = core.strip_suffix(".csv").is_some_and(|stem| {
         ["credentials", "rootkey", "accesskey", "access_key"]
@@ -170,6 +184,7 @@ fn key_file(core: &str) -> Option<&'static str> {
         ".keystore",
         ".ovpn",
         ".tfvars",
+        ".tfvars.json",
         ".tfstate",
         ".ppk",
         ".p8",
@@ -198,8 +213,13 @@ fn key_file(core: &str) -> Option<&'static str> {
         "_key",
         "-key",
     ];
+    // A number after the name is a second key (`deploy_key2`, `id_rsa_1` is caught by `id_`).
+    let numbered = core.trim_end_matches(|c: char| c.is_ascii_digit());
     let ssh = !core.contains('.')
-        && (core.starts_with("id_") || SSH.iter().any(|end| core.ends_with(end)));
+        && (core.starts_with("id_")
+            || SSH
+                .iter()
+                .any(|end| core.ends_with(end) || numbered.ends_with(end)));
     ssh.then_some("an SSH private key")
 }
 
@@ -291,6 +311,18 @@ mod tests {
         (
             "application secrets",
             &[
+                "htpasswd",
+                "terraform.tfvars.json",
+                "prod.auto.tfvars.json",
+                "kubeconfig.yaml",
+                "k3s.yaml",
+                "rclone.conf",
+                "wg0.conf",
+                "db_password.txt",
+                "password.txt",
+                "secret.json",
+                "credentials.xml",
+                "deploy_key2",
                 ".htpasswd",
                 "wp-config.php",
                 "key.properties",

@@ -162,9 +162,12 @@ pub(super) fn fetch_form(base: &str, args: &[Word]) -> FetchForm {
                 && plain_node_args(args) =>
         {
             // Before the verb, where no `--` can make it an operand (and the launcher says it
-            // again in the fetch's environment).
+            // again in the fetch's environment). pnpm also loads a `pnpmfile` of hooks, which
+            // `--ignore-scripts` does not stop.
+            let pnpmfile = (base == "pnpm").then_some("--ignore-pnpmfile");
             let fetch = [base, "--ignore-scripts"]
                 .into_iter()
+                .chain(pnpmfile)
                 .map(String::from)
                 .chain(args.iter().map(|a| a.text.clone()))
                 .collect();

@@ -301,6 +301,11 @@ fn fetch_environment() -> Vec<(String, String)> {
         ("npm_config_git", "git"),
         ("YARN_IGNORE_SCRIPTS", "true"),
         ("YARN_ENABLE_SCRIPTS", "false"),
+        // corepack (what `yarn` and `pnpm` may be) reads no project `.corepack.env` and runs
+        // no package manager from a URL.
+        ("COREPACK_ENV_FILE", "0"),
+        ("COREPACK_ENABLE_UNSAFE_CUSTOM_URLS", "0"),
+        ("COREPACK_ENABLE_STRICT", "1"),
         ("GIT_CONFIG_NOSYSTEM", "1"),
         ("GIT_CONFIG_GLOBAL", "/dev/null"),
         ("GIT_TERMINAL_PROMPT", "0"),

@@ -321,6 +321,11 @@ impl Plan {
             ".yarnrc",
             ".yarnrc.yml",
             ".pnpmfile.cjs",
+            ".pnpmfile.mjs",
+            // pnpm's workspace settings can name a pnpmfile of hooks, run during a fetch.
+            "pnpm-workspace.yaml",
+            // corepack's settings can make a URL the package manager.
+            ".corepack.env",
         ];
         if managers.is_empty() {
             return false;
@@ -595,6 +600,8 @@ impl Tree {
             SandboxMode::Workspace => git.protected.clone(),
             _ => vec![project.join(".git")],
         };
+        let mut secrets = secrets;
+        secrets.extend(scrub::git_secret_files(&git_dirs));
         Tree {
             git,
             secrets,

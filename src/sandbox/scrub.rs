@@ -34,6 +34,93 @@ pub(crate) fn git_configs(git_dirs: &[PathBuf]) -> Vec<PathBuf> {
     configs
 }
 
+/// Secrets git keeps inside its own directories: git-crypt's keys (they decrypt every
+/// encrypted file of the history), git-annex's remote credentials, a credential store kept
+/// there, and the file a `credential.helper store --file=...` names. They are masked like a
+/// project's `.env`.
+pub(crate) fn git_secret_files(git_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut secrets = Vec::new();
+    let mut dirs = Vec::new();
+    for dir in git_dirs.iter().filter(|d| d.join("HEAD").is_file()) {
+        git_dirs_in(dir, NESTED_DEPTH, &mut dirs);
+    }
+    for dir in &dirs {
+        for holder in ["git-crypt", "annex/creds"] {
+            files_below(&dir.join(holder), NESTED_DEPTH, &mut secrets);
+        }
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let is_file = entry.file_type().is_ok_and(|t| !t.is_dir());
+                if is_file && crate::config::secret_in_tree(Path::new(&entry.file_name())).is_some()
+                {
+                    secrets.push(entry.path());
+                }
+            }
+        }
+        if let Some(config) = read_small(&dir.join("config"), MAX_CONFIG) {
+            secrets.extend(store_files(&config, dir));
+        }
+    }
+    secrets.sort();
+    secrets.dedup();
+    secrets
+}
+
+/// A git directory and the ones it holds (submodules', worktrees').
+fn git_dirs_in(dir: &Path, depth: usize, dirs: &mut Vec<PathBuf>) {
+    dirs.push(dir.to_path_buf());
+    if depth == 0 {
+        return;
+    }
+    for holder in ["modules", "worktrees"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(holder)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                git_dirs_in(&entry.path(), depth - 1, dirs);
+            }
+        }
+    }
+}
+
+/// Every file below `dir` (links included, as names), to `depth` levels.
+fn files_below(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        match entry.file_type() {
+            Ok(t) if t.is_dir() && depth > 0 => files_below(&entry.path(), depth - 1, files),
+            Ok(t) if !t.is_dir() => files.push(entry.path()),
+            _ => {}
+        }
+    }
+}
+
+/// The files `credential.helper store --file=PATH` (or `--file PATH`) names in `config`.
+fn store_files(config: &str, git_dir: &Path) -> Vec<PathBuf> {
+    let work_tree = git_dir.parent().unwrap_or(git_dir);
+    config
+        .lines()
+        .filter(|line| line.contains("store") && line.contains("--file"))
+        .filter_map(|line| {
+            let after = line.split("--file").nth(1)?;
+            let path = after
+                .trim_start_matches(['=', ' ', '\t'])
+                .split([' ', '\t', '"'])
+                .next()
+                .filter(|p| !p.is_empty())?;
+            let path = Path::new(path);
+            Some(if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                work_tree.join(path)
+            })
+        })
+        .collect()
+}
+
 fn configs_in(dir: &Path, depth: usize, configs: &mut Vec<PathBuf>) {
     for name in ["config", "config.worktree"] {
         let path = dir.join(name);
@@ -132,6 +219,7 @@ fn names_a_credential(setting: &str) -> bool {
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase();
+    // `helper`: a credential helper can be a shell function that prints the password itself.
     [
         "extraheader",
         "token",
@@ -141,6 +229,7 @@ fn names_a_credential(setting: &str) -> bool {
         "oauth",
         "auth",
         "cookie",
+        "helper",
     ]
     .iter()
     .any(|word| key.contains(word))

@@ -24,6 +24,12 @@ const SETTINGS_FILES: &[&str] = &[
     ".condarc",
     "config.toml",
     "config",
+    // AI tools' MCP servers, often given a token in their environment.
+    ".mcp.json",
+    "mcp.json",
+    // The SFTP extension's connection, with its password.
+    "sftp.json",
+    "database.yml",
 ];
 
 /// Words of a key (or an XML element) that holds a credential.
@@ -50,7 +56,10 @@ pub(crate) fn holds_credential(path: &Path, name: &std::ffi::OsStr) -> bool {
     let Some(name) = name.to_str() else {
         return false;
     };
-    if !SETTINGS_FILES.contains(&name) {
+    // `NuGet.Config`, `Settings.XML`: names as tools spell them.
+    let name = name.to_ascii_lowercase();
+    let name = name.as_str();
+    if !SETTINGS_FILES.contains(&name) && !name.starts_with("appsettings.") {
         return false;
     }
     // `config` and `config.toml` are settings only where a tool keeps them: cargo's in
@@ -84,16 +93,28 @@ pub(super) fn read_small(path: &Path, max: u64) -> Option<String> {
     Some(text)
 }
 
-/// Whether `text` names a credential, or holds a URL with a password (`https://u:p@host`).
+/// Whether `text` names a credential, or holds a URL carrying one: a password
+/// (`scheme://u:p@host`), any user of an HTTP(S) URL (`https://TOKEN@host`, as Gemfury and
+/// private registries write it), or Anaconda's token path (`/t/TOKEN/`).
 fn credential_in(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
-    CREDENTIAL_WORDS.iter().any(|word| lower.contains(word))
-        || lower.split("://").skip(1).any(|rest| {
-            let authority = rest.split(['/', '"', '\'', ' ', '\n']).next().unwrap_or("");
-            authority
-                .rsplit_once('@')
-                .is_some_and(|(user, _)| user.contains(':'))
-        })
+    if CREDENTIAL_WORDS.iter().any(|word| lower.contains(word)) || lower.contains("/t/") {
+        return true;
+    }
+    let mut parts = lower.split("://");
+    let mut before = parts.next().unwrap_or_default();
+    for rest in parts {
+        let http = before.ends_with("http") || before.ends_with("https");
+        let authority = rest.split(['/', '"', '\'', ' ', '\n']).next().unwrap_or("");
+        if authority
+            .rsplit_once('@')
+            .is_some_and(|(user, _)| http || user.contains(':'))
+        {
+            return true;
+        }
+        before = rest;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -133,6 +154,31 @@ mod tests {
                 true,
             ),
             (".cargo/config.toml", "[build]\njobs = 2\n", false),
+            (
+                "NuGet.Config",
+                "<add key=\"ClearTextPassword\" value=\"x\" />",
+                true,
+            ),
+            (
+                ".gemrc",
+                ":sources:\n- https://TOKEN@gem.fury.io/me/\n",
+                true,
+            ),
+            (
+                ".condarc",
+                "channels:\n  - https://conda.anaconda.org/t/TOKEN/chan\n",
+                true,
+            ),
+            (
+                ".mcp.json",
+                "{\"env\": {\"GITHUB_PERSONAL_ACCESS_TOKEN\": \"x\"}}",
+                true,
+            ),
+            (
+                ".yarnrc.yml",
+                "npmRegistryServer: https://TOKEN@r.example\n",
+                true,
+            ),
             ("src/config.toml", "token = 1\n", false),
         ];
         for (relative, text, hidden) in cases {

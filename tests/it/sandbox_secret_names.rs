@@ -190,10 +190,26 @@ fn tokens_in_git_configuration_are_scrubbed_and_git_still_works() {
          [http] extraheader = AUTHORIZATION: basic SECRET-SAMELINE\n\
          [remote \"plus\"]\n\turl = git+https://SECRET-PLUS@github.com/o/p\n",
     );
+    config.push_str(
+        "[credential]\n\thelper = \"!f() { echo password=SECRET-INLINE; }; f\"\n\
+         [credential \"https://x\"]\n\thelper = store --file=.git/my-store\n",
+    );
     std::fs::write(project.join(".git/config"), config).unwrap();
+    // Secrets git keeps in its own directory: git-crypt's key, git-annex's credentials, a
+    // credential store.
+    for (path, text) in [
+        (".git/git-crypt/keys/default", "SECRET-GITCRYPT"),
+        (".git/annex/creds/remote1", "SECRET-ANNEX"),
+        (".git/my-store", "https://u:SECRET-STORE@x"),
+    ] {
+        let file = project.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
     let recipe = [
         "git config --list",
         "cat .git/config .git/modules/dep/config",
+        "cat .git/git-crypt/keys/default .git/annex/creds/remote1 .git/my-store",
         "git remote -v",
         "git status --short && echo STATUS-WORKS",
         "git log --oneline | head -1",
