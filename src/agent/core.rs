@@ -155,7 +155,8 @@ impl<'m> Core<'m> {
         }
         self.phase = Phase::Requesting;
         let first = self.turn.iterations == 1;
-        let last = self.turn.iterations == self.setup.limits.max_iterations;
+        // (With one request allowed, it is both first and last: then tools stay callable.)
+        let last = !first && self.turn.iterations == self.setup.limits.max_iterations;
         let choice = if first && self.setup.tool_choice != ToolChoice::Auto {
             self.setup.tool_choice.clone()
         } else if last && self.mode.is_constrained() {

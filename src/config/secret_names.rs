@@ -86,8 +86,26 @@ fn env_file(core: &str) -> Option<&'static str> {
         .rsplit(['.', '_', '-'])
         .next()
         .is_some_and(|last| EXAMPLES.contains(&last));
+    // `env.production`, but not `env.rs`, `env.py` or `env.d.ts`: code named after what it reads.
+    const STAGES: &[&str] = &[
+        "production",
+        "prod",
+        "local",
+        "staging",
+        "stage",
+        "dev",
+        "development",
+        "test",
+        "testing",
+        "ci",
+        "secret",
+        "secrets",
+    ];
+    let staged = core
+        .strip_prefix("env.")
+        .is_some_and(|stage| STAGES.contains(&stage));
     let env = core.starts_with(".env")
-        || core.starts_with("env.")
+        || staged
         || (core.ends_with(".env") && core.len() > 4)
         || core == "env.local"
         || core == ".flaskenv";
@@ -167,7 +185,7 @@ fn credential_file(core: &str) -> Option<&'static str> {
             || stem.starts_with("client_secret")
             || stem.contains("adminsdk")
             || (stem.contains("service") && stem.contains("account"))
-            || ["-key", "_key", "credentials", "-sa", "_sa"]
+            || ["-key", "_key", "credentials"]
                 .iter()
                 .any(|end| stem.ends_with(end))
     });
@@ -215,8 +233,12 @@ fn key_file(core: &str) -> Option<&'static str> {
     ];
     // A number after the name is a second key (`deploy_key2`, `id_rsa_1` is caught by `id_`).
     let numbered = core.trim_end_matches(|c: char| c.is_ascii_digit());
+    // OpenSSH's own names: `id_` and a key type (`id_list` is not one).
+    let openssh = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_xmss"]
+        .iter()
+        .any(|name| core.starts_with(name));
     let ssh = !core.contains('.')
-        && (core.starts_with("id_")
+        && (openssh
             || SSH
                 .iter()
                 .any(|end| core.ends_with(end) || numbered.ends_with(end)));
@@ -362,6 +384,13 @@ mod tests {
             "tokenizer.json",
             "signature.asc",
             "backup.sh",
+            "env.rs",
+            "env.py",
+            "env.d.ts",
+            "env.sh",
+            "ar-SA.json",
+            "id_list.txt",
+            "id_map",
         ] {
             assert!(secret_file_name(name).is_none(), "{name}");
         }

@@ -163,6 +163,11 @@ async fn attempt(
     if download.size.is_some_and(|size| have > size) {
         have = 0;
     }
+    // Whole already (the run before was stopped while checking it, or could not move it into
+    // place): asking for the bytes after the end would only be refused; the check decides.
+    if have > 0 && download.size == Some(have) {
+        return Ok(());
+    }
     let mut request = client.get(url);
     if have > 0 {
         request = request.header("range", format!("bytes={have}-"));
@@ -170,6 +175,13 @@ async fn attempt(
     let mut response = request.send().await.map_err(|err| {
         FetchError::Network(format!("cannot download {url}: {}", innermost(&err)))
     })?;
+    // A 416 naming the file's length as ours: the `.part` is whole; the check decides.
+    if response.status().as_u16() == 416
+        && have > 0
+        && range_total(response.headers()) == Some(have)
+    {
+        return Ok(());
+    }
     let resumed = resumes(&response, have, part, url)?;
     if expected.is_none() {
         *expected = sha_header(response.headers());
@@ -269,6 +281,12 @@ fn content_range_start(headers: &reqwest::header::HeaderMap) -> Option<u64> {
     let value = headers.get("content-range")?.to_str().ok()?;
     let range = value.trim().strip_prefix("bytes")?.trim();
     range.split('-').next()?.trim().parse().ok()
+}
+
+/// The whole length a `Content-Range: bytes */N` (or `bytes A-B/N`) names.
+fn range_total(headers: &reqwest::header::HeaderMap) -> Option<u64> {
+    let value = headers.get("content-range")?.to_str().ok()?;
+    value.rsplit('/').next()?.trim().parse().ok()
 }
 
 /// Hugging Face sends an LFS file's SHA-256 as `X-Linked-ETag` (or `ETag`).

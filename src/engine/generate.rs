@@ -65,7 +65,11 @@ impl<'m> Session<'m> {
         stop: &AtomicBool,
         pieces: &Pieces,
     ) -> Result<Counts, String> {
-        let tokens = self.model.vocab().tokenize(prompt.as_bytes(), true, true);
+        // A template that writes the BOS itself (Llama 3, Gemma) must not get a second one.
+        let vocab = self.model.vocab();
+        let bos = vocab.token_to_piece(vocab.bos(), true, None);
+        let has_bos = !bos.is_empty() && prompt.as_bytes().starts_with(&bos);
+        let tokens = vocab.tokenize(prompt.as_bytes(), !has_bos, true);
         let window = self.ctx.n_ctx() as usize;
         let budget = window.saturating_sub(tokens.len());
         if budget < 16 {

@@ -32,6 +32,8 @@ pub(crate) struct Job {
 pub(crate) struct Engine {
     /// `None` only while being dropped.
     jobs: Option<mpsc::Sender<Job>>,
+    /// Set when the handle goes: the thread runs no request still queued.
+    closing: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -40,6 +42,8 @@ pub(crate) struct Engine {
 /// within one token, or one chunk of its prompt.
 impl Drop for Engine {
     fn drop(&mut self) {
+        self.closing
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         drop(self.jobs.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -55,15 +59,18 @@ impl Engine {
         let (ready, loaded) = mpsc::sync_channel(1);
         let path = path.to_path_buf();
         let settings = settings.clone();
+        let closing = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&closing);
         let thread = std::thread::Builder::new()
             .name("ai-engine".into())
-            .spawn(move || serve(&path, &settings, &ready, &incoming))
+            .spawn(move || serve(&path, &settings, &ready, &incoming, &seen))
             .map_err(|err| format!("cannot start the engine's thread: {err}"))?;
         loaded
             .recv()
             .map_err(|_| "the engine stopped while loading the model".to_string())??;
         Ok(Engine {
             jobs: Some(jobs),
+            closing,
             thread: Some(thread),
         })
     }
@@ -83,6 +90,7 @@ fn serve(
     settings: &LocalSettings,
     ready: &mpsc::SyncSender<Result<(), String>>,
     jobs: &mpsc::Receiver<Job>,
+    closing: &AtomicBool,
 ) {
     let loaded = backend().and_then(|backend| Ok((backend, load_model(backend, path)?)));
     let (backend, model) = match loaded {
@@ -104,6 +112,13 @@ fn serve(
     }
     let mut session = Session::new(&model, ctx);
     while let Ok(job) = jobs.recv() {
+        // Requests still queued when the engine goes are not evaluated.
+        if closing.load(std::sync::atomic::Ordering::Relaxed) {
+            let _ = job
+                .pieces
+                .send(Piece::Failed("the engine is closing".into()));
+            continue;
+        }
         run(&model, &mut session, &job);
     }
 }

@@ -424,7 +424,10 @@ fn the_network_goes_only_with_a_fetch_that_runs_no_project_code() {
         ("npm update", "npm --ignore-scripts update"),
         ("yarn", "yarn --ignore-scripts"),
         // pnpm's hooks file runs whatever `--ignore-scripts` says.
-        ("pnpm install", "pnpm --ignore-scripts --ignore-pnpmfile install"),
+        (
+            "pnpm install",
+            "pnpm --ignore-scripts --ignore-pnpmfile install",
+        ),
         ("go test ./...", "go mod download"),
     ] {
         let got = needs(line);

@@ -69,14 +69,20 @@ fn stage_one(mut request: Request) -> i32 {
             .chain(&request.mask)
             .cloned()
             .collect();
-        request.read_only_mounts = super::mounts::read_only_except(&writable)
+        let mounted = super::mounts::read_only_except(&writable)
             && super::mounts::pin_parents(&protected, &request.write)
             // Read-only binds first: a bind does not carry the mounts below it, so a mask made
             // before would be uncovered by the read-only bind of a directory above it.
             && super::mounts::read_only(&request.read_only)
-            && super::mounts::mask(&request.mask)
-            // Before /dev/shm becomes the call's own: the copies are staged there.
-            && super::scrub::cover_credentials(&request.scrub).is_empty()
+            && super::mounts::mask(&request.mask);
+        // Before /dev/shm becomes the call's own: the copies are staged there. A config that
+        // could not be covered is hidden whole (git then fails in the call); nothing else
+        // depends on it.
+        if mounted {
+            let unscrubbed = super::scrub::cover_credentials(&request.scrub);
+            request.hide.extend(unscrubbed);
+        }
+        request.read_only_mounts = mounted
             && super::mounts::private_shm()
             && super::isolate::new_ipc_namespace()
             && (request.net || super::isolate::new_net_namespace());

@@ -620,11 +620,12 @@ impl Tree {
     /// state is not read again: it stays what the run began with, so what a call made is never
     /// trusted.
     fn refresh_secrets(&mut self, project: &Path) {
-        let (found, complete) = secret_files(project);
+        // What this walk found is added even when the tree has grown past what one walk
+        // sees (an `npm install`): the run's first walk, complete, stays what vouches.
+        let (found, _complete) = secret_files(project);
         self.secrets.extend(found);
         self.secrets.sort();
         self.secrets.dedup();
-        self.secrets_complete &= complete;
     }
 }
 

@@ -88,9 +88,11 @@ pub(super) fn read_small(path: &Path, max: u64) -> Option<String> {
     if !metadata.is_file() || metadata.len() > max {
         return None;
     }
-    let mut text = String::new();
-    file.take(max).read_to_string(&mut text).ok()?;
-    Some(text)
+    // Bytes, then text: a config written in another encoding (a Latin-1 `user.name`) is
+    // still judged and scrubbed, its odd bytes shown as U+FFFD.
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Whether `text` names a credential, or holds a URL carrying one: a password

@@ -32,6 +32,9 @@ fn is_unsafe(c: char) -> bool {
         // Mongolian vowel separator, interlinear annotations
         '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' => true,
         '\u{00AD}' | '\u{180E}' | '\u{FFF9}'..='\u{FFFB}' => true,
+        // deprecated format controls, the combining grapheme joiner, and Unicode tags (text
+        // that shows as nothing, smuggled into what a model reads)
+        '\u{206A}'..='\u{206F}' | '\u{034F}' | '\u{E0000}'..='\u{E007F}' => true,
         _ => false,
     }
 }
@@ -117,8 +120,23 @@ mod tests {
     #[test]
     fn invisible_marks_and_separators_of_every_kind_are_replaced() {
         for c in [
-            '\u{200E}', '\u{200F}', '\u{061C}', '\u{2028}', '\u{2029}', '\u{00AD}', '\u{180E}',
-            '\u{2061}', '\u{FFF9}', '\u{2067}', '\u{202D}', '\u{200B}', '\u{FEFF}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{061C}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{00AD}',
+            '\u{180E}',
+            '\u{2061}',
+            '\u{FFF9}',
+            '\u{2067}',
+            '\u{202D}',
+            '\u{200B}',
+            '\u{FEFF}',
+            '\u{206A}',
+            '\u{034F}',
+            '\u{E0041}',
+            '\u{E007F}',
         ] {
             assert_eq!(
                 sanitize(&format!("a{c}b")),

@@ -109,6 +109,24 @@ fn a_part_left_by_an_earlier_run_is_continued_not_fetched_again() {
 }
 
 #[test]
+fn a_whole_part_left_by_a_stopped_check_is_checked_not_fetched_again() {
+    let body = made_up_file(30_000);
+    let server = FileServer::start(Serve {
+        body: body.clone(),
+        ..Serve::default()
+    });
+    let ai = mirrored(&server.url("tiny.gguf"), &sha256(&body)).arg("--pull");
+    let part = with_suffix(&default_model(&ai), ".part");
+    std::fs::create_dir_all(part.parent().expect("dir")).expect("models dir");
+    std::fs::write(&part, &body).expect("part");
+    let run = ai.run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let requests = server.gets();
+    assert!(requests.len() <= 1, "{requests:?}");
+    assert_eq!(std::fs::read(default_model(&ai)).expect("model"), body);
+}
+
+#[test]
 fn a_server_that_ignores_range_is_read_again_from_the_start() {
     let body = made_up_file(40_000);
     let server = FileServer::start(Serve {
