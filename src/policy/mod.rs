@@ -341,6 +341,8 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_code;
+#[cfg(test)]
 mod tests_everyday;
 #[cfg(test)]
 mod tests_readings;

@@ -169,6 +169,13 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             script.loose_words.extend(words);
         }
         "declaration_command" => declaration(node, src, script),
+        "unset_command" => {
+            let mut cursor = node.walk();
+            let words: Vec<Word> = std::iter::once(Word::literal("unset"))
+                .chain(node.named_children(&mut cursor).map(|c| word(c, src)))
+                .collect();
+            script.arithmetic.extend(arithmetic_words(&words));
+        }
         // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript: quoted code inside a test still runs.
         "test_command" | "arithmetic_expansion" => {
             let text = text_of(node, src);
@@ -259,7 +266,16 @@ fn for_loop(node: Node<'_>, src: &str, script: &mut Script) {
 /// `[[ X -eq Y ]]` compares numbers (both sides arithmetic), `[[ -v NAME ]]` evaluates a
 /// subscript in NAME.
 fn arithmetic_test(node: Node<'_>, src: &str, script: &mut Script) {
-    if node.parent().is_none_or(|p| p.kind() != "test_command") {
+    let mut up = node.parent();
+    while let Some(p) = up.filter(|p| {
+        matches!(
+            p.kind(),
+            "binary_expression" | "unary_expression" | "parenthesized_expression"
+        )
+    }) {
+        up = p.parent();
+    }
+    if up.is_none_or(|p| p.kind() != "test_command") {
         return;
     }
     let mut cursor = node.walk();
@@ -278,13 +294,19 @@ fn arithmetic_test(node: Node<'_>, src: &str, script: &mut Script) {
     }
 }
 
-/// `let EXPR...` evaluates every word; `test -v NAME` / `[ -v NAME ]` a subscript in NAME.
+/// `let EXPR...` evaluates every word; `test -v NAME` / `[ -v NAME ]` and `unset NAME[SUB]` a
+/// subscript in NAME, quoted or not (`unset 'a[$(cmd)]'` runs cmd).
 fn arithmetic_words(words: &[Word]) -> Vec<String> {
     let Some((name, args)) = words.split_first() else {
         return Vec::new();
     };
     match name.text.as_str() {
         "let" => args.iter().map(|w| w.text.clone()).collect(),
+        "unset" => args
+            .iter()
+            .filter(|w| w.text.contains('['))
+            .map(|w| w.text.clone())
+            .collect(),
         "test" | "[" => args
             .windows(2)
             .filter(|pair| pair[0].text == "-v")

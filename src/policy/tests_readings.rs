@@ -5,13 +5,13 @@
 
 use super::{Policy, Roots, Rules, Verdict};
 
-struct World {
+pub(super) struct World {
     _dir: tempfile::TempDir,
-    policy: Policy,
+    pub(super) policy: Policy,
 }
 
 /// A project with a venv, a build output, shell scripts good and bad, and a `#!` python script.
-fn world() -> World {
+pub(super) fn world() -> World {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = std::fs::canonicalize(dir.path()).expect("canonical");
     let home = root.join("home");
@@ -42,7 +42,7 @@ fn world() -> World {
     World { _dir: dir, policy }
 }
 
-fn expect(table: &[&str], want: Verdict) {
+pub(super) fn expect(table: &[&str], want: Verdict) {
     let world = world();
     let wrong: Vec<String> = table
         .iter()

@@ -1,0 +1,46 @@
+//! Code bash runs that the parser does not show as a command: quoted subscripts evaluated as
+//! arithmetic, here-document bodies, make's command-line variables, gawk's indirect calls, and
+//! globs that turn file names into options. Each rule has its spellings; everyday lines stay
+//! unasked (`tests_readings::everyday_lines_read_alike_stay_unasked`).
+
+use super::Verdict;
+use super::tests_readings::expect;
+
+#[test]
+fn text_reaching_arithmetic_with_code_in_a_subscript_asks() {
+    expect(
+        &[
+            "(( 'a[$(rm -rf ~)]' ))",
+            "(( \"a[\\$(id)]\" ))",
+            "unset 'a[$(rm -rf ~)]'",
+            "unset -v 'a[$(git push --force origin HEAD)]'",
+            "a=(1); unset 'a[$(rm -f main.c)]'",
+            "unset 'a[`id`]'",
+            "unset \"a[\\$(id)]\"",
+            "unset a[$(id)]",
+            "echo ${a['$(rm -rf .git)']}",
+            "a=(1); echo ${a['$(rm -f main.c)']}",
+            "[[ $(true) -eq 'a[$(rm -rf ~)]' ]]",
+            "echo $(( $(true) + 'a[$(rm -rf ~)]' ))",
+            "[[ -v a[$(true)] || -v 'a[$(rm -rf ~)]' ]]",
+            "[[ ! -v 'a[$(id)]' ]]",
+            "declare -A m=([$(true)]=1); (( 'm[$(id)]' ))",
+            "[[ $(git log -1 --format=%s) -eq 1 ]]",
+            "[[ $(cat src/x) -eq 1 ]]",
+            "x='b[$(id)]'; unset \"a[$x]\"",
+        ],
+        Verdict::Ask,
+    );
+    expect(
+        &[
+            "unset a",
+            "unset -f f",
+            "unset 'a[1]'",
+            "x=1; unset \"a[$x]\"",
+            "for i in 1 2; do echo ${a[$i]}; done",
+            "echo ${#a[@]}",
+            "[[ -f x || -d y ]]",
+        ],
+        Verdict::Allow,
+    );
+}
