@@ -74,3 +74,38 @@ fn every_command_substitution_in_an_unquoted_here_document_is_judged() {
         Verdict::Allow,
     );
 }
+
+#[test]
+fn make_variables_given_on_the_command_line_that_run_code_ask() {
+    expect(
+        &[
+            "make -n 'x!=rm -f main.c; echo ran > pwned'",
+            "make x!=id",
+            "make 'x:=$(shell id)'",
+            "make 'x::=$(shell id)'",
+            "make 'x:::=${shell id}'",
+            "make CFLAGS='$(shell id)'",
+            "make 'x=$(shell id)'",
+            "make 'x=$(eval y:=1)'",
+            "make 'x=$(file >out,hi)'",
+            "make 'x=$(guile (system \"id\"))'",
+            "make 'x=$(call f)'",
+            "make 'CFLAGS=`id`'",
+            "make '$(shell id)=1'",
+            "make 'x+=$$(id)'",
+            "make build 'x?=$(shell id)'",
+        ],
+        Verdict::Ask,
+    );
+    expect(
+        &[
+            "make",
+            "make -j4 test",
+            "make CFLAGS=-O2",
+            "make -n build V=1",
+            "make PREFIX=/tmp/x test",
+            "make 'CFLAGS=-O2 -g'",
+        ],
+        Verdict::Allow,
+    );
+}
