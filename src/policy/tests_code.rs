@@ -109,3 +109,30 @@ fn make_variables_given_on_the_command_line_that_run_code_ask() {
         Verdict::Allow,
     );
 }
+
+#[test]
+fn gawk_indirect_calls_ask() {
+    expect(
+        &[
+            "awk 'BEGIN{f=\"sys\" \"tem\"; @f(\"rm -f main.c\")}'",
+            "awk 'BEGIN{f=\"system\"; @f(\"rm -rf ~\")}'",
+            "gawk 'BEGIN{f=\"system\"; @f(\"id\")}'",
+            "awk -v f=system 'BEGIN{@f(\"id\")}'",
+            "awk '{@$1($2)}' f",
+            "awk '{ @ f(\"id\") }' f",
+            "awk '{print; @g()}' f",
+            "awk 'BEGIN{system(\"id\")}'",
+            "awk '{\"date\" | getline d; print d}' f",
+        ],
+        Verdict::Ask,
+    );
+    expect(
+        &[
+            "awk '{print $1}' f",
+            "awk -F: '{print \"a@b\", $2}' f",
+            "awk '/x@y/ {n++} END {print n}' f",
+            "awk -v n=2 '$1 > n {print}' f",
+        ],
+        Verdict::Allow,
+    );
+}
