@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
+use super::glob::glob_makes_options;
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
@@ -371,6 +372,9 @@ impl Judge<'_> {
             return;
         }
         let args = &expand_words(args);
+        if let Some(why) = glob_makes_options(args, &self.place.cwd) {
+            findings.push(ask(why));
+        }
         if name.dynamic || has_glob(&name.text) {
             self.out.fetch.others = true;
             findings.push(ask(format!(

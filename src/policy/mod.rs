@@ -11,6 +11,7 @@ mod bash;
 mod classify;
 mod danger;
 mod fetch;
+mod glob;
 mod heredoc;
 mod judged;
 mod kind;

@@ -4,7 +4,7 @@
 //! unasked (`tests_readings::everyday_lines_read_alike_stay_unasked`).
 
 use super::Verdict;
-use super::tests_readings::expect;
+use super::tests_readings::{expect, world};
 
 #[test]
 fn text_reaching_arithmetic_with_code_in_a_subscript_asks() {
@@ -133,6 +133,63 @@ fn gawk_indirect_calls_ask() {
             "awk '/x@y/ {n++} END {print n}' f",
             "awk -v n=2 '$1 > n {print}' f",
         ],
+        Verdict::Allow,
+    );
+}
+
+/// Lines checked in the readings project, once it holds `files`.
+fn judged_with(files: &[&str], table: &[&str], want: Verdict) {
+    let world = world();
+    for name in files {
+        std::fs::write(world.project.join(name), "id\n").expect("write");
+    }
+    let wrong: Vec<String> = table
+        .iter()
+        .map(|line| (line, world.policy.command(line)))
+        .filter(|(_, got)| (got.verdict >= Verdict::Ask) != (want >= Verdict::Ask))
+        .map(|(line, got)| format!("{line:?}: {:?} {:?}", got.verdict, got.reasons))
+        .collect();
+    assert!(wrong.is_empty(), "not {want:?}:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_glob_that_can_expand_to_an_option_asks() {
+    let files = ["-S1", "--compress-program=sh", "data"];
+    judged_with(
+        &files,
+        &[
+            "sort *",
+            "sort * | tail -1",
+            "rg x *",
+            "fd x *",
+            "tree *",
+            "shuf *",
+            "less *",
+            "cat ?-*",
+            "wc -l [-a]*",
+            "sort *a*",
+            "timeout 5 sort *",
+            "ls *.rs",
+            "cd src && cd .. && sort *",
+        ],
+        Verdict::Ask,
+    );
+    judged_with(
+        &files,
+        &[
+            "sort -- *",
+            "sort ./*",
+            "ls src/*",
+            "wc -l d*",
+            "cat '*'",
+            "grep -n x -- *",
+        ],
+        Verdict::Allow,
+    );
+    // Where no name starts with `-`, a glob is only file names.
+    judged_with(
+        &[],
+        &["sort *", "wc -l *", "ls *", "cat src/*", "grep -rn x *"],
         Verdict::Allow,
     );
 }

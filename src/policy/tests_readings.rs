@@ -8,6 +8,7 @@ use super::{Policy, Roots, Rules, Verdict};
 pub(super) struct World {
     _dir: tempfile::TempDir,
     pub(super) policy: Policy,
+    pub(super) project: std::path::PathBuf,
 }
 
 /// A project with a venv, a build output, shell scripts good and bad, and a `#!` python script.
@@ -38,8 +39,12 @@ pub(super) fn world() -> World {
         std::fs::write(project.join(name), text).expect("write");
     }
     let roots = Roots::new(&["cwd".into()], &project, &root, Some(&home));
-    let policy = Policy::new(roots, Some(home), project, root, Rules::default());
-    World { _dir: dir, policy }
+    let policy = Policy::new(roots, Some(home), project.clone(), root, Rules::default());
+    World {
+        _dir: dir,
+        policy,
+        project,
+    }
 }
 
 pub(super) fn expect(table: &[&str], want: Verdict) {
