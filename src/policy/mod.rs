@@ -8,6 +8,7 @@
 
 mod args;
 mod bash;
+mod brace;
 mod classify;
 mod danger;
 mod fetch;

@@ -193,3 +193,32 @@ fn a_glob_that_can_expand_to_an_option_asks() {
         Verdict::Allow,
     );
 }
+
+#[test]
+fn brace_expansion_past_its_word_budget_asks_at_once() {
+    let started = std::time::Instant::now();
+    expect(
+        &[
+            "ls {1..100000000}",
+            "ls ''{1..100000000}",
+            "ls {a..z}{1..10}{1..10}{1..10}{1..10}",
+            &format!("ls {}", "{1..10}".repeat(30)),
+            "echo {1..60000} {1..60000}",
+            "echo {-9223372036854775808..9223372036854775807}",
+        ],
+        Verdict::Ask,
+    );
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "took {:?}",
+        started.elapsed()
+    );
+    expect(
+        &[
+            "echo {1..10}",
+            "mkdir -p src/{a,b}/{c,d}",
+            "ls src/{a..e}.rs",
+        ],
+        Verdict::Allow,
+    );
+}
