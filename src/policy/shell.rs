@@ -381,11 +381,19 @@ fn arithmetic_words(words: &[Word]) -> Vec<String> {
     }
 }
 
-/// `${s:OFFSET:LENGTH}`: both are arithmetic (`${s:-x}`, `${s:=x}`, ... are not).
+/// `${s:OFFSET:LENGTH}`, `${a[@]:OFFSET}`, `${@:OFFSET}`: both are arithmetic (`${s:-x}`, `${s:=x}`, ... are not).
 fn substring_offset(text: &str) -> Option<String> {
     let inner = text.strip_prefix("${")?.strip_suffix('}')?;
-    let name_end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
-    let rest = inner[name_end..].strip_prefix(':')?;
+    let name_end = if inner.starts_with(['@', '*']) {
+        1
+    } else {
+        inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?
+    };
+    let mut rest = &inner[name_end..];
+    if rest.starts_with('[') {
+        rest = &rest[rest.find(']')? + 1..];
+    }
+    let rest = rest.strip_prefix(':')?;
     (!rest.starts_with(['-', '=', '+', '?'])).then(|| rest.to_string())
 }
 
