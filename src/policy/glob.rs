@@ -25,9 +25,12 @@ pub(super) fn glob_makes_options(args: &[Word], cwd: &Path) -> Option<String> {
     ))
 }
 
-/// Whether the pattern has a glob and its first character can match or is `-`.
+/// Whether the pattern has a glob and its first character can match or is `-` (extglob's
+/// `@(...)`, `!(...)`, `+(...)` match anything too).
 fn can_start_with_dash(text: &str) -> bool {
-    super::reach::has_glob(text) && text.starts_with(['*', '?', '[', '-'])
+    super::reach::has_glob(text)
+        && (text.starts_with(['*', '?', '[', '-'])
+            || ["@(", "!(", "+("].iter().any(|p| text.starts_with(p)))
 }
 
 /// Whether `dir` holds a name starting with `-` (or more entries than are read).

@@ -144,6 +144,11 @@ fn walk(root: Node<'_>, src: &str, script: &mut Script) {
             continue;
         }
         visit(node, src, script);
+        // A here-document's body is read as text by `heredoc_body`, which sees what bash runs
+        // there (the parser misses backquotes and indented `$(`, and misreads `$((`).
+        if node.kind() == "heredoc_body" {
+            continue;
+        }
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for child in children.into_iter().rev() {

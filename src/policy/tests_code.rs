@@ -76,6 +76,7 @@ fn every_command_substitution_in_an_unquoted_here_document_is_judged() {
             "cat <<EOF\nhello $HOME `pwd` $(date) ${USER:-x}\nEOF\n",
             "cat <<EOF\nit's \"fine\" \\`not\\` \\$(run)\nEOF\n",
             "cat <<-EOF\n\tindented `pwd`\n\tEOF\n",
+            "cat <<EOF\n$((1 + 2)) ${#x}\nEOF\n",
         ],
         Verdict::Allow,
     );
@@ -175,6 +176,8 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "wc -l [-a]*",
             "sort *a*",
             "timeout 5 sort *",
+            "sort @(*)",
+            "sort +(-*)",
             "ls *.rs",
             "cd src && cd .. && sort *",
         ],
