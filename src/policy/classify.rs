@@ -243,6 +243,10 @@ impl Judge<'_> {
     fn loose(&mut self, script: &shell::Script) {
         for (name, values) in &script.loop_variables {
             self.loop_variable(name, values);
+            // `for f in *; do sort "$f"; done` passes each name where it may be read as an option.
+            if let Some(why) = glob_makes_options(values, &self.place.cwd) {
+                self.unit(&format!("for {name} in"), vec![ask(why)]);
+            }
         }
         for word in &script.loose_words {
             let mut findings = Vec::new();

@@ -177,6 +177,7 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "sort *a*",
             "timeout 5 sort *",
             "sort @(*)",
+            "for f in *; do sort \"$f\"; done",
             "sort +(-*)",
             "ls *.rs",
             "cd src && cd .. && sort *",
@@ -192,13 +193,21 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "wc -l d*",
             "cat '*'",
             "grep -n x -- *",
+            "for f in ./*; do sort \"$f\"; done",
         ],
         Verdict::Allow,
     );
     // Where no name starts with `-`, a glob is only file names.
     judged_with(
         &[],
-        &["sort *", "wc -l *", "ls *", "cat src/*", "grep -rn x *"],
+        &[
+            "sort *",
+            "wc -l *",
+            "ls *",
+            "cat src/*",
+            "grep -rn x *",
+            "for f in *; do wc -l \"$f\"; done",
+        ],
         Verdict::Allow,
     );
 }
