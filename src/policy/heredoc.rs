@@ -22,6 +22,7 @@ pub(crate) fn quoted_delimiter(start: &str) -> bool {
 /// Every expansion in an unquoted here-document `body`, or why it cannot be read (an unclosed
 /// substitution).
 pub(crate) fn expansions(body: &str) -> Result<Vec<Expansion>, &'static str> {
+    let body = &joined(body);
     let bytes = body.as_bytes();
     let mut out = Vec::new();
     let mut at = 0;
@@ -54,6 +55,27 @@ pub(crate) fn expansions(body: &str) -> Result<Vec<Expansion>, &'static str> {
         }
     }
     Ok(out)
+}
+
+/// The body with bash's line continuations removed: `$\⏎(cmd)` is `$(cmd)`, `\\⏎` is not one.
+fn joined(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\n') => {}
+            Some(next) => {
+                out.push(c);
+                out.push(next);
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// The text of `` `...` `` from `from` (just after the opening backquote), with bash's
@@ -129,5 +151,8 @@ mod tests {
         assert!(expansions("`x").is_err());
         assert!(expansions("$(x").is_err());
         assert_eq!(expansions("hello \"$\" 'x'\n"), Ok(vec![]));
+        assert_eq!(expansions("'$\\\n(id)'"), Ok(vec![Command("id".into())]));
+        assert_eq!(expansions("\\\\\n$(id)"), Ok(vec![Command("id".into())]));
+        assert_eq!(expansions("\\\\$(id)"), Ok(vec![Command("id".into())]));
     }
 }

@@ -65,6 +65,8 @@ fn every_command_substitution_in_an_unquoted_here_document_is_judged() {
             "cat <<EOF\n${!x}\nEOF\n",
             "cat <<EOF\n`\nEOF\n",
             "cat <<EOF\n$(echo\nEOF\n",
+            "cat <<EOF\nit's $\\\n(rm -rf src)'\nEOF\n",
+            "cat <<EOF\n\\\\$(rm -rf src)\nEOF\n",
         ],
         Verdict::Ask,
     );
