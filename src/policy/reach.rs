@@ -552,21 +552,28 @@ fn braces_too_big(text: &str) -> bool {
 /// Words one command's brace expansion may make before it asks (bash builds them all first).
 const MAX_BRACE_WORDS: u64 = 100_000;
 
+/// Why `words` hold more brace expansion than ai checks (too many or too deep groups, or more
+/// words than the budget: bash builds them all before it runs anything), if they do.
+pub(super) fn too_much_brace<'w>(words: impl IntoIterator<Item = &'w Word>) -> Option<String> {
+    let mut count = 0u64;
+    let word = words.into_iter().find(|w| {
+        !w.quoted
+            && (braces_too_big(&w.text) || {
+                count = count.saturating_add(brace::word_count(&w.text));
+                count > MAX_BRACE_WORDS
+            })
+    })?;
+    Some(format!(
+        "`{}` holds more brace expansion than ai checks",
+        word.text.chars().take(60).collect::<String>()
+    ))
+}
+
 /// Why bash's brace expansion would build a command name or an option this reading never sees
 /// (`python3 {-c,CODE}`, `sed s/a/b/ {-i,} f`, `{sh,-c,CMD}`), if it would.
 pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
-    let mut words = 0u64;
-    if let Some(word) = std::iter::once(name).chain(args).find(|w| {
-        !w.quoted
-            && (braces_too_big(&w.text) || {
-                words = words.saturating_add(brace::word_count(&w.text));
-                words > MAX_BRACE_WORDS
-            })
-    }) {
-        return Some(format!(
-            "`{}` holds more brace expansion than ai checks",
-            word.text.chars().take(60).collect::<String>()
-        ));
+    if let Some(why) = too_much_brace(std::iter::once(name).chain(args)) {
+        return Some(why);
     }
     let expands = |word: &Word| {
         if word.quoted || !word.text.contains('{') {

@@ -225,6 +225,8 @@ fn brace_expansion_past_its_word_budget_asks_at_once() {
             &format!("ls {}", "{1..10}".repeat(30)),
             "echo {1..60000} {1..60000}",
             "echo {-9223372036854775808..9223372036854775807}",
+            "for i in {1..100000000}; do :; done",
+            "a=({1..100000000})",
         ],
         Verdict::Ask,
     );
@@ -238,6 +240,8 @@ fn brace_expansion_past_its_word_budget_asks_at_once() {
             "echo {1..10}",
             "mkdir -p src/{a,b}/{c,d}",
             "ls src/{a..e}.rs",
+            "for i in {1..10}; do echo $i; done",
+            "a=({1..10})",
         ],
         Verdict::Allow,
     );
