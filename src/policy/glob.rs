@@ -16,7 +16,7 @@ pub(super) fn glob_makes_options(args: &[Word], cwd: &Path) -> Option<String> {
         .iter()
         .take_while(|w| w.quoted || w.dynamic || w.text != "--");
     let risky = before_end
-        .filter(|w| !w.quoted && !w.dynamic && can_start_with_dash(&w.text))
+        .filter(|w| !w.quoted && can_start_with_dash(w))
         .find(|_| dashed_name_in(cwd))?;
     Some(format!(
         "the glob `{}` can expand to a file name starting with `-`, which the program reads as \
@@ -26,10 +26,12 @@ pub(super) fn glob_makes_options(args: &[Word], cwd: &Path) -> Option<String> {
 }
 
 /// Whether the pattern has a glob and its first character can match or is `-` (extglob's
-/// `@(...)`, `!(...)`, `+(...)` match anything too).
-fn can_start_with_dash(text: &str) -> bool {
+/// `@(...)`, `!(...)`, `+(...)` match anything too, and `$x*` starts with what `$x` holds).
+fn can_start_with_dash(word: &Word) -> bool {
+    let text = word.text.as_str();
     super::reach::has_glob(text)
         && (text.starts_with(['*', '?', '[', '-'])
+            || (word.dynamic && text.starts_with('$'))
             || ["@(", "!(", "+("].iter().any(|p| text.starts_with(p)))
 }
 

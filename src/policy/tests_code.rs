@@ -179,6 +179,8 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "sort *a*",
             "timeout 5 sort *",
             "sort @(*)",
+            "sort ${x}*",
+            "sort {*,}",
             "for f in *; do sort \"$f\"; done",
             "sort +(-*)",
             "ls *.rs",
