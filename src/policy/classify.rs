@@ -10,10 +10,11 @@ use serde::Serialize;
 use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
+use super::glob::glob_makes_options;
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
-use super::reach::{Place, braces_make_words, expand_words, has_glob};
+use super::reach::{Place, braces_make_words, expand_words, has_glob, too_much_brace};
 use super::runs;
 use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
@@ -240,8 +241,16 @@ impl Judge<'_> {
 
     /// Loop variables, and the words that name things outside any command (`for f in WORDS`).
     fn loose(&mut self, script: &shell::Script) {
+        let assigned = script.assignments.iter().map(|(_, value)| value);
+        if let Some(why) = too_much_brace(script.loose_words.iter().chain(assigned)) {
+            self.unit("{...}", vec![ask(why)]);
+        }
         for (name, values) in &script.loop_variables {
             self.loop_variable(name, values);
+            // `for f in *; do sort "$f"; done` passes each name where it may be read as an option.
+            if let Some(why) = glob_makes_options(values, &self.place.cwd) {
+                self.unit(&format!("for {name} in"), vec![ask(why)]);
+            }
         }
         for word in &script.loose_words {
             let mut findings = Vec::new();
@@ -371,6 +380,9 @@ impl Judge<'_> {
             return;
         }
         let args = &expand_words(args);
+        if let Some(why) = glob_makes_options(args, &self.place.cwd) {
+            findings.push(ask(why));
+        }
         if name.dynamic || has_glob(&name.text) {
             self.out.fetch.others = true;
             findings.push(ask(format!(

@@ -8,9 +8,12 @@
 
 mod args;
 mod bash;
+mod brace;
 mod classify;
 mod danger;
 mod fetch;
+mod glob;
+mod heredoc;
 mod judged;
 mod kind;
 mod path;
@@ -340,6 +343,8 @@ impl Policy {
 mod props;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_code;
 #[cfg(test)]
 mod tests_everyday;
 #[cfg(test)]

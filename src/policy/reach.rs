@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
+use super::brace::{self, Sequence};
 use super::path::sensitive;
 use super::shell::Word;
 use crate::config::{home_secrets, system_secrets};
@@ -448,31 +449,15 @@ fn brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
 
 /// A sequence expression's words (`a..e`, `-3..3`, `1..9..2`, `z..a`), bounded.
 fn sequence(body: &str) -> Option<Vec<String>> {
-    let parts: Vec<&str> = body.split("..").collect();
-    let (from, to) = (parts.first()?, parts.get(1)?);
-    let step: i64 = match parts.get(2) {
-        Some(step) => step.parse::<i64>().ok()?.abs().max(1),
-        None if parts.len() == 2 => 1,
-        None => return None,
-    };
-    let numbers = from.parse::<i64>().ok().zip(to.parse::<i64>().ok());
-    let letters = || {
-        let (a, b) = (single_letter(from)?, single_letter(to)?);
-        Some((i64::from(u32::from(a)), i64::from(u32::from(b))))
-    };
-    let (start, end, letter) = match numbers {
-        Some((a, b)) => (a, b, false),
-        None => letters().map(|(a, b)| (a, b, true))?,
-    };
-    let count = (end - start).unsigned_abs() / step.unsigned_abs() + 1;
-    let count = usize::try_from(count)
+    let seq = Sequence::parse(body)?;
+    let count = usize::try_from(seq.count())
         .unwrap_or(usize::MAX)
         .min(MAX_EXPANSIONS);
-    let sign = if end >= start { 1 } else { -1 };
+    let sign = if seq.end >= seq.start { 1 } else { -1 };
     let items = (0..count)
         .filter_map(|k| {
-            let n = start + sign * step * i64::try_from(k).ok()?;
-            if letter {
+            let n = seq.start + sign * seq.step * i64::try_from(k).ok()?;
+            if seq.letter {
                 u32::try_from(n)
                     .ok()
                     .and_then(char::from_u32)
@@ -483,12 +468,6 @@ fn sequence(body: &str) -> Option<Vec<String>> {
         })
         .collect();
     Some(items)
-}
-
-fn single_letter(text: &str) -> Option<char> {
-    let mut chars = text.chars();
-    let c = chars.next().filter(char::is_ascii_alphabetic)?;
-    chars.next().is_none().then_some(c)
 }
 
 /// The existing paths a glob matches, as bash would match them (a leading `.` only by a pattern
@@ -570,17 +549,31 @@ fn braces_too_big(text: &str) -> bool {
     text.matches('{').count() > MAX_GROUPS || deepest > MAX_DEPTH
 }
 
+/// Words one command's brace expansion may make before it asks (bash builds them all first).
+const MAX_BRACE_WORDS: u64 = 100_000;
+
+/// Why `words` hold more brace expansion than ai checks (too many or too deep groups, or more
+/// words than the budget: bash builds them all before it runs anything), if they do.
+pub(super) fn too_much_brace<'w>(words: impl IntoIterator<Item = &'w Word>) -> Option<String> {
+    let mut count = 0u64;
+    let word = words.into_iter().find(|w| {
+        !w.quoted
+            && (braces_too_big(&w.text) || {
+                count = count.saturating_add(brace::word_count(&w.text));
+                count > MAX_BRACE_WORDS
+            })
+    })?;
+    Some(format!(
+        "`{}` holds more brace expansion than ai checks",
+        word.text.chars().take(60).collect::<String>()
+    ))
+}
+
 /// Why bash's brace expansion would build a command name or an option this reading never sees
 /// (`python3 {-c,CODE}`, `sed s/a/b/ {-i,} f`, `{sh,-c,CMD}`), if it would.
 pub(super) fn braces_make_words(name: &Word, args: &[Word]) -> Option<String> {
-    if let Some(word) = std::iter::once(name)
-        .chain(args)
-        .find(|w| !w.quoted && braces_too_big(&w.text))
-    {
-        return Some(format!(
-            "`{}` holds more brace expansion than ai checks",
-            word.text.chars().take(60).collect::<String>()
-        ));
+    if let Some(why) = too_much_brace(std::iter::once(name).chain(args)) {
+        return Some(why);
     }
     let expands = |word: &Word| {
         if word.quoted || !word.text.contains('{') {

@@ -240,13 +240,27 @@ pub(crate) fn make(_name: &str, args: &[Word], judged: &mut Judged) {
     for arg in operands(args) {
         let text = arg.text.as_str();
         if let Some((var, value)) = text.split_once('=') {
-            if let Some(why) = super::danger::risky_assignment(var, value) {
+            if let Some(why) = make_variable_reason(var, value) {
+                judged.ask(format!("`make {text}` {why}"));
+            } else if let Some(why) = super::danger::risky_assignment(var, value) {
                 judged.ask(format!("`make {var}=` {why}"));
             }
         } else if !dry_run && let Some(what) = make_target_reason(text) {
             judged.ask(format!("`make {text}` {what}"));
         }
     }
+}
+
+/// Why a command-line variable asks: make runs `NAME!=cmd` through the shell as it reads the
+/// line (`-n` or not), and expands `$(shell ...)`, `$(eval ...)`, `$(file ...)` in `:=` values
+/// at once and in `=` values wherever they are used (a recipe, a built-in rule).
+fn make_variable_reason(var: &str, value: &str) -> Option<&'static str> {
+    if var.ends_with('!') {
+        return Some("runs its value as a shell command when make reads it, even with `-n`");
+    }
+    let code = |t: &str| t.contains("$(") || t.contains("${") || t.contains('`');
+    (code(var) || code(value))
+        .then_some("expands make functions (`$(shell ...)`, `$(eval ...)`) or shell code")
 }
 
 /// Why a make target asks: it installs, publishes or deletes.

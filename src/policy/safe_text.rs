@@ -284,6 +284,10 @@ fn awk_effect(program: &str) -> Option<&'static str> {
     if code.contains("@load") || code.contains("@include") {
         return Some("loads code ai has not checked");
     }
+    // gawk's `@f(...)` calls the function a value names, `system` among them.
+    if code.contains('@') {
+        return Some("calls a function by a computed name (`@f()`), which can be `system`");
+    }
     let bytes: Vec<char> = code.chars().collect();
     for (i, c) in bytes.iter().enumerate() {
         let prev = i.checked_sub(1).and_then(|p| bytes.get(p)).copied();

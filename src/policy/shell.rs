@@ -6,8 +6,13 @@
 
 use tree_sitter::{Node, Parser};
 
+use super::heredoc::{self, Expansion};
+
 /// How deep the syntax tree may nest before the line is judged too deeply nested to check.
 const MAX_TREE_DEPTH: usize = 256;
+
+/// How many here-documents deep, through command substitutions, a line is read.
+const MAX_HEREDOC_NESTING: usize = 4;
 
 /// One shell word as far as it is known before running: quotes removed, escapes resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,11 +101,20 @@ pub(crate) struct Script {
     /// Text bash evaluates as arithmetic (`(( ))`, `$(( ))`, `let`, `[[ -eq ]]`, subscripts,
     /// `declare -i`, `test -v`): a variable's value there is read as code (`a[$(cmd)]` runs cmd).
     pub(crate) arithmetic: Vec<String>,
+    /// How deep in here-documents' command substitutions this reading is.
+    nesting: usize,
 }
 
 /// Parses `text` into a [`Script`].
 pub(crate) fn parse(text: &str) -> Script {
-    let mut script = Script::default();
+    parse_nested(text, 0)
+}
+
+fn parse_nested(text: &str, nesting: usize) -> Script {
+    let mut script = Script {
+        nesting,
+        ..Script::default()
+    };
     let mut parser = Parser::new();
     if parser
         .set_language(&tree_sitter_bash::LANGUAGE.into())
@@ -130,6 +144,11 @@ fn walk(root: Node<'_>, src: &str, script: &mut Script) {
             continue;
         }
         visit(node, src, script);
+        // A here-document's body is read as text by `heredoc_body`, which sees what bash runs
+        // there (the parser misses backquotes and indented `$(`, and misreads `$((`).
+        if node.kind() == "heredoc_body" {
+            continue;
+        }
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for child in children.into_iter().rev() {
@@ -169,6 +188,14 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             script.loose_words.extend(words);
         }
         "declaration_command" => declaration(node, src, script),
+        "heredoc_redirect" => heredoc_body(node, src, script),
+        "unset_command" => {
+            let mut cursor = node.walk();
+            let words: Vec<Word> = std::iter::once(Word::literal("unset"))
+                .chain(node.named_children(&mut cursor).map(|c| word(c, src)))
+                .collect();
+            script.arithmetic.extend(arithmetic_words(&words));
+        }
         // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript: quoted code inside a test still runs.
         "test_command" | "arithmetic_expansion" => {
             let text = text_of(node, src);
@@ -189,23 +216,73 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 script.arithmetic.push(text_of(index, src).to_string());
             }
         }
-        "expansion" => {
-            let text = text_of(node, src);
-            let indirect = text.starts_with("${!")
-                || ["@P", "@E", "@A", "@K", "@a", "@k"]
-                    .iter()
-                    .any(|op| text.ends_with(&format!("{op}}}")));
-            if indirect {
-                script.indirect.push(text.to_string());
-            }
-            script.arithmetic.extend(substring_offset(text));
-        }
+        "expansion" => expansion(text_of(node, src), script),
         "function_definition" => {
             if let Some(name) = fork_bomb(node, src) {
                 script.fork_bombs.push(name);
             }
         }
         _ => {}
+    }
+}
+
+/// `${!name}`, `${name@P}` expand a value ai cannot see; `${s:OFFSET}` is arithmetic.
+fn expansion(text: &str, script: &mut Script) {
+    let indirect = text.starts_with("${!")
+        || ["@P", "@E", "@A", "@K", "@a", "@k"]
+            .iter()
+            .any(|op| text.ends_with(&format!("{op}}}")));
+    if indirect {
+        script.indirect.push(text.to_string());
+    }
+    script.arithmetic.extend(substring_offset(text));
+}
+
+/// An unquoted here-document's body: bash runs every command substitution in it, indented or
+/// in backquotes, which the parser does not all show. Each is read as a line of its own.
+fn heredoc_body(node: Node<'_>, src: &str, script: &mut Script) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let start = children.iter().find(|c| c.kind() == "heredoc_start");
+    if start.is_none_or(|s| heredoc::quoted_delimiter(text_of(*s, src))) {
+        return;
+    }
+    let Some(body) = children.iter().find(|c| c.kind() == "heredoc_body") else {
+        return;
+    };
+    let expansions = match heredoc::expansions(text_of(*body, src)) {
+        Ok(found) => found,
+        Err(why) => {
+            script.unreadable = Some(why);
+            return;
+        }
+    };
+    for found in expansions {
+        match found {
+            Expansion::Command(line) if script.nesting < MAX_HEREDOC_NESTING => {
+                script.absorb(parse_nested(&line, script.nesting + 1));
+            }
+            Expansion::Command(_) => {
+                script.unreadable = Some("here-documents nested too deeply to check");
+            }
+            Expansion::Arithmetic(expr) => script.arithmetic.push(expr),
+            Expansion::Parameter(text) => expansion(&text, script),
+        }
+    }
+}
+
+impl Script {
+    /// Adds what a nested reading found (a here-document's command substitution).
+    fn absorb(&mut self, inner: Script) {
+        self.commands.extend(inner.commands);
+        self.redirects.extend(inner.redirects);
+        self.assignments.extend(inner.assignments);
+        self.loose_words.extend(inner.loose_words);
+        self.loop_variables.extend(inner.loop_variables);
+        self.indirect.extend(inner.indirect);
+        self.fork_bombs.extend(inner.fork_bombs);
+        self.arithmetic.extend(inner.arithmetic);
+        self.unreadable = self.unreadable.or(inner.unreadable);
     }
 }
 
@@ -259,7 +336,16 @@ fn for_loop(node: Node<'_>, src: &str, script: &mut Script) {
 /// `[[ X -eq Y ]]` compares numbers (both sides arithmetic), `[[ -v NAME ]]` evaluates a
 /// subscript in NAME.
 fn arithmetic_test(node: Node<'_>, src: &str, script: &mut Script) {
-    if node.parent().is_none_or(|p| p.kind() != "test_command") {
+    let mut up = node.parent();
+    while let Some(p) = up.filter(|p| {
+        matches!(
+            p.kind(),
+            "binary_expression" | "unary_expression" | "parenthesized_expression"
+        )
+    }) {
+        up = p.parent();
+    }
+    if up.is_none_or(|p| p.kind() != "test_command") {
         return;
     }
     let mut cursor = node.walk();
@@ -278,13 +364,19 @@ fn arithmetic_test(node: Node<'_>, src: &str, script: &mut Script) {
     }
 }
 
-/// `let EXPR...` evaluates every word; `test -v NAME` / `[ -v NAME ]` a subscript in NAME.
+/// `let EXPR...` evaluates every word; `test -v NAME` / `[ -v NAME ]` and `unset NAME[SUB]` a
+/// subscript in NAME, quoted or not (`unset 'a[$(cmd)]'` runs cmd).
 fn arithmetic_words(words: &[Word]) -> Vec<String> {
     let Some((name, args)) = words.split_first() else {
         return Vec::new();
     };
     match name.text.as_str() {
         "let" => args.iter().map(|w| w.text.clone()).collect(),
+        "unset" => args
+            .iter()
+            .filter(|w| w.text.contains('['))
+            .map(|w| w.text.clone())
+            .collect(),
         "test" | "[" => args
             .windows(2)
             .filter(|pair| pair[0].text == "-v")
@@ -294,11 +386,19 @@ fn arithmetic_words(words: &[Word]) -> Vec<String> {
     }
 }
 
-/// `${s:OFFSET:LENGTH}`: both are arithmetic (`${s:-x}`, `${s:=x}`, ... are not).
+/// `${s:OFFSET:LENGTH}`, `${a[@]:OFFSET}`, `${@:OFFSET}`: both are arithmetic (`${s:-x}`, `${s:=x}`, ... are not).
 fn substring_offset(text: &str) -> Option<String> {
     let inner = text.strip_prefix("${")?.strip_suffix('}')?;
-    let name_end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
-    let rest = inner[name_end..].strip_prefix(':')?;
+    let name_end = if inner.starts_with(['@', '*']) {
+        1
+    } else {
+        inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?
+    };
+    let mut rest = &inner[name_end..];
+    if rest.starts_with('[') {
+        rest = &rest[rest.find(']')? + 1..];
+    }
+    let rest = rest.strip_prefix(':')?;
     (!rest.starts_with(['-', '=', '+', '?'])).then(|| rest.to_string())
 }
 

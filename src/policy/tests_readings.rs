@@ -5,13 +5,14 @@
 
 use super::{Policy, Roots, Rules, Verdict};
 
-struct World {
+pub(super) struct World {
     _dir: tempfile::TempDir,
-    policy: Policy,
+    pub(super) policy: Policy,
+    pub(super) project: std::path::PathBuf,
 }
 
 /// A project with a venv, a build output, shell scripts good and bad, and a `#!` python script.
-fn world() -> World {
+pub(super) fn world() -> World {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = std::fs::canonicalize(dir.path()).expect("canonical");
     let home = root.join("home");
@@ -38,11 +39,15 @@ fn world() -> World {
         std::fs::write(project.join(name), text).expect("write");
     }
     let roots = Roots::new(&["cwd".into()], &project, &root, Some(&home));
-    let policy = Policy::new(roots, Some(home), project, root, Rules::default());
-    World { _dir: dir, policy }
+    let policy = Policy::new(roots, Some(home), project.clone(), root, Rules::default());
+    World {
+        _dir: dir,
+        policy,
+        project,
+    }
 }
 
-fn expect(table: &[&str], want: Verdict) {
+pub(super) fn expect(table: &[&str], want: Verdict) {
     let world = world();
     let wrong: Vec<String> = table
         .iter()
