@@ -347,4 +347,6 @@ mod tests_readings;
 #[cfg(test)]
 mod tests_spelling;
 #[cfg(test)]
+mod tests_wreck;
+#[cfg(test)]
 mod tests_writes;

@@ -121,6 +121,30 @@ impl Judge<'_> {
             // tool it installed, judged as that tool (`yarn node -e` is `node -e`).
             "yarn" | "pnpm" | "bun" => return self.node_runner(base, args, findings),
             "npx" | "pnpx" | "bunx" => return self.npx(base, args, findings),
+            "busybox" => {
+                findings.push(ask(
+                    "`busybox` runs its own versions of the programs it names",
+                ));
+                skip_options(args, &[])
+            }
+            "unshare" => skip_options(args, &[]),
+            // These take one word (a lock file, a priority, a CPU mask) before the command.
+            "flock" | "chrt" | "taskset" => {
+                let rest = skip_options(args, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
+                let rest = rest.get(1..).unwrap_or(&[]);
+                if let Some(first) = rest.first()
+                    && matches!(first.text.as_str(), "-c" | "--command")
+                {
+                    self.command_string(rest.get(1), context, findings);
+                    return Some(&[]);
+                }
+                rest
+            }
+            "script" => {
+                let strings = option_values(args, &["-c", "--command"]);
+                self.command_string(strings.first(), context, findings);
+                return Some(&[]);
+            }
             "timeout" => {
                 let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
                 rest.get(1..).unwrap_or(&[])
@@ -128,6 +152,17 @@ impl Judge<'_> {
             _ => return None,
         };
         Some(inner)
+    }
+
+    /// A command line given as one word (`script -c LINE`, `flock FILE -c LINE`): judged.
+    fn command_string(&mut self, line: Option<&Word>, context: Context, f: &mut Vec<Finding>) {
+        if let Some(string) = line {
+            let judged = Judged {
+                strings: vec![string.clone()],
+                ..Judged::default()
+            };
+            self.follow(&judged, context, 0, f);
+        }
     }
 
     /// `npx NAME ...`: a tool the project installed (`node_modules/.bin`) is judged as itself,

@@ -1,0 +1,137 @@
+//! Catastrophes are denied by what they do, not how they are spelled: abbreviated long options,
+//! other programs that delete trees (`find -delete`, `rsync --delete`, `tar --remove-files`),
+//! runners in front, globs naming devices, the whole system tree, every process, the files the
+//! system needs. Everyday forms of the same programs are not denied.
+
+use super::Verdict;
+use super::tests_spelling::{all_denied, verdicts, world};
+
+#[test]
+fn catastrophes_are_denied_under_abbreviated_long_options() {
+    all_denied(&[
+        "rm --r -f ~",
+        "rm --r -f /",
+        "rm -f --r ~",
+        "rm --re --f /",
+        "rm --recursive=x /",
+        "rm --n -rf /",
+        "chown --rec x /",
+        "chmod --recu 777 ~",
+    ]);
+}
+
+#[test]
+fn find_deleting_from_root_or_home_is_denied() {
+    all_denied(&[
+        "find / -delete",
+        "find ~ -delete",
+        "find ~/ -delete",
+        "find $HOME -delete",
+        "find / -depth -delete",
+        "find -L / -delete",
+        "find /. -delete",
+        "find / -exec rm -rf {} +",
+        "find ~ -exec rm -r {} +",
+        "find / -type f -exec shred {} ;",
+        "find /usr -execdir /bin/rm {} ;",
+    ]);
+}
+
+#[test]
+fn runners_in_front_of_a_catastrophe_do_not_hide_it() {
+    all_denied(&[
+        "busybox rm -rf ~",
+        "flock /tmp/l rm -rf ~",
+        "flock -w 3 /tmp/l -c 'rm -rf ~'",
+        "script -c 'rm -rf ~'",
+        "script -q -c 'rm -rf /' /dev/null",
+        "chrt 1 rm -rf ~",
+        "taskset 1 rm -rf ~",
+        "unshare rm -rf ~",
+        "setsid rm -rf ~",
+        "stdbuf -o0 rm -rf ~",
+        "ionice -c3 rm -rf ~",
+        "nohup rm -rf ~",
+    ]);
+}
+
+#[test]
+fn globs_naming_block_devices_are_denied() {
+    all_denied(&[
+        "dd if=/dev/zero of=/dev/sd?",
+        "dd if=/dev/zero of=/dev/sd*",
+        "dd if=/dev/zero of=/dev/sd[a]",
+        "dd if=/dev/zero of=/dev/s?a",
+        "mkfs.ext4 /dev/sd?",
+        "wipefs -a /dev/sd*",
+        "mkdosfs /dev/sda",
+        "mkntfs /dev/sda",
+    ]);
+}
+
+#[test]
+fn the_system_tree_is_denied_by_category() {
+    all_denied(&[
+        "rm -rf /var/lib",
+        "rm -rf /var/lib/dpkg",
+        "rm -rf /boot/efi",
+        "rm -rf /etc/systemd",
+        "rm -rf /run",
+        "rm -rf /nix",
+        "rm -rf /snap",
+        "rm -rf /var/log",
+        "rm -rf /opt",
+        "rm -rf /usr/share/doc",
+    ]);
+}
+
+#[test]
+fn other_tree_wipes_every_process_and_system_files_are_denied() {
+    all_denied(&[
+        "rsync -a --delete /tmp/empty/ /",
+        "rsync -r --del e/ ~",
+        "rsync --remove-source-files -r ~ /tmp/x",
+        "tar -cf /dev/null --remove-files /",
+        "tar --remove-files -cf /tmp/x.tar ~",
+        "kill -9 -1",
+        "kill -s KILL -1",
+        "kill -KILL -- -1",
+        "echo c > /proc/sysrq-trigger",
+        "echo 1 | tee /proc/sys/kernel/panic",
+        "ln -sf /dev/null /bin/sh",
+        "ln -sfT x /usr/bin/python3",
+        "truncate -s0 /etc/passwd",
+        "> /etc/passwd",
+        "cp -a /dev/null /etc/passwd",
+    ]);
+}
+
+#[test]
+fn everyday_forms_of_the_same_programs_are_not_denied() {
+    let world = world();
+    let denied: Vec<String> = verdicts(
+        &world,
+        &[
+            "rm -rf target",
+            "rm -rf build dist",
+            "rm --force notes.txt",
+            "find . -name '*.o' -delete",
+            "find src -name '*.orig' -exec rm {} +",
+            "find / -name passwd",
+            "rsync -a --delete src/ backup/",
+            "tar -cf out.tar --remove-files build",
+            "kill -9 1234",
+            "kill -1 1234",
+            "ln -sf ../README.md docs/README.md",
+            "echo hi > out.txt",
+            "truncate -s0 log.txt",
+            "flock /tmp/l cargo build",
+            "taskset 1 cargo test",
+        ],
+    )
+    .into_iter()
+    .filter(|(_, v, _, _)| *v == Verdict::Deny)
+    .map(|(line, _, _, reasons)| format!("{line:?}: {reasons:?}"))
+    .collect();
+    assert!(denied.is_empty(), "denied:\n{}", denied.join("\n"));
+}
