@@ -135,3 +135,36 @@ fn everyday_forms_of_the_same_programs_are_not_denied() {
     .collect();
     assert!(denied.is_empty(), "denied:\n{}", denied.join("\n"));
 }
+
+#[test]
+fn options_that_change_the_build_description_are_never_approved_by_a_rule() {
+    use super::Approver;
+    let world = world();
+    let wrong: Vec<String> = verdicts(
+        &world,
+        &[
+            "make deploy SHELL=/tmp/x",
+            "make deploy -f /tmp/M",
+            "make deploy --eval='$(shell id)'",
+            "make deploy -C ~",
+            "make deploy 'x!=rm -rf ~'",
+            "make deploy MAKEFLAGS=--eval=x",
+            "make CC='rm -rf ~'",
+            "make -I /tmp deploy",
+            "cargo test --manifest-path /tmp/x/Cargo.toml",
+            "cargo test -Zunstable-options",
+            "cargo +nightly test",
+            "npm --prefix /tmp/x test",
+            "npm test --prefix=/tmp/x",
+        ],
+    )
+    .into_iter()
+    .filter(|(_, v, a, _)| *v == Verdict::Allow || *v == Verdict::Ask && *a == Approver::Anyone)
+    .map(|(line, v, a, reasons)| format!("{line:?}: {v:?} {a:?} {reasons:?}"))
+    .collect();
+    assert!(
+        wrong.is_empty(),
+        "a rule could approve:\n{}",
+        wrong.join("\n")
+    );
+}
