@@ -343,6 +343,8 @@ mod tests;
 #[cfg(test)]
 mod tests_everyday;
 #[cfg(test)]
+mod tests_found;
+#[cfg(test)]
 mod tests_readings;
 #[cfg(test)]
 mod tests_spelling;
