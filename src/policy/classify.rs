@@ -90,6 +90,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         },
         deadline: std::time::Instant::now() + MAX_TIME,
         walked: Default::default(),
+        histories: Default::default(),
         project: scope.project,
         temp: scope.temp,
         out: Judgement::default(),
@@ -105,6 +106,8 @@ pub(super) struct Judge<'a> {
     deadline: std::time::Instant,
     /// The secret walk of each directory, shared by the commands of the line.
     walked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// Why each repository's history may hold a secret, listed once per line.
+    pub(super) histories: std::collections::HashMap<PathBuf, Option<String>>,
     pub(super) project: Option<&'a Path>,
     pub(super) temp: &'a Path,
     pub(super) out: Judgement,
@@ -434,6 +437,9 @@ impl Judge<'_> {
             // `echo` and `printf` print their words and open none.
             self.secrets_in(args, !matches!(base, "echo" | "printf"), findings);
             self.reads(base, args, &judged, findings);
+        }
+        if judged.history {
+            self.history_secrets(findings);
         }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
             findings.push(ask(format!(

@@ -44,6 +44,8 @@ pub(crate) struct Judged {
     pub(crate) project_code: bool,
     /// It only prints its arguments or looks names up: secret paths in them are not read.
     pub(crate) names_only: bool,
+    /// It prints file contents from git history: safe only while no secret was ever committed.
+    pub(crate) history: bool,
     /// The program is in the table.
     pub(crate) known: bool,
 }

@@ -11,6 +11,7 @@ mod bash;
 mod classify;
 mod danger;
 mod fetch;
+mod history;
 mod judged;
 mod kind;
 mod path;
@@ -344,6 +345,8 @@ mod tests;
 mod tests_everyday;
 #[cfg(test)]
 mod tests_found;
+#[cfg(test)]
+mod tests_history;
 #[cfg(test)]
 mod tests_readings;
 #[cfg(test)]

@@ -135,6 +135,7 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
         judged.ask(git_reason(sub_text, sub_args));
         return;
     }
+    judged.history = super::history::prints_history(sub_text, sub_args);
     for (flag, why) in GIT_UNSAFE_OPTIONS {
         if sub_args
             .iter()
