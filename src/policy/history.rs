@@ -7,38 +7,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use super::Finding;
-use super::args::has_flag;
 use super::classify::Judge;
 use super::path::sensitive;
-use super::shell::Word;
 
 /// How many commits are listed; a longer history is not known to be clean.
 const MAX_COMMITS: usize = 5000;
-
-/// Whether `git SUB ARGS` prints file contents from history.
-pub(crate) fn prints_history(sub: &str, args: &[Word]) -> bool {
-    let any = |flags: &[&str]| flags.iter().any(|f| has_flag(args, f));
-    let patch = any(&["-p", "-u", "--patch", "--cc", "-c", "--word-diff"]);
-    let summary_only = any(&[
-        "-s",
-        "--no-patch",
-        "--stat",
-        "--name-only",
-        "--name-status",
-        "--shortstat",
-        "--numstat",
-        "--summary",
-    ]);
-    match sub {
-        "log" | "whatchanged" | "reflog" | "stash" | "range-diff" => patch,
-        "show" | "diff" | "diff-tree" | "diff-index" | "diff-files" => {
-            patch || !summary_only && !(sub == "diff-tree" || sub == "diff-index")
-        }
-        "grep" | "blame" | "annotate" => true,
-        "cat-file" => !any(&["-t", "-s", "-e"]),
-        _ => false,
-    }
-}
 
 impl Judge<'_> {
     /// Asks (a person only) when the repository at the working directory has committed a
