@@ -532,7 +532,7 @@ impl Judge<'_> {
                     string.text
                 )));
             } else {
-                self.line(&string.text, context.depth + 1);
+                self.shell_string(&string.text, &judged.positional, context);
             }
         }
         for script in &judged.scripts {

@@ -12,6 +12,8 @@ pub(crate) struct Judged {
     pub(crate) inner: Vec<Vec<Word>>,
     /// Shell strings it runs (`bash -c`, `eval`, `trap`): parsed and judged in turn.
     pub(crate) strings: Vec<Word>,
+    /// The words after a `-c` string (`sh -c 'rm -rf $0' ~`): its `$0`, `$1`, ... and `$@`.
+    pub(crate) positional: Vec<Word>,
     /// Files it runs as programs (`python3 x.py`, `make -f x`): safe only inside the project.
     pub(crate) scripts: Vec<Word>,
     /// Files it runs as shell scripts (`sh x`, `source x`): their lines are judged like a command

@@ -168,3 +168,21 @@ fn options_that_change_the_build_description_are_never_approved_by_a_rule() {
         wrong.join("\n")
     );
 }
+
+#[test]
+fn positional_parameters_of_a_shell_string_carry_the_catastrophe() {
+    all_denied(&[
+        "sh -c 'rm -rf $0' ~",
+        "sh -c 'rm -rf \"$1\"' _ ~",
+        "bash -c 'rm -rf $1' x /",
+        "bash -c 'rm -rf ${1}' x /usr",
+        "sh -c 'rm -rf $@' x /",
+        "sh -c 'rm -rf \"$@\"' x ~",
+    ]);
+    let world = world();
+    let lines = ["sh -c 'rm -rf $@' x build /", "sh -c 'echo $0' hi"];
+    let got = verdicts(&world, &lines);
+    assert_eq!(got[0].1, Verdict::Ask, "{:?}", got[0]);
+    assert_eq!(got[0].2, super::Approver::Person, "{:?}", got[0]);
+    assert_eq!(got[1].1, Verdict::Allow, "{:?}", got[1]);
+}

@@ -154,6 +154,39 @@ impl Judge<'_> {
         Some(inner)
     }
 
+    /// A `-c` string judged with its positional parameters set to the words after it (as the
+    /// outer shell expanded them), which stay in the string.
+    pub(super) fn shell_string(&mut self, text: &str, positional: &[Word], context: Context) {
+        if positional.is_empty() {
+            self.line(text, context.depth + 1);
+            return;
+        }
+        let place = self.place.clone();
+        let mut all = Vec::new();
+        for (i, word) in positional.iter().enumerate() {
+            let paths = self.place.paths(word).filter(|p| p.len() == 1);
+            match paths {
+                Some(p) => {
+                    let value = p[0].to_string_lossy().into_owned();
+                    all.push(value.clone());
+                    self.place.set(&i.to_string(), value);
+                }
+                None => self.place.unknown(&i.to_string()),
+            }
+        }
+        // `$@` of one word is that word; of several, words this reading does not split.
+        if all.len() == positional.len() && all.len() <= 2 {
+            let rest = all.get(1..).unwrap_or(&[]).join(" ");
+            self.place.set("@", rest.clone());
+            self.place.set("*", rest);
+        } else {
+            self.place.unknown("@");
+            self.place.unknown("*");
+        }
+        self.line(text, context.depth + 1);
+        self.place = place;
+    }
+
     /// A command line given as one word (`script -c LINE`, `flock FILE -c LINE`): judged.
     fn command_string(&mut self, line: Option<&Word>, context: Context, f: &mut Vec<Finding>) {
         if let Some(string) = line {
