@@ -371,6 +371,9 @@ impl Judge<'_> {
         if let Some(why) = braces_make_words(name, args) {
             self.out.fetch.others = true;
             findings.push(ask(why));
+            // What it wrecks in every expansion still denies (`rm -rf {/,}`).
+            let base = basename(&name.text);
+            findings.extend(self.ground().judge(base, &expand_words(args)));
             return;
         }
         let args = &expand_words(args);

@@ -52,6 +52,14 @@ fn runners_in_front_of_a_catastrophe_do_not_hide_it() {
         "stdbuf -o0 rm -rf ~",
         "ionice -c3 rm -rf ~",
         "nohup rm -rf ~",
+        "parallel rm -rf ::: ~",
+        "parallel -j2 rm -rf ::: build /",
+        "env --s='rm -rf ~'",
+        "env --s 'rm -rf ~'",
+        "env --sp='rm -rf /usr'",
+        "env -S 'rm\\_-rf\\_/usr'",
+        "env -S 'rm\\_-rf\\_${HOME}'",
+        "env -S 'bash -c \"rm\\_-rf\\_~\"'",
     ]);
 }
 
@@ -82,6 +90,9 @@ fn the_system_tree_is_denied_by_category() {
         "rm -rf /var/log",
         "rm -rf /opt",
         "rm -rf /usr/share/doc",
+        "rm -rf {/,}",
+        "rm -rf {~,}",
+        "rm {-rf,/}",
     ]);
 }
 

@@ -140,6 +140,15 @@ impl Judge<'_> {
                 }
                 rest
             }
+            "parallel" => {
+                findings.push(ask("`parallel` runs a command once for each of its inputs"));
+                let judged = Judged {
+                    inner: vec![parallel_command(args)],
+                    ..Judged::default()
+                };
+                self.follow(&judged, context, 0, findings);
+                return Some(&[]);
+            }
             "script" => {
                 let strings = option_values(args, &["-c", "--command"]);
                 self.command_string(strings.first(), context, findings);
@@ -235,4 +244,31 @@ impl Judge<'_> {
             }
         }
     }
+}
+
+/// What `parallel CMD ... ::: A B` runs: the command with every input after `:::` (or, read
+/// from a file or stdin, inputs nobody has seen).
+fn parallel_command(args: &[Word]) -> Vec<Word> {
+    let rest = skip_options(
+        args,
+        &["-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a"],
+    );
+    let end = rest
+        .iter()
+        .position(|w| w.text.starts_with(":::"))
+        .unwrap_or(rest.len());
+    let mut words = rest[..end].to_vec();
+    let inputs = rest.get(end..).unwrap_or(&[]);
+    if inputs.iter().all(|w| w.text == ":::") && !inputs.is_empty() {
+        words.extend(inputs.iter().filter(|w| w.text != ":::").cloned());
+    } else {
+        words.extend(
+            inputs
+                .iter()
+                .filter(|w| !w.text.starts_with(":::"))
+                .cloned(),
+        );
+        words.push(Word::computed("<arguments from input>"));
+    }
+    words
 }
