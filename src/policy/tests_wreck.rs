@@ -197,3 +197,48 @@ fn positional_parameters_of_a_shell_string_carry_the_catastrophe() {
     assert_eq!(got[0].2, super::Approver::Person, "{:?}", got[0]);
     assert_eq!(got[1].1, Verdict::Allow, "{:?}", got[1]);
 }
+
+#[test]
+fn every_deny_row_stays_denied_behind_every_runner() {
+    let rows = [
+        "rm -rf ~",
+        "rm --r -f /",
+        "rm -rf /var/lib",
+        "find / -delete",
+        "chmod -R 777 /",
+        "dd if=/dev/zero of=/dev/sd?",
+        "kill -9 -1",
+        "rsync -a --delete e/ /",
+        "ln -sf /dev/null /bin/sh",
+    ];
+    let prefixes = [
+        "nohup ",
+        "timeout 5 ",
+        "nice -n 5 ",
+        "env ",
+        "env -i ",
+        "stdbuf -o0 ",
+        "setsid ",
+        "ionice -c3 ",
+        "busybox ",
+        "flock /tmp/l ",
+        "chrt 1 ",
+        "taskset 1 ",
+        "unshare ",
+        "sudo ",
+    ];
+    let mut lines = Vec::new();
+    for row in rows {
+        lines.extend(prefixes.iter().map(|p| format!("{p}{row}")));
+        for quoted in [
+            "sh -c '{}'",
+            "bash -c '{}'",
+            "env -S '{}'",
+            "script -c '{}'",
+        ] {
+            lines.push(quoted.replace("{}", row));
+        }
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    all_denied(&lines);
+}
