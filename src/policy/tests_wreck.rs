@@ -114,6 +114,11 @@ fn other_tree_wipes_every_process_and_system_files_are_denied() {
         "truncate -s0 /etc/passwd",
         "> /etc/passwd",
         "cp -a /dev/null /etc/passwd",
+        "chmod 000 /",
+        "chown nobody /usr",
+        "zpool destroy tank",
+        "lvremove -f vg/root",
+        "nvme format /dev/nvme0n1",
     ]);
 }
 
@@ -138,6 +143,9 @@ fn everyday_forms_of_the_same_programs_are_not_denied() {
             "truncate -s0 log.txt",
             "flock /tmp/l cargo build",
             "taskset 1 cargo test",
+            "chmod +x build.sh",
+            "chmod 644 /tmp/x",
+            "zpool status",
         ],
     )
     .into_iter()

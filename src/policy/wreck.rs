@@ -184,6 +184,19 @@ impl Ground<'_> {
                 let verb = format!("a recursive `{base}` of");
                 self.wrecks(operands(args), &verb, &mut out);
             }
+            "chmod" | "chown" | "chgrp" => {
+                if let Some(word) = operands(args).find(|w| self.is_system(w)) {
+                    out.push(deny(format!("`{base}` of {} breaks the system", word.text)));
+                }
+            }
+            "zpool" | "zfs" | "nvme" | "lvremove" | "vgremove" | "pvremove" | "dmsetup" => {
+                let sub = operands(args).next().map_or("", |w| w.text.as_str());
+                if base.ends_with("remove")
+                    || matches!(sub, "destroy" | "format" | "sanitize" | "remove_all")
+                {
+                    out.push(deny(format!("`{base} {sub}` destroys storage")));
+                }
+            }
             "mv" | "cp" => self.moves(base, args, &mut out),
             "ln" => self.links(args, &mut out),
             "find" => self.find(args, &mut out),
@@ -208,6 +221,11 @@ impl Ground<'_> {
             _ => {}
         }
         out
+    }
+
+    /// Whether a word names `/` or a system directory itself.
+    fn is_system(&self, word: &Word) -> bool {
+        matches!(self.target(word), Target::Known(paths) if paths.iter().any(|p| system(&normalize(p))))
     }
 
     /// `find ROOT... -delete` or `-exec rm ...`: a recursive delete of each root.
