@@ -122,3 +122,18 @@ pub(crate) fn skip_options<'a>(args: &'a [Word], with_value: &[&str]) -> &'a [Wo
     }
     args.get(i..).unwrap_or(&[])
 }
+
+/// Whether `flag` is given in any spelling its program accepts: `has_flag`'s, or a long option
+/// cut to any prefix (`--r`) that no other of the program's long options (`longs`) shares.
+pub(crate) fn has_long(args: &[Word], flag: &str, longs: &[&str]) -> bool {
+    has_flag(args, flag)
+        || args.iter().any(|a| {
+            let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
+            name.len() >= 3
+                && name.starts_with("--")
+                && flag.starts_with(name)
+                && longs
+                    .iter()
+                    .all(|other| *other == flag || !other.starts_with(name))
+        })
+}

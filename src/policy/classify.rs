@@ -91,6 +91,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         },
         deadline: std::time::Instant::now() + MAX_TIME,
         walked: Default::default(),
+        histories: Default::default(),
         project: scope.project,
         temp: scope.temp,
         out: Judgement::default(),
@@ -106,6 +107,8 @@ pub(super) struct Judge<'a> {
     deadline: std::time::Instant,
     /// The secret walk of each directory, shared by the commands of the line.
     walked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// Why each repository's history may hold a secret, listed once per line.
+    pub(super) histories: std::collections::HashMap<PathBuf, Option<String>>,
     pub(super) project: Option<&'a Path>,
     pub(super) temp: &'a Path,
     pub(super) out: Judgement,
@@ -377,6 +380,9 @@ impl Judge<'_> {
         if let Some(why) = braces_make_words(name, args) {
             self.out.fetch.others = true;
             findings.push(ask(why));
+            // What it wrecks in every expansion still denies (`rm -rf {/,}`).
+            let base = basename(&name.text);
+            findings.extend(self.ground().judge(base, &expand_words(args)));
             return;
         }
         let args = &expand_words(args);
@@ -446,6 +452,9 @@ impl Judge<'_> {
             // `echo` and `printf` print their words and open none.
             self.secrets_in(args, !matches!(base, "echo" | "printf"), findings);
             self.reads(base, args, &judged, findings);
+        }
+        if judged.history {
+            self.history_secrets(findings);
         }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
             findings.push(ask(format!(
@@ -538,7 +547,7 @@ impl Judge<'_> {
                     string.text
                 )));
             } else {
-                self.line(&string.text, context.depth + 1);
+                self.shell_string(&string.text, &judged.positional, context);
             }
         }
         for script in &judged.scripts {

@@ -12,6 +12,8 @@ pub(crate) struct Judged {
     pub(crate) inner: Vec<Vec<Word>>,
     /// Shell strings it runs (`bash -c`, `eval`, `trap`): parsed and judged in turn.
     pub(crate) strings: Vec<Word>,
+    /// The words after a `-c` string (`sh -c 'rm -rf $0' ~`): its `$0`, `$1`, ... and `$@`.
+    pub(crate) positional: Vec<Word>,
     /// Files it runs as programs (`python3 x.py`, `make -f x`): safe only inside the project.
     pub(crate) scripts: Vec<Word>,
     /// Files it runs as shell scripts (`sh x`, `source x`): their lines are judged like a command
@@ -44,6 +46,8 @@ pub(crate) struct Judged {
     pub(crate) project_code: bool,
     /// It only prints its arguments or looks names up: secret paths in them are not read.
     pub(crate) names_only: bool,
+    /// It prints file contents from git history: safe only while no secret was ever committed.
+    pub(crate) history: bool,
     /// The program is in the table.
     pub(crate) known: bool,
 }

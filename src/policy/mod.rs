@@ -14,6 +14,7 @@ mod danger;
 mod fetch;
 mod glob;
 mod heredoc;
+mod history;
 mod judged;
 mod kind;
 mod path;
@@ -348,8 +349,14 @@ mod tests_code;
 #[cfg(test)]
 mod tests_everyday;
 #[cfg(test)]
+mod tests_found;
+#[cfg(test)]
+mod tests_history;
+#[cfg(test)]
 mod tests_readings;
 #[cfg(test)]
 mod tests_spelling;
+#[cfg(test)]
+mod tests_wreck;
 #[cfg(test)]
 mod tests_writes;

@@ -2,6 +2,7 @@
 //! an interpreter or loader (`.venv/bin/python3`) is judged as that program; a build output
 //! (`target/debug/NAME`, `build/...`) runs; a script is judged by what it holds (a shell script's
 //! lines like a command line's, a `#!` script as its interpreter running it); anything else asks.
+//! A package manager found by path (`.venv/bin/pip`) is judged as itself, like an interpreter.
 //! A file the line itself writes is never read as what will run.
 
 use std::path::{Path, PathBuf};
@@ -35,7 +36,8 @@ impl Judge<'_> {
         context: Context,
         findings: &mut Vec<Finding>,
     ) -> bool {
-        if runs_code(basename(&name.text)) && !name.dynamic {
+        let base = basename(&name.text);
+        if (runs_code(base) || package_manager(base)) && !name.dynamic {
             return false;
         }
         self.project_file(name, findings);
@@ -158,6 +160,45 @@ impl Judge<'_> {
             self.written.push(path);
         }
     }
+}
+
+/// A package manager found by path (`.venv/bin/pip`, `node_modules/.bin/npm`): judged as
+/// itself, since it installs and runs code from anywhere, not only the project's.
+fn package_manager(base: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "pip",
+        "pipx",
+        "uv",
+        "uvx",
+        "poetry",
+        "pipenv",
+        "pdm",
+        "hatch",
+        "conda",
+        "mamba",
+        "micromamba",
+        "easy_install",
+        "npm",
+        "npx",
+        "yarn",
+        "pnpm",
+        "pnpx",
+        "bun",
+        "bunx",
+        "cargo",
+        "rustup",
+        "go",
+        "gem",
+        "bundle",
+        "bundler",
+        "composer",
+        "deno",
+    ];
+    let version = |rest: &str| rest.chars().all(|c| c.is_ascii_digit() || c == '.');
+    EXACT.contains(&base)
+        || ["pip", "easy_install-"]
+            .iter()
+            .any(|family| base.strip_prefix(family).is_some_and(version))
 }
 
 fn content(path: &Path) -> Content {

@@ -190,9 +190,11 @@ impl Place<'_> {
                             }
                             name
                         }
-                        Some(c) if c.is_ascii_digit() || "$!?#@*-".contains(*c) => {
+                        // Special parameters: only positional ones a `-c` string was given
+                        // are known (`sh -c 'rm -rf $0' ~`); the rest expand to nothing.
+                        Some(&c) if c.is_ascii_digit() || "$!?#@*-".contains(c) => {
                             chars.next();
-                            String::new()
+                            c.to_string()
                         }
                         _ => {
                             out.push('$');

@@ -2,6 +2,11 @@
 //! `deny`), glob patterns matched against each simple command of a line. Deny rules beat
 //! everything; ask rules make a safe command ask; allow rules approve only a line whose every
 //! command that would ask matches one of them.
+//!
+//! Patterns match whole words: a `*` right after a word or name (`make*`, `git push*`,
+//! `cargo test*`) means "then any further words", so `make*` covers `make` and `make test` but
+//! not `makepkg`, and `git push*` not `git pushx`. A `*` anywhere else (`npm run test:*`,
+//! `git push * main`) is a plain glob.
 
 use globset::{Glob, GlobMatcher};
 
@@ -22,13 +27,16 @@ pub(crate) struct RulesError {
 struct Rule {
     pattern: String,
     matcher: GlobMatcher,
+    /// For a pattern ending in a word then `*`: the word alone (`make` for `make*`).
+    exact: Option<String>,
     /// Where it was written: `--allow` or `[policy] allow` in config.toml.
     source: &'static str,
 }
 
 impl Rule {
     fn matches(&self, command: &str) -> bool {
-        self.matcher.is_match(command.trim())
+        let command = command.trim();
+        self.exact.as_deref() == Some(command) || self.matcher.is_match(command)
     }
 
     fn describe(&self) -> String {
@@ -50,10 +58,12 @@ impl Rules {
                 patterns
                     .iter()
                     .map(|pattern| {
-                        Glob::new(pattern.trim())
+                        let (glob, exact) = whole_words(pattern.trim());
+                        Glob::new(&glob)
                             .map(|glob| Rule {
                                 pattern: pattern.clone(),
                                 matcher: glob.compile_matcher(),
+                                exact,
                                 source,
                             })
                             .map_err(|err| RulesError {
@@ -112,6 +122,19 @@ impl Rules {
     }
 }
 
+/// `WORD*` as the glob `WORD *` and the exact command `WORD`; any other pattern as it is.
+fn whole_words(pattern: &str) -> (String, Option<String>) {
+    let word_star = pattern.strip_suffix('*').filter(|head| {
+        head.chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    });
+    match word_star {
+        Some(head) => (format!("{head} *"), Some(head.to_string())),
+        None => (pattern.to_string(), None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +160,31 @@ mod tests {
             None
         );
         assert_eq!(rules.approve_all(&[]), None);
+    }
+
+    #[test]
+    fn a_pattern_covers_whole_words_only() {
+        let allow = ["make*".into(), "git push*".into(), "cargo test*".into()];
+        let rules = Rules::new(&allow, &PolicyConfig::default()).expect("rules");
+        for covered in [
+            "make",
+            "make test",
+            "git push",
+            "git push origin main",
+            "cargo test",
+        ] {
+            assert!(rules.approving(covered).is_some(), "{covered}");
+        }
+        for other in [
+            "makepkg -si",
+            "make-x",
+            "git pushx",
+            "git push.sh",
+            "cargo testx",
+            "cargo test-foo",
+        ] {
+            assert!(rules.approving(other).is_none(), "{other}");
+        }
     }
 
     #[test]

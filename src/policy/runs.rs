@@ -73,6 +73,11 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
     };
     match base {
         "git" => git(args, &mut given),
+        "make" | "gmake" | "cargo" | "npm" | "pnpm" | "yarn" => {
+            if let Some(flag) = build_description(base, args) {
+                given(&flag, Vec::new());
+            }
+        }
         "ssh" | "scp" | "sftp" | "sshfs" | "rsync" | "autossh" => {
             remote_shell(base, args, &mut given)
         }
@@ -86,6 +91,45 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
         runs.why = Some(format!("`{base} --config` can name programs it runs"));
     }
     runs
+}
+
+/// An option or operand that changes which build description is read, where, or with which
+/// toolchain or shell (`make -f`, `make SHELL=`, `cargo --manifest-path`, `npm --prefix`).
+fn build_description(base: &str, args: &[Word]) -> Option<String> {
+    let names: &[&str] = match base {
+        "make" | "gmake" => &[
+            "-f",
+            "--file",
+            "--makefile",
+            "-C",
+            "--directory",
+            "-I",
+            "--include-dir",
+            "-E",
+            "--eval",
+        ],
+        "cargo" => &["--manifest-path", "-Z", "-C", "--config"],
+        _ => &[
+            "--prefix",
+            "-C",
+            "--dir",
+            "--userconfig",
+            "--globalconfig",
+            "--cwd",
+        ],
+    };
+    if let Some(name) = names.iter().find(|n| !option_values(args, &[n]).is_empty()) {
+        return Some((*name).to_string());
+    }
+    if base == "cargo" && args.first().is_some_and(|a| a.text.starts_with('+')) {
+        return Some("+toolchain".into());
+    }
+    let make = matches!(base, "make" | "gmake");
+    // Any `NAME=value` operand of make can name a program (`SHELL=`, `CC=`, `MAKEFLAGS=`,
+    // `x!=cmd`, `x:=$(shell cmd)`).
+    super::args::operands(args)
+        .find(|a| make && a.text.contains('='))
+        .map(|a| a.text.split('=').next().unwrap_or("").to_string() + "=")
 }
 
 /// git's options that run programs: `--receive-pack`, `--upload-pack`, `--exec`, `-c` settings.

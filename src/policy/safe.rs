@@ -521,7 +521,7 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         }
         "sed" => super::safe_text::sed(args, judged),
         "awk" | "gawk" | "mawk" | "nawk" => super::safe_text::awk(args, judged),
-        "env" => env(args, judged),
+        "env" => super::safe_sys::env(args, judged),
         "command" | "builtin"
             if !args
                 .iter()
@@ -590,43 +590,6 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
                 name,
                 "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "diff"
             );
-    }
-}
-
-/// `env [-i] [NAME=value]... [command]`: the command is judged, and so are the assignments.
-fn env(args: &[Word], judged: &mut Judged) {
-    let strings = option_values(args, &["-S", "--split-string"]);
-    if !strings.is_empty() {
-        judged.strings.extend(strings);
-        return;
-    }
-    judged.dirs.extend(option_values(args, &["-C", "--chdir"]));
-    let rest = skip_options(args, &["-u", "--unset", "-C", "--chdir"]);
-    let start = rest
-        .iter()
-        .position(|a| !a.text.contains('='))
-        .unwrap_or(rest.len());
-    for assignment in &rest[..start] {
-        if let Some((name, value)) = assignment.text.split_once('=')
-            && let Some(why) = super::danger::risky_assignment(name, value)
-        {
-            judged.ask(format!("`{name}=` {why}"));
-        }
-        if let Some((name, _)) = assignment.text.split_once('=')
-            && super::runs::assignment(name, assignment).is_some()
-        {
-            // The program it names is judged on its own (`env GIT_SSH_COMMAND=CMD git ...`).
-            let value = assignment.text[name.len() + 1..].to_string();
-            judged.strings.push(Word {
-                text: value,
-                ..assignment.clone()
-            });
-        }
-    }
-    // Alone it prints the environment: the sandbox gives commands an allowlisted one, with
-    // no token, key or credential in it.
-    if start < rest.len() {
-        judged.inner.push(rest[start..].to_vec());
     }
 }
 

@@ -135,6 +135,7 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
         judged.ask(git_reason(sub_text, sub_args));
         return;
     }
+    judged.history = prints_history(sub_text, sub_args);
     for (flag, why) in GIT_UNSAFE_OPTIONS {
         if sub_args
             .iter()
@@ -262,5 +263,30 @@ fn git_reason(sub: &str, args: &[Word]) -> String {
         _ => format!(
             "`git {sub}` changes the repository (only read-only git commands run without asking)"
         ),
+    }
+}
+
+/// Whether `git SUB ARGS` prints file contents from history.
+pub(crate) fn prints_history(sub: &str, args: &[Word]) -> bool {
+    let any = |flags: &[&str]| flags.iter().any(|f| has_flag(args, f));
+    let patch = any(&["-p", "-u", "--patch", "--cc", "-c", "--word-diff"]);
+    let summary_only = any(&[
+        "-s",
+        "--no-patch",
+        "--stat",
+        "--name-only",
+        "--name-status",
+        "--shortstat",
+        "--numstat",
+        "--summary",
+    ]);
+    match sub {
+        "log" | "whatchanged" | "reflog" | "stash" | "range-diff" => patch,
+        // The plumbing diffs print raw listings unless asked for a patch.
+        "diff-tree" | "diff-index" => patch,
+        "show" | "diff" | "diff-files" => patch || !summary_only,
+        "grep" | "blame" | "annotate" => true,
+        "cat-file" => !any(&["-t", "-s", "-e"]),
+        _ => false,
     }
 }

@@ -159,7 +159,10 @@ pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
         .position(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('c'))
     {
         match args.get(pos + 1) {
-            Some(string) => judged.strings.push(string.clone()),
+            Some(string) => {
+                judged.strings.push(string.clone());
+                judged.positional = args.get(pos + 2..).unwrap_or(&[]).to_vec();
+            }
             None => judged.ask(format!("`{name} -c` without a command")),
         }
         return;

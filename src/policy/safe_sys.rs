@@ -1,7 +1,7 @@
 //! The safe table's system tools: service, package, network and archive programs, each safe only
 //! in its read-only forms (`systemctl status`, `apt list`, `ip addr`, `tar -t`, `crontab -l`).
 
-use super::args::{has_flag, operands, subcommand};
+use super::args::{has_flag, operands, option_values, skip_options, subcommand};
 use super::judged::Judged;
 use super::shell::Word;
 
@@ -240,4 +240,97 @@ fn system_reason(name: &str, sub: &str) -> String {
     } else {
         format!("`{name} {sub}` {what}")
     }
+}
+
+/// `env [-i] [NAME=value]... [command]`: the command is judged, and so are the assignments.
+pub(crate) fn env(args: &[Word], judged: &mut Judged) {
+    let strings = env_split(args);
+    if !strings.is_empty() {
+        judged.strings.extend(strings);
+        return;
+    }
+    if let Some(odd) = args
+        .iter()
+        .take_while(|a| a.text.starts_with('-'))
+        .find(|a| {
+            let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
+            name.starts_with("--")
+                && name.len() > 2
+                && !ENV_LONGS.iter().any(|l| l.starts_with(name))
+        })
+    {
+        judged.ask(format!("`env {}` is an option ai does not know", odd.text));
+    }
+    judged.dirs.extend(option_values(args, &["-C", "--chdir"]));
+    let rest = skip_options(args, &["-u", "--unset", "-C", "--chdir"]);
+    let start = rest
+        .iter()
+        .position(|a| !a.text.contains('='))
+        .unwrap_or(rest.len());
+    for assignment in &rest[..start] {
+        if let Some((name, value)) = assignment.text.split_once('=')
+            && let Some(why) = super::danger::risky_assignment(name, value)
+        {
+            judged.ask(format!("`{name}=` {why}"));
+        }
+        if let Some((name, _)) = assignment.text.split_once('=')
+            && super::runs::assignment(name, assignment).is_some()
+        {
+            // The program it names is judged on its own (`env GIT_SSH_COMMAND=CMD git ...`).
+            let value = assignment.text[name.len() + 1..].to_string();
+            judged.strings.push(Word {
+                text: value,
+                ..assignment.clone()
+            });
+        }
+    }
+    // Alone it prints the environment: the sandbox gives commands an allowlisted one, with
+    // no token, key or credential in it.
+    if start < rest.len() {
+        judged.inner.push(rest[start..].to_vec());
+    }
+}
+
+/// env's long options, so an abbreviation reads as env reads it (`--s` is `--split-string`).
+const ENV_LONGS: &[&str] = &[
+    "--ignore-environment",
+    "--null",
+    "--unset",
+    "--chdir",
+    "--split-string",
+    "--block-signal",
+    "--default-signal",
+    "--ignore-signal",
+    "--list-signal-handling",
+    "--debug",
+    "--help",
+    "--version",
+];
+
+/// The command lines `env -S` / `--split-string` (any abbreviation: `--s`) runs, with env's
+/// own separator `\_` read as the space it stands for.
+fn env_split(args: &[Word]) -> Vec<Word> {
+    let mut strings = option_values(args, &["-S", "--split-string"]);
+    for (i, arg) in args.iter().enumerate() {
+        let (name, value) = match arg.text.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (arg.text.as_str(), None),
+        };
+        if name.len() == 3 && "--split-string".starts_with(name) {
+            strings.push(match value {
+                Some(value) => Word {
+                    text: value.to_string(),
+                    ..arg.clone()
+                },
+                None => args
+                    .get(i + 1)
+                    .cloned()
+                    .unwrap_or_else(|| Word::computed("")),
+            });
+        }
+    }
+    for string in &mut strings {
+        string.text = string.text.replace("\\_", " ");
+    }
+    strings
 }

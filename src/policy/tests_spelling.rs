@@ -7,13 +7,13 @@ use proptest::prelude::*;
 
 use super::{Approver, Policy, Roots, Rules, Verdict};
 
-struct World {
+pub(super) struct World {
     _dir: tempfile::TempDir,
     policy: Policy,
     home: String,
 }
 
-fn world() -> World {
+pub(super) fn world() -> World {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = std::fs::canonicalize(dir.path()).expect("canonical");
     let home = root.join("home");
@@ -31,7 +31,10 @@ fn world() -> World {
     }
 }
 
-fn verdicts(world: &World, table: &[&str]) -> Vec<(String, Verdict, Approver, Vec<String>)> {
+pub(super) fn verdicts(
+    world: &World,
+    table: &[&str],
+) -> Vec<(String, Verdict, Approver, Vec<String>)> {
     table
         .iter()
         .map(|line| {
@@ -42,7 +45,7 @@ fn verdicts(world: &World, table: &[&str]) -> Vec<(String, Verdict, Approver, Ve
         .collect()
 }
 
-fn all_denied(table: &[&str]) {
+pub(super) fn all_denied(table: &[&str]) {
     let world = world();
     let wrong: Vec<String> = verdicts(&world, table)
         .into_iter()

@@ -121,6 +121,39 @@ impl Judge<'_> {
             // tool it installed, judged as that tool (`yarn node -e` is `node -e`).
             "yarn" | "pnpm" | "bun" => return self.node_runner(base, args, findings),
             "npx" | "pnpx" | "bunx" => return self.npx(base, args, findings),
+            "busybox" => {
+                findings.push(ask(
+                    "`busybox` runs its own versions of the programs it names",
+                ));
+                skip_options(args, &[])
+            }
+            "unshare" => skip_options(args, &[]),
+            // These take one word (a lock file, a priority, a CPU mask) before the command.
+            "flock" | "chrt" | "taskset" => {
+                let rest = skip_options(args, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
+                let rest = rest.get(1..).unwrap_or(&[]);
+                if let Some(first) = rest.first()
+                    && matches!(first.text.as_str(), "-c" | "--command")
+                {
+                    self.command_string(rest.get(1), context, findings);
+                    return Some(&[]);
+                }
+                rest
+            }
+            "parallel" => {
+                findings.push(ask("`parallel` runs a command once for each of its inputs"));
+                let judged = Judged {
+                    inner: vec![parallel_command(args)],
+                    ..Judged::default()
+                };
+                self.follow(&judged, context, 0, findings);
+                return Some(&[]);
+            }
+            "script" => {
+                let strings = option_values(args, &["-c", "--command"]);
+                self.command_string(strings.first(), context, findings);
+                return Some(&[]);
+            }
             "timeout" => {
                 let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
                 rest.get(1..).unwrap_or(&[])
@@ -128,6 +161,50 @@ impl Judge<'_> {
             _ => return None,
         };
         Some(inner)
+    }
+
+    /// A `-c` string judged with its positional parameters set to the words after it (as the
+    /// outer shell expanded them), which stay in the string.
+    pub(super) fn shell_string(&mut self, text: &str, positional: &[Word], context: Context) {
+        if positional.is_empty() {
+            self.line(text, context.depth + 1);
+            return;
+        }
+        let place = self.place.clone();
+        let mut all = Vec::new();
+        for (i, word) in positional.iter().enumerate() {
+            let paths = self.place.paths(word).filter(|p| p.len() == 1);
+            match paths {
+                Some(p) => {
+                    let value = p[0].to_string_lossy().into_owned();
+                    all.push(value.clone());
+                    self.place.set(&i.to_string(), value);
+                }
+                None => self.place.unknown(&i.to_string()),
+            }
+        }
+        // `$@` of one word is that word; of several, words this reading does not split.
+        if all.len() == positional.len() && all.len() <= 2 {
+            let rest = all.get(1..).unwrap_or(&[]).join(" ");
+            self.place.set("@", rest.clone());
+            self.place.set("*", rest);
+        } else {
+            self.place.unknown("@");
+            self.place.unknown("*");
+        }
+        self.line(text, context.depth + 1);
+        self.place = place;
+    }
+
+    /// A command line given as one word (`script -c LINE`, `flock FILE -c LINE`): judged.
+    fn command_string(&mut self, line: Option<&Word>, context: Context, f: &mut Vec<Finding>) {
+        if let Some(string) = line {
+            let judged = Judged {
+                strings: vec![string.clone()],
+                ..Judged::default()
+            };
+            self.follow(&judged, context, 0, f);
+        }
     }
 
     /// `npx NAME ...`: a tool the project installed (`node_modules/.bin`) is judged as itself,
@@ -167,4 +244,31 @@ impl Judge<'_> {
             }
         }
     }
+}
+
+/// What `parallel CMD ... ::: A B` runs: the command with every input after `:::` (or, read
+/// from a file or stdin, inputs nobody has seen).
+fn parallel_command(args: &[Word]) -> Vec<Word> {
+    let rest = skip_options(
+        args,
+        &["-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a"],
+    );
+    let end = rest
+        .iter()
+        .position(|w| w.text.starts_with(":::"))
+        .unwrap_or(rest.len());
+    let mut words = rest[..end].to_vec();
+    let inputs = rest.get(end..).unwrap_or(&[]);
+    if inputs.iter().all(|w| w.text == ":::") && !inputs.is_empty() {
+        words.extend(inputs.iter().filter(|w| w.text != ":::").cloned());
+    } else {
+        words.extend(
+            inputs
+                .iter()
+                .filter(|w| !w.text.starts_with(":::"))
+                .cloned(),
+        );
+        words.push(Word::computed("<arguments from input>"));
+    }
+    words
 }

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::args::{has_flag, operands, option_values};
+use super::args::{has_flag, has_long, operands, option_values};
 use super::reach::{Place, normalize};
 use super::shell::Word;
 use super::{Finding, Verdict};
@@ -33,6 +33,104 @@ const SYSTEM_DIRS: &[&str] = &[
     "/System",
     "/Library",
     "/Applications",
+];
+
+/// Directories of the system at any depth: deleting anything under them recursively wrecks it.
+const SYSTEM_TREES: &[&str] = &[
+    "/bin", "/boot", "/etc", "/lib", "/lib32", "/lib64", "/nix", "/sbin", "/usr", "/var/lib",
+    "/System", "/snap",
+];
+
+/// More directories of the system, only as a whole.
+const SYSTEM_TOPS: &[&str] = &[
+    "/run",
+    "/mnt",
+    "/media",
+    "/var/log",
+    "/var/cache",
+    "/var/spool",
+    "/private",
+    "/opt",
+    "/srv",
+];
+
+/// rm's long options, so an abbreviation reads as rm reads it (`--r` is `--recursive`).
+const RM_LONGS: &[&str] = &[
+    "--force",
+    "--interactive",
+    "--one-file-system",
+    "--no-preserve-root",
+    "--preserve-root",
+    "--recursive",
+    "--dir",
+    "--verbose",
+    "--help",
+    "--version",
+];
+
+/// The long options chmod, chown and chgrp share.
+const CHMOD_LONGS: &[&str] = &[
+    "--changes",
+    "--dereference",
+    "--no-dereference",
+    "--from",
+    "--silent",
+    "--quiet",
+    "--verbose",
+    "--no-preserve-root",
+    "--preserve-root",
+    "--reference",
+    "--recursive",
+    "--help",
+    "--version",
+];
+
+/// Files and trees whose overwriting breaks the system.
+const SYSTEM_FILES: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/boot",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/lib",
+    "/usr/libexec",
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/group",
+    "/etc/sudoers",
+    "/etc/fstab",
+    "/etc/pam.d",
+    "/etc/ld.so.preload",
+    "/etc/ld.so.conf",
+];
+
+/// Programs that rewrite the devices they are given.
+const REWRITERS: &[&str] = &[
+    "tee",
+    "truncate",
+    "shred",
+    "wipe",
+    "srm",
+    "mke2fs",
+    "mkswap",
+    "wipefs",
+    "fdisk",
+    "sfdisk",
+    "cfdisk",
+    "gdisk",
+    "sgdisk",
+    "parted",
+    "blkdiscard",
+    "badblocks",
+    "mkdosfs",
+    "mkntfs",
+    "mkexfatfs",
+    "nvme",
+    "zpool",
+    "cryptsetup",
 ];
 
 /// Block device names, for devices that do not exist here (the check is also made on the file
@@ -71,36 +169,50 @@ impl Ground<'_> {
     /// The deny (and computed-target) findings for one simple command.
     pub(super) fn judge(&self, base: &str, args: &[Word]) -> Vec<Finding> {
         let mut out = Vec::new();
-        let recursive = |short: &[&str]| {
-            short.iter().any(|f| has_flag(args, f)) || has_flag(args, "--recursive")
-        };
         match base {
             "rm" => {
-                if has_flag(args, "--no-preserve-root") {
+                if has_long(args, "--no-preserve-root", RM_LONGS) {
                     out.push(deny("`rm --no-preserve-root` can delete the whole system"));
                 }
-                if recursive(&["-r", "-R"]) {
+                if has_flag(args, "-r") || has_flag(args, "-R") || recursive(args, RM_LONGS) {
                     self.wrecks(operands(args), "`rm -r` of", &mut out);
                 }
             }
-            "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" if recursive(&["-R"]) => {
+            "chmod" | "chown" | "chgrp" | "chattr" | "setfacl"
+                if has_flag(args, "-R") || recursive(args, CHMOD_LONGS) =>
+            {
                 let verb = format!("a recursive `{base}` of");
                 self.wrecks(operands(args), &verb, &mut out);
             }
+            "chmod" | "chown" | "chgrp" => {
+                if let Some(word) = operands(args).find(|w| self.is_system(w)) {
+                    out.push(deny(format!("`{base}` of {} breaks the system", word.text)));
+                }
+            }
+            "zpool" | "zfs" | "nvme" | "lvremove" | "vgremove" | "pvremove" | "dmsetup" => {
+                let sub = operands(args).next().map_or("", |w| w.text.as_str());
+                if base.ends_with("remove")
+                    || matches!(sub, "destroy" | "format" | "sanitize" | "remove_all")
+                {
+                    out.push(deny(format!("`{base} {sub}` destroys storage")));
+                }
+            }
             "mv" | "cp" => self.moves(base, args, &mut out),
+            "ln" => self.links(args, &mut out),
+            "find" => self.find(args, &mut out),
+            "rsync" => self.rsync(args, &mut out),
+            "tar" if has_long(args, "--remove-files", &[]) => {
+                self.wrecks(operands(args), "`tar --remove-files` of", &mut out);
+            }
+            "kill" if kills_everything(args) => {
+                out.push(deny("`kill -1` signals every process the user may signal"));
+            }
             "dd" => {
                 for word in args.iter().filter_map(|a| value_of(a, "of=")) {
                     self.onto_device(&word, "`dd` would overwrite", &mut out);
                 }
             }
-            "tee" | "shred" | "wipe" | "srm" | "mke2fs" | "mkswap" | "wipefs" | "fdisk"
-            | "sfdisk" | "cfdisk" | "gdisk" | "sgdisk" | "parted" | "blkdiscard" | "badblocks" => {
-                let verb = format!("`{base}` would rewrite");
-                for word in operands(args) {
-                    self.onto_device(word, &verb, &mut out);
-                }
-            }
-            name if name.starts_with("mkfs") => {
+            name if REWRITERS.contains(&name) || name.starts_with("mkfs") => {
                 let verb = format!("`{name}` would rewrite");
                 for word in operands(args) {
                     self.onto_device(word, &verb, &mut out);
@@ -109,6 +221,74 @@ impl Ground<'_> {
             _ => {}
         }
         out
+    }
+
+    /// Whether a word names `/` or a system directory itself.
+    fn is_system(&self, word: &Word) -> bool {
+        matches!(self.target(word), Target::Known(paths) if paths.iter().any(|p| system(&normalize(p))))
+    }
+
+    /// `find ROOT... -delete` or `-exec rm ...`: a recursive delete of each root.
+    fn find(&self, args: &[Word], out: &mut Vec<Finding>) {
+        let deletes = args.iter().enumerate().any(|(i, a)| {
+            a.text == "-delete"
+                || matches!(a.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                    && args.get(i + 1).is_some_and(|p| {
+                        matches!(
+                            super::danger::basename(&p.text),
+                            "rm" | "shred" | "unlink" | "rmdir" | "srm" | "wipe"
+                        )
+                    })
+        });
+        if deletes {
+            self.wrecks(find_roots(args).iter(), "`find -delete` over", out);
+        }
+    }
+
+    /// `rsync --delete SRC DEST` empties DEST; `--remove-source-files` empties the sources.
+    fn rsync(&self, args: &[Word], out: &mut Vec<Finding>) {
+        let mut all: Vec<&Word> = operands(args).collect();
+        let Some(dest) = all.pop() else { return };
+        if args
+            .iter()
+            .any(|a| a.text.starts_with("--del") || a.text.starts_with("--remove-s"))
+        {
+            let verb = "`rsync --delete` or `--remove-source-files` over";
+            self.wrecks(all.into_iter().chain([dest]), verb, out);
+        }
+    }
+
+    /// `ln -sf X /bin/sh`: replacing a file of the system.
+    fn links(&self, args: &[Word], out: &mut Vec<Finding>) {
+        let target_dir = option_values(args, &["-t", "--target-directory"]);
+        let Some(dest) = target_dir.first().or(operands(args).last()) else {
+            return;
+        };
+        if let Target::Known(paths) = self.target(dest)
+            && let Some(path) = paths.iter().find(|p| self.system_file(p))
+        {
+            out.push(deny(format!(
+                "`ln` would replace {}, a file of the system",
+                path.display()
+            )));
+        }
+    }
+
+    /// Writing over this file breaks the system: a program or library of the system, the
+    /// account files, a `/proc/sys*` or `/sys` control file (outside the project and home).
+    fn system_file(&self, path: &Path) -> bool {
+        let path = normalize(path);
+        let mine = |dir: &Path| path.starts_with(dir);
+        if mine(&self.place.cwd)
+            || self.project.is_some_and(mine)
+            || self.place.home.is_some_and(mine)
+        {
+            return false;
+        }
+        let text = path.to_string_lossy();
+        SYSTEM_FILES.iter().any(|t| path.starts_with(t))
+            || text.starts_with("/proc/sys")
+            || text.starts_with("/sys/")
     }
 
     /// `mv` moving a catastrophic target away (or `cp`/`mv` writing over `/`, a system
@@ -168,14 +348,29 @@ impl Ground<'_> {
         }
     }
 
-    /// Denies a write onto a block device, by any spelling of its path.
+    /// Denies a write onto a block device (or a file of the system), by any spelling of its
+    /// path.
     pub(super) fn onto_device(&self, word: &Word, verb: &str, out: &mut Vec<Finding>) {
-        if let Target::Known(paths) = self.target(word)
-            && let Some(device) = paths.iter().find(|p| block_device(p))
-        {
+        let known = match self.target(word) {
+            Target::Known(paths) => paths,
+            Target::Computed => Vec::new(),
+        };
+        if let Some(file) = known.iter().find(|p| self.system_file(p)) {
+            out.push(deny(format!(
+                "{verb} {}, a file the system needs",
+                file.display()
+            )));
+        } else if let Some(device) = known.iter().find(|p| block_device(p)) {
             out.push(deny(format!(
                 "{verb} the block device {}",
                 device.display()
+            )));
+        } else if let Some(patterns) = self.place.patterns(word)
+            && let Some(glob) = patterns.iter().find(|p| device_glob(p))
+        {
+            out.push(deny(format!(
+                "{verb} {}, a pattern that may name a block device",
+                glob.display()
             )));
         }
     }
@@ -207,7 +402,9 @@ impl Ground<'_> {
     /// Why deleting `path` recursively would be a catastrophe, if it would.
     fn catastrophic(&self, path: &Path) -> Option<String> {
         let path = normalize(path);
-        if system(&path) {
+        let ours = |dir: &Path| path.starts_with(dir) && dir != Path::new("/");
+        let inside = ours(&self.place.cwd) || self.project.is_some_and(ours);
+        if system(&path) || under_system(&path) && !inside {
             return Some(format!("{} (the system)", path.display()));
         }
         if self.place.home.is_some_and(|h| h.starts_with(&path)) {
@@ -229,6 +426,55 @@ fn system(path: &Path) -> bool {
         || path.parent() == Some(Path::new("/usr"))
 }
 
+/// Under a system tree, or one of the system's top directories.
+fn under_system(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    SYSTEM_TOPS.contains(&text.as_ref()) || SYSTEM_TREES.iter().any(|t| path.starts_with(t))
+}
+
+/// `--recursive` in any spelling the program accepts.
+fn recursive(args: &[Word], longs: &[&str]) -> bool {
+    has_long(args, "--recursive", longs)
+}
+
+/// `kill -9 -1`, `kill -s KILL -1`, `kill -- -1`: process -1 is every process.
+fn kills_everything(args: &[Word]) -> bool {
+    let mut rest = args;
+    if let Some(first) = rest.first() {
+        let text = first.text.as_str();
+        if matches!(text, "-s" | "-n" | "--signal") {
+            rest = rest.get(2..).unwrap_or(&[]);
+        } else if text.starts_with('-') && text != "--" {
+            rest = &rest[1..];
+        }
+    }
+    rest.iter().any(|a| a.text == "-1")
+}
+
+/// The starting points of `find`: the words after its leading options (`-H`, `-L`, `-P`,
+/// `-D x`, `-O3`) up to the first expression; none means `.`.
+fn find_roots(args: &[Word]) -> Vec<Word> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.text.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            t if t.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let roots: Vec<Word> = args[i.min(args.len())..]
+        .iter()
+        .take_while(|a| !a.text.starts_with('-') && !matches!(a.text.as_str(), "(" | "!"))
+        .cloned()
+        .collect();
+    if roots.is_empty() {
+        vec![Word::literal(".")]
+    } else {
+        roots
+    }
+}
+
 /// Whether a glob component matches every name (`*`, `.*`, `?*`, `[!.]*`): no literal text.
 fn matches_all(component: &str) -> bool {
     let mut in_class = false;
@@ -244,6 +490,12 @@ fn matches_all(component: &str) -> bool {
             }
             _ => in_class || matches!(c, '*' | '?' | '.'),
         })
+}
+
+/// A glob under `/dev` (`/dev/sd?`, `/dev/s*a`): it may name any device there.
+fn device_glob(path: &Path) -> bool {
+    let text = normalize(path).to_string_lossy().into_owned();
+    text.starts_with("/dev/") && text.contains(['*', '?', '['])
 }
 
 fn block_device(path: &Path) -> bool {

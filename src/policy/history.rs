@@ -1,0 +1,69 @@
+//! git commands that print file contents out of the repository's history (`log -p`, `show`,
+//! `diff` between commits, `grep` in a tree, `cat-file --batch`): a secret once committed (a
+//! `.env`) is printed by any of them, whatever path they name, so they run unasked only when
+//! the history holds no secret-named file. The history is listed once per line and repository.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::Finding;
+use super::classify::Judge;
+use super::path::sensitive;
+
+/// How many commits are listed; a longer history is not known to be clean.
+const MAX_COMMITS: usize = 5000;
+
+impl Judge<'_> {
+    /// Asks (a person only) when the repository at the working directory has committed a
+    /// secret-named file, or its history is too long to tell.
+    pub(super) fn history_secrets(&mut self, findings: &mut Vec<Finding>) {
+        let cwd = self.place.cwd.clone();
+        let home = self.place.home;
+        let why = self
+            .histories
+            .entry(cwd.clone())
+            .or_insert_with(|| secret_in_history(&cwd, home))
+            .clone();
+        if let Some(why) = why {
+            findings.push(Finding::person(format!(
+                "it prints files from the git history, which {why} (only a person can approve it)"
+            )));
+        }
+    }
+}
+
+/// Why the history at `dir` may hold a secret: a secret-named path ever committed, or a
+/// history too long to list. `None` when it holds none, or there is no repository.
+fn secret_in_history(dir: &Path, home: Option<&Path>) -> Option<String> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(["-c", "core.fsmonitor=false", "--no-pager"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+    };
+    let root = git(&["rev-parse", "--show-toplevel"])?;
+    let root = String::from_utf8_lossy(&root.stdout).trim().to_string();
+    let max = format!("--max-count={}", MAX_COMMITS + 1);
+    let Some(listed) = git(&["log", "--all", "--name-only", "--format=%x01", &max]) else {
+        return Some("git could not list".into());
+    };
+    let text = String::from_utf8_lossy(&listed.stdout);
+    if text.matches('\u{1}').count() > MAX_COMMITS {
+        return Some(format!(
+            "has more than {MAX_COMMITS} commits to check for secrets"
+        ));
+    }
+    text.lines()
+        .map(|l| l.trim_matches('\u{1}').trim())
+        .filter(|l| !l.is_empty())
+        .find_map(|name| {
+            sensitive(&Path::new(&root).join(name), home).map(|what| format!("holds {what}"))
+        })
+}

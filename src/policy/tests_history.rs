@@ -1,0 +1,86 @@
+//! A secret once committed is printed by every git command that prints history, whatever path
+//! it names: while the history holds one, those commands ask a person; before, they run.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::tests_everyday::project;
+use super::{Approver, Verdict};
+
+const PRINTS_HISTORY: &[&str] = &[
+    "git log -p",
+    "git log -p --all",
+    "git log --patch -- '*env'",
+    "git log -p -- '.e?v'",
+    "git show",
+    "git show HEAD",
+    "git show HEAD -- '.e*'",
+    "git diff HEAD~1",
+    "git diff --root HEAD",
+    "git diff-tree -p --root HEAD",
+    "git grep SECRET HEAD",
+    "git grep -e '' HEAD -- '*env'",
+    "git cat-file --batch-all-objects --batch",
+    "git stash show -p",
+    "git reflog -p",
+];
+
+fn commit(project: &Path, file: &str, text: &str) {
+    std::fs::write(project.join(file), text).expect("write");
+    for args in [
+        &["add", "-f", file][..],
+        &[
+            "-c",
+            "user.name=a",
+            "-c",
+            "user.email=a@b",
+            "commit",
+            "-qm",
+            file,
+        ],
+    ] {
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(project)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .expect("git");
+        assert!(status.success(), "git {args:?}");
+    }
+}
+
+#[test]
+fn history_printing_asks_a_person_once_a_secret_was_committed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let policy = project(&root);
+    let repo = root.join("home/project");
+    commit(&repo, "a.txt", "one\n");
+    commit(&repo, "b.txt", "two\n");
+    let asked: Vec<&str> = (PRINTS_HISTORY.iter().copied())
+        .filter(|line| policy.command(line).verdict != Verdict::Allow)
+        .filter(|line| !line.contains("stash"))
+        .collect();
+    assert!(asked.is_empty(), "asked with a clean history: {asked:?}");
+    commit(&repo, ".env", "SECRET=1\n");
+    commit(&repo, "c.txt", "three\n");
+    let wrong: Vec<String> = (PRINTS_HISTORY.iter())
+        .map(|line| (line, policy.command(line)))
+        .filter(|(_, got)| got.verdict == Verdict::Allow || got.approver() != Approver::Person)
+        .map(|(line, got)| format!("{line:?}: {:?} {:?}", got.verdict, got.reasons))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "not asked of a person:\n{}",
+        wrong.join("\n")
+    );
+    for line in [
+        "git log --oneline",
+        "git status",
+        "git show --stat",
+        "git log -3",
+    ] {
+        assert_eq!(policy.command(line).verdict, Verdict::Allow, "{line}");
+    }
+}

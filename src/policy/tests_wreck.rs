@@ -1,0 +1,252 @@
+//! Catastrophes are denied by what they do, not how they are spelled: abbreviated long options,
+//! other programs that delete trees (`find -delete`, `rsync --delete`, `tar --remove-files`),
+//! runners in front, globs naming devices, the whole system tree, every process, the files the
+//! system needs. Everyday forms of the same programs are not denied.
+
+use super::Verdict;
+use super::tests_spelling::{all_denied, verdicts, world};
+
+#[test]
+fn catastrophes_are_denied_under_abbreviated_long_options() {
+    all_denied(&[
+        "rm --r -f ~",
+        "rm --r -f /",
+        "rm -f --r ~",
+        "rm --re --f /",
+        "rm --recursive=x /",
+        "rm --n -rf /",
+        "chown --rec x /",
+        "chmod --recu 777 ~",
+    ]);
+}
+
+#[test]
+fn find_deleting_from_root_or_home_is_denied() {
+    all_denied(&[
+        "find / -delete",
+        "find ~ -delete",
+        "find ~/ -delete",
+        "find $HOME -delete",
+        "find / -depth -delete",
+        "find -L / -delete",
+        "find /. -delete",
+        "find / -exec rm -rf {} +",
+        "find ~ -exec rm -r {} +",
+        "find / -type f -exec shred {} ;",
+        "find /usr -execdir /bin/rm {} ;",
+    ]);
+}
+
+#[test]
+fn runners_in_front_of_a_catastrophe_do_not_hide_it() {
+    all_denied(&[
+        "busybox rm -rf ~",
+        "flock /tmp/l rm -rf ~",
+        "flock -w 3 /tmp/l -c 'rm -rf ~'",
+        "script -c 'rm -rf ~'",
+        "script -q -c 'rm -rf /' /dev/null",
+        "chrt 1 rm -rf ~",
+        "taskset 1 rm -rf ~",
+        "unshare rm -rf ~",
+        "setsid rm -rf ~",
+        "stdbuf -o0 rm -rf ~",
+        "ionice -c3 rm -rf ~",
+        "nohup rm -rf ~",
+        "parallel rm -rf ::: ~",
+        "parallel -j2 rm -rf ::: build /",
+        "env --s='rm -rf ~'",
+        "env --s 'rm -rf ~'",
+        "env --sp='rm -rf /usr'",
+        "env -S 'rm\\_-rf\\_/usr'",
+        "env -S 'rm\\_-rf\\_${HOME}'",
+        "env -S 'bash -c \"rm\\_-rf\\_~\"'",
+    ]);
+}
+
+#[test]
+fn globs_naming_block_devices_are_denied() {
+    all_denied(&[
+        "dd if=/dev/zero of=/dev/sd?",
+        "dd if=/dev/zero of=/dev/sd*",
+        "dd if=/dev/zero of=/dev/sd[a]",
+        "dd if=/dev/zero of=/dev/s?a",
+        "mkfs.ext4 /dev/sd?",
+        "wipefs -a /dev/sd*",
+        "mkdosfs /dev/sda",
+        "mkntfs /dev/sda",
+    ]);
+}
+
+#[test]
+fn the_system_tree_is_denied_by_category() {
+    all_denied(&[
+        "rm -rf /var/lib",
+        "rm -rf /var/lib/dpkg",
+        "rm -rf /boot/efi",
+        "rm -rf /etc/systemd",
+        "rm -rf /run",
+        "rm -rf /nix",
+        "rm -rf /snap",
+        "rm -rf /var/log",
+        "rm -rf /opt",
+        "rm -rf /usr/share/doc",
+        "rm -rf {/,}",
+        "rm -rf {~,}",
+        "rm {-rf,/}",
+    ]);
+}
+
+#[test]
+fn other_tree_wipes_every_process_and_system_files_are_denied() {
+    all_denied(&[
+        "rsync -a --delete /tmp/empty/ /",
+        "rsync -r --del e/ ~",
+        "rsync --remove-source-files -r ~ /tmp/x",
+        "tar -cf /dev/null --remove-files /",
+        "tar --remove-files -cf /tmp/x.tar ~",
+        "kill -9 -1",
+        "kill -s KILL -1",
+        "kill -KILL -- -1",
+        "echo c > /proc/sysrq-trigger",
+        "echo 1 | tee /proc/sys/kernel/panic",
+        "ln -sf /dev/null /bin/sh",
+        "ln -sfT x /usr/bin/python3",
+        "truncate -s0 /etc/passwd",
+        "> /etc/passwd",
+        "cp -a /dev/null /etc/passwd",
+        "chmod 000 /",
+        "chown nobody /usr",
+        "zpool destroy tank",
+        "lvremove -f vg/root",
+        "nvme format /dev/nvme0n1",
+    ]);
+}
+
+#[test]
+fn everyday_forms_of_the_same_programs_are_not_denied() {
+    let world = world();
+    let denied: Vec<String> = verdicts(
+        &world,
+        &[
+            "rm -rf target",
+            "rm -rf build dist",
+            "rm --force notes.txt",
+            "find . -name '*.o' -delete",
+            "find src -name '*.orig' -exec rm {} +",
+            "find / -name passwd",
+            "rsync -a --delete src/ backup/",
+            "tar -cf out.tar --remove-files build",
+            "kill -9 1234",
+            "kill -1 1234",
+            "ln -sf ../README.md docs/README.md",
+            "echo hi > out.txt",
+            "truncate -s0 log.txt",
+            "flock /tmp/l cargo build",
+            "taskset 1 cargo test",
+            "chmod +x build.sh",
+            "chmod 644 /tmp/x",
+            "zpool status",
+        ],
+    )
+    .into_iter()
+    .filter(|(_, v, _, _)| *v == Verdict::Deny)
+    .map(|(line, _, _, reasons)| format!("{line:?}: {reasons:?}"))
+    .collect();
+    assert!(denied.is_empty(), "denied:\n{}", denied.join("\n"));
+}
+
+#[test]
+fn options_that_change_the_build_description_are_never_approved_by_a_rule() {
+    use super::Approver;
+    let world = world();
+    let wrong: Vec<String> = verdicts(
+        &world,
+        &[
+            "make deploy SHELL=/tmp/x",
+            "make deploy -f /tmp/M",
+            "make deploy --eval='$(shell id)'",
+            "make deploy -C ~",
+            "make deploy 'x!=rm -rf ~'",
+            "make deploy MAKEFLAGS=--eval=x",
+            "make CC='rm -rf ~'",
+            "make -I /tmp deploy",
+            "cargo test --manifest-path /tmp/x/Cargo.toml",
+            "cargo test -Zunstable-options",
+            "cargo +nightly test",
+            "npm --prefix /tmp/x test",
+            "npm test --prefix=/tmp/x",
+        ],
+    )
+    .into_iter()
+    .filter(|(_, v, a, _)| *v == Verdict::Allow || *v == Verdict::Ask && *a == Approver::Anyone)
+    .map(|(line, v, a, reasons)| format!("{line:?}: {v:?} {a:?} {reasons:?}"))
+    .collect();
+    assert!(
+        wrong.is_empty(),
+        "a rule could approve:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn positional_parameters_of_a_shell_string_carry_the_catastrophe() {
+    all_denied(&[
+        "sh -c 'rm -rf $0' ~",
+        "sh -c 'rm -rf \"$1\"' _ ~",
+        "bash -c 'rm -rf $1' x /",
+        "bash -c 'rm -rf ${1}' x /usr",
+        "sh -c 'rm -rf $@' x /",
+        "sh -c 'rm -rf \"$@\"' x ~",
+    ]);
+    let world = world();
+    let lines = ["sh -c 'rm -rf $@' x build /", "sh -c 'echo $0' hi"];
+    let got = verdicts(&world, &lines);
+    assert_eq!(got[0].1, Verdict::Ask, "{:?}", got[0]);
+    assert_eq!(got[0].2, super::Approver::Person, "{:?}", got[0]);
+    assert_eq!(got[1].1, Verdict::Allow, "{:?}", got[1]);
+}
+
+#[test]
+fn every_deny_row_stays_denied_behind_every_runner() {
+    let rows = [
+        "rm -rf ~",
+        "rm --r -f /",
+        "rm -rf /var/lib",
+        "find / -delete",
+        "chmod -R 777 /",
+        "dd if=/dev/zero of=/dev/sd?",
+        "kill -9 -1",
+        "rsync -a --delete e/ /",
+        "ln -sf /dev/null /bin/sh",
+    ];
+    let prefixes = [
+        "nohup ",
+        "timeout 5 ",
+        "nice -n 5 ",
+        "env ",
+        "env -i ",
+        "stdbuf -o0 ",
+        "setsid ",
+        "ionice -c3 ",
+        "busybox ",
+        "flock /tmp/l ",
+        "chrt 1 ",
+        "taskset 1 ",
+        "unshare ",
+        "sudo ",
+    ];
+    let mut lines = Vec::new();
+    for row in rows {
+        lines.extend(prefixes.iter().map(|p| format!("{p}{row}")));
+        for quoted in [
+            "sh -c '{}'",
+            "bash -c '{}'",
+            "env -S '{}'",
+            "script -c '{}'",
+        ] {
+            lines.push(quoted.replace("{}", row));
+        }
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    all_denied(&lines);
+}
