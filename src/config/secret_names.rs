@@ -167,7 +167,9 @@ fn credential_file(core: &str) -> Option<&'static str> {
     // `db_password.txt` (the `.txt` is gone by now).
     let kube = core.contains("kubeconfig");
     let wireguard = core.starts_with("wg") && core.ends_with(".conf");
-    let password = !core.contains('.') && (core.contains("password") || core.contains("passwd"));
+    // A password kept in a text file (Docker's `db_password.txt`); the word alone is a word, and
+    // `/etc/passwd` is no secret.
+    let password = core.ends_with(".txt") && (core.contains("password") || core.contains("passwd"));
     if kube || wireguard || password {
         return Some("credentials");
     }

@@ -125,11 +125,53 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
         return Some("+toolchain".into());
     }
     let make = matches!(base, "make" | "gmake");
-    // Any `NAME=value` operand of make can name a program (`SHELL=`, `CC=`, `MAKEFLAGS=`,
-    // `x!=cmd`, `x:=$(shell cmd)`).
+    // A `NAME=value` operand that names the program make runs for a recipe or a tool
+    // (`SHELL=`, `CC=`, `MAKEFLAGS=`); values that run code (`x!=cmd`, `$(shell ...)`) ask in
+    // make's own row. `CFLAGS=-O2`, `V=1`, `PREFIX=...` are everyday.
+    const PROGRAM_NAMES: &[&str] = &[
+        "SHELL",
+        ".SHELLFLAGS",
+        "MAKESHELL",
+        "MAKE",
+        "MAKEFLAGS",
+        "MFLAGS",
+        "GNUMAKEFLAGS",
+        "CC",
+        "CXX",
+        "CPP",
+        "LD",
+        "AR",
+        "AS",
+        "FC",
+        "RM",
+        "RANLIB",
+        "STRIP",
+        "OBJCOPY",
+        "INSTALL",
+        "PATH",
+        "LEX",
+        "YACC",
+        "M4",
+        "PKG_CONFIG",
+        "PYTHON",
+        "PERL",
+        "GO",
+        "CARGO",
+    ];
+    let runs_code = |text: &str| {
+        let (name, value) = text.split_once('=').unwrap_or((text, ""));
+        name.ends_with('!')
+            || [name, value]
+                .iter()
+                .any(|t| t.contains("$(") || t.contains('`'))
+    };
     super::args::operands(args)
-        .find(|a| make && a.text.contains('='))
-        .map(|a| a.text.split('=').next().unwrap_or("").to_string() + "=")
+        .filter(|a| make && a.text.contains('='))
+        .find_map(|a| {
+            let name = a.text.split('=').next().unwrap_or("");
+            let bare = name.trim_end_matches([':', '+', '?', '!']);
+            (PROGRAM_NAMES.contains(&bare) || runs_code(&a.text)).then(|| format!("{bare}="))
+        })
 }
 
 /// git's options that run programs: `--receive-pack`, `--upload-pack`, `--exec`, `-c` settings.
