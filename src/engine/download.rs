@@ -159,10 +159,7 @@ async fn attempt(
     label: Option<&String>,
 ) -> Result<(), FetchError> {
     let url = download.url.as_str();
-    let mut have = std::fs::metadata(part).map_or(0, |m| m.len());
-    if download.size.is_some_and(|size| have > size) {
-        have = 0;
-    }
+    let have = part_length(download, part);
     // Whole already (the run before was stopped while checking it, or could not move it into
     // place): asking for the bytes after the end would only be refused; the check decides.
     if have > 0 && download.size == Some(have) {
@@ -175,11 +172,7 @@ async fn attempt(
     let mut response = request.send().await.map_err(|err| {
         FetchError::Network(format!("cannot download {url}: {}", innermost(&err)))
     })?;
-    // A 416 naming the file's length as ours: the `.part` is whole; the check decides.
-    if response.status().as_u16() == 416
-        && have > 0
-        && range_total(response.headers()) == Some(have)
-    {
+    if whole_by_its_length(&response, have) {
         return Ok(());
     }
     let resumed = resumes(&response, have, part, url)?;
@@ -281,6 +274,21 @@ fn content_range_start(headers: &reqwest::header::HeaderMap) -> Option<u64> {
     let value = headers.get("content-range")?.to_str().ok()?;
     let range = value.trim().strip_prefix("bytes")?.trim();
     range.split('-').next()?.trim().parse().ok()
+}
+
+/// The bytes of `part` worth continuing (none when it is longer than the file can be).
+fn part_length(download: &Download, part: &Path) -> u64 {
+    let have = std::fs::metadata(part).map_or(0, |m| m.len());
+    if download.size.is_some_and(|size| have > size) {
+        0
+    } else {
+        have
+    }
+}
+
+/// A 416 naming the file's length as the `.part`'s: the part is whole; the check decides.
+fn whole_by_its_length(response: &reqwest::Response, have: u64) -> bool {
+    response.status().as_u16() == 416 && have > 0 && range_total(response.headers()) == Some(have)
 }
 
 /// The whole length a `Content-Range: bytes */N` (or `bytes A-B/N`) names.
