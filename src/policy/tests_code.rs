@@ -4,7 +4,7 @@
 //! unasked (`tests_readings::everyday_lines_read_alike_stay_unasked`).
 
 use super::Verdict;
-use super::tests_readings::{expect, world};
+use super::tests_readings::{expect, expect_in, world};
 
 #[test]
 fn text_reaching_arithmetic_with_code_in_a_subscript_asks() {
@@ -152,13 +152,7 @@ fn judged_with(files: &[&str], table: &[&str], want: Verdict) {
     for name in files {
         std::fs::write(world.project.join(name), "id\n").expect("write");
     }
-    let wrong: Vec<String> = table
-        .iter()
-        .map(|line| (line, world.policy.command(line)))
-        .filter(|(_, got)| (got.verdict >= Verdict::Ask) != (want >= Verdict::Ask))
-        .map(|(line, got)| format!("{line:?}: {:?} {:?}", got.verdict, got.reasons))
-        .collect();
-    assert!(wrong.is_empty(), "not {want:?}:\n{}", wrong.join("\n"));
+    expect_in(&world, table, want);
 }
 
 #[test]

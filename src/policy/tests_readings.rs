@@ -48,7 +48,11 @@ pub(super) fn world() -> World {
 }
 
 pub(super) fn expect(table: &[&str], want: Verdict) {
-    let world = world();
+    expect_in(&world(), table, want);
+}
+
+/// Each line of `table` is judged `want` (or, for `Ask`, anything stricter) in `world`.
+pub(super) fn expect_in(world: &World, table: &[&str], want: Verdict) {
     let wrong: Vec<String> = table
         .iter()
         .map(|line| (line, world.policy.command(line)))

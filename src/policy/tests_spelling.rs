@@ -45,6 +45,21 @@ pub(super) fn verdicts(
         .collect()
 }
 
+/// No line of `table` is one a rule (`--allow`, `[policy] allow`, "always") could approve: each
+/// is denied, or asks `--yes` or a person.
+pub(super) fn no_rule_approves(world: &World, table: &[&str]) {
+    let wrong: Vec<String> = verdicts(world, table)
+        .into_iter()
+        .filter(|(_, v, a, _)| *v == Verdict::Allow || *v == Verdict::Ask && *a == Approver::Anyone)
+        .map(|(line, v, a, reasons)| format!("{line:?}: {v:?} {a:?} {reasons:?}"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "a rule could approve:\n{}",
+        wrong.join("\n")
+    );
+}
+
 pub(super) fn all_denied(table: &[&str]) {
     let world = world();
     let wrong: Vec<String> = verdicts(&world, table)
@@ -173,7 +188,7 @@ fn reading_secrets_by_computed_paths_never_runs_without_a_person() {
 #[test]
 fn options_and_variables_that_run_programs_are_never_approved_by_a_rule() {
     let world = world();
-    let wrong: Vec<String> = verdicts(
+    no_rule_approves(
         &world,
         &[
             "git push --receive-pack='touch x; git-receive-pack' origin",
@@ -194,15 +209,6 @@ fn options_and_variables_that_run_programs_are_never_approved_by_a_rule() {
             "xargs git push < list",
             "git diff --ext-diff",
         ],
-    )
-    .into_iter()
-    .filter(|(_, v, a, _)| *v == Verdict::Allow || *v == Verdict::Ask && *a == Approver::Anyone)
-    .map(|(line, v, a, reasons)| format!("{line:?}: {v:?} {a:?} {reasons:?}"))
-    .collect();
-    assert!(
-        wrong.is_empty(),
-        "a rule could approve:\n{}",
-        wrong.join("\n")
     );
 }
 
