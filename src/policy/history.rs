@@ -4,10 +4,10 @@
 //! the history holds no secret-named file. The history is listed once per line and repository.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use super::Finding;
 use super::classify::Judge;
+use super::git_query::ask_git;
 use super::path::sensitive;
 
 /// How many commits are listed; a longer history is not known to be clean.
@@ -35,19 +35,7 @@ impl Judge<'_> {
 /// Why the history at `dir` may hold a secret: a secret-named path ever committed, or a
 /// history too long to list. `None` when it holds none, or there is no repository.
 fn secret_in_history(dir: &Path, home: Option<&Path>) -> Option<String> {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(["-c", "core.fsmonitor=false", "--no-pager"])
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()
-            .filter(|out| out.status.success())
-    };
+    let git = |args: &[&str]| ask_git(dir, args, &[]).filter(|out| out.status.success());
     let root = git(&["rev-parse", "--show-toplevel"])?;
     let root = String::from_utf8_lossy(&root.stdout).trim().to_string();
     let max = format!("--max-count={}", MAX_COMMITS + 1);

@@ -12,6 +12,7 @@ mod brace;
 mod classify;
 mod danger;
 mod fetch;
+mod git_query;
 mod glob;
 mod heredoc;
 mod history;

@@ -6,10 +6,10 @@
 //! project and temp. Tracked or ignored is asked of the project's own git.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use super::Finding;
 use super::classify::{Judge, ask};
+use super::git_query::ask_git;
 use super::judged::Judged;
 use super::kind::is_source;
 use super::shell::Word;
@@ -27,20 +27,7 @@ pub(crate) enum Git {
 /// Asks git, in `project`, whether `path` is tracked or ignored. No program of the repository's
 /// configuration runs for it (`core.fsmonitor` is turned off).
 pub(crate) fn git_state(project: &Path, path: &Path) -> Git {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(["-c", "core.fsmonitor=false", "--no-pager"])
-            .args(args)
-            .arg("--")
-            .arg(path)
-            .current_dir(project)
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()
-    };
+    let git = |args: &[&str]| ask_git(project, args, &[path]);
     // An error (no repository, no git) counts as tracked: nothing is known to be spare.
     match git(&["ls-files", "-z"]) {
         Some(out) if out.status.success() && out.stdout.is_empty() => {}

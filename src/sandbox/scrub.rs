@@ -25,10 +25,15 @@ const NESTED_DEPTH: usize = 8;
 /// Git configuration files of the project's git directories, and of the git directories they
 /// hold: a submodule's under `.git/modules` (checked out or not), a worktree's.
 pub(crate) fn git_configs(git_dirs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut configs = Vec::new();
+    let mut dirs = Vec::new();
     for dir in git_dirs.iter().filter(|d| d.join("HEAD").is_file()) {
-        configs_in(dir, NESTED_DEPTH, &mut configs);
+        git_dirs_in(dir, NESTED_DEPTH, &mut dirs);
     }
+    let mut configs: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|dir| ["config", "config.worktree"].map(|name| dir.join(name)))
+        .filter(|path| path.symlink_metadata().is_ok())
+        .collect();
     configs.sort();
     configs.dedup();
     configs
@@ -119,29 +124,6 @@ fn store_files(config: &str, git_dir: &Path) -> Vec<PathBuf> {
             })
         })
         .collect()
-}
-
-fn configs_in(dir: &Path, depth: usize, configs: &mut Vec<PathBuf>) {
-    for name in ["config", "config.worktree"] {
-        let path = dir.join(name);
-        if path.symlink_metadata().is_ok() {
-            configs.push(path);
-        }
-    }
-    if depth == 0 {
-        return;
-    }
-    for holder in ["modules", "worktrees"] {
-        let Ok(entries) = std::fs::read_dir(dir.join(holder)) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            // Real directories only: a link could lead anywhere.
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                configs_in(&entry.path(), depth - 1, configs);
-            }
-        }
-    }
 }
 
 /// Binds a scrubbed copy over each config of `configs` that holds a credential (read-only).
