@@ -89,8 +89,8 @@ fn an_interrupted_download_resumes_with_a_range_request() {
     assert_eq!(std::fs::read(default_model(&ai)).expect("model"), body);
 }
 
-#[test]
-fn a_part_left_by_an_earlier_run_is_continued_not_fetched_again() {
+/// `ai --pull` of a 30,000-byte model whose `.part` already holds its first `left` bytes.
+fn pull_with_a_part_of(left: usize) -> (Ai, crate::harness::Run, FileServer, Vec<u8>) {
     let body = made_up_file(30_000);
     let server = FileServer::start(Serve {
         body: body.clone(),
@@ -99,8 +99,14 @@ fn a_part_left_by_an_earlier_run_is_continued_not_fetched_again() {
     let ai = mirrored(&server.url("tiny.gguf"), &sha256(&body)).arg("--pull");
     let part = with_suffix(&default_model(&ai), ".part");
     std::fs::create_dir_all(part.parent().expect("dir")).expect("models dir");
-    std::fs::write(&part, &body[..12_345]).expect("part");
+    std::fs::write(&part, &body[..left]).expect("part");
     let run = ai.run();
+    (ai, run, server, body)
+}
+
+#[test]
+fn a_part_left_by_an_earlier_run_is_continued_not_fetched_again() {
+    let (ai, run, server, body) = pull_with_a_part_of(12_345);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let requests = server.gets();
     assert_eq!(requests.len(), 1, "{requests:?}");
@@ -110,16 +116,7 @@ fn a_part_left_by_an_earlier_run_is_continued_not_fetched_again() {
 
 #[test]
 fn a_whole_part_left_by_a_stopped_check_is_checked_not_fetched_again() {
-    let body = made_up_file(30_000);
-    let server = FileServer::start(Serve {
-        body: body.clone(),
-        ..Serve::default()
-    });
-    let ai = mirrored(&server.url("tiny.gguf"), &sha256(&body)).arg("--pull");
-    let part = with_suffix(&default_model(&ai), ".part");
-    std::fs::create_dir_all(part.parent().expect("dir")).expect("models dir");
-    std::fs::write(&part, &body).expect("part");
-    let run = ai.run();
+    let (ai, run, server, body) = pull_with_a_part_of(30_000);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let requests = server.gets();
     assert!(requests.len() <= 1, "{requests:?}");
