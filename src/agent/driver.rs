@@ -15,8 +15,8 @@ use super::approval::Gate;
 use super::core::Core;
 use super::judge::strictest;
 use super::machine::{Command, Containment, Input, Judgement, Output, Setup};
-use super::outcome::unknown_tool;
-use super::sandbox::Sandbox;
+use super::outcome::{unknown_tool, withheld};
+use super::sandbox::{AfterCall, Sandbox};
 use super::{Agent, Stop, TurnEnd, millis};
 use crate::policy::{Assessment, Policy, Verdict};
 use crate::protocol::{
@@ -310,16 +310,26 @@ impl Driver<'_> {
             output: &mut output,
         };
         let ran = until(stop, tool.run(&call.arguments, self.ctx, options)).await;
-        let moved = if running.contained {
+        let after = if running.contained {
             self.sandbox.after_call()
         } else {
             if call.name == "execute_command" {
                 self.sandbox.after_unconfined();
             }
-            None
+            AfterCall {
+                withheld: None,
+                note: None,
+            }
         };
-        match ran {
-            Ok(mut outcome) => {
+        let moved = after.note;
+        match (ran, after.withheld) {
+            (Ok(_), Some(why)) => {
+                emitter.send(&Event::Notice {
+                    message: format!("sandbox: {why}"),
+                });
+                Input::Ran(withheld(&why))
+            }
+            (Ok(mut outcome), None) => {
                 if let Some(moved) = moved {
                     emitter.send(&Event::Notice {
                         message: format!("sandbox: {moved}"),
@@ -330,7 +340,7 @@ impl Driver<'_> {
                 }
                 Input::Ran(outcome)
             }
-            Err(why) => Input::Stopped {
+            (Err(why), _) => Input::Stopped {
                 why,
                 partial: String::new(),
             },

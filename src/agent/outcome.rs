@@ -8,6 +8,18 @@ use crate::tool::ToolOutcome;
 use super::approval::DecidedBy;
 use super::turn::LimitHit;
 
+/// A contained call whose output must not reach the model: a secret it could read appeared
+/// while it ran (`why`).
+pub(crate) fn withheld(why: &str) -> ToolOutcome {
+    let result = ToolResult::fail(
+        ToolErrorType::SecurityError,
+        format!("the command ran, but its output is withheld: {why}"),
+    )
+    .with_suggestion("do not read those files; tell the user what happened".to_string());
+    // Not `Blocked`: that offers to run it again outside the sandbox, and it has run.
+    ToolOutcome::failed(CallErrorCode::ExecutionFailed, result)
+}
+
 pub(crate) fn unknown_tool(name: &str, available: &[&str]) -> ToolOutcome {
     let available = available.join(", ");
     let result = ToolResult::fail(

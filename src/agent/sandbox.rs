@@ -40,10 +40,18 @@ impl Sandbox {
         self.plan.prefix(fetch)
     }
 
-    /// After a contained call: what its launcher left behind is removed, and a git repository
-    /// it made is moved aside; says what was moved, for the model and the user.
-    pub(crate) fn after_call(&self) -> Option<String> {
+    /// After a contained call: what its launcher left behind is removed, a git repository it
+    /// made is moved aside, and a secret saved over while it ran is seen. Says what was done,
+    /// for the model and the user.
+    pub(crate) fn after_call(&self) -> AfterCall {
         self.plan.sweep();
+        AfterCall {
+            withheld: self.plan.exposure(),
+            note: self.quarantined(),
+        }
+    }
+
+    fn quarantined(&self) -> Option<String> {
         let done = self.plan.quarantine();
         let mut notes = Vec::new();
         if !done.moved.is_empty() {
@@ -128,12 +136,21 @@ impl Sandbox {
     }
 }
 
+/// What a contained call left to say.
+pub(crate) struct AfterCall {
+    /// Why its output must not reach the model: a secret was saved over while it ran.
+    pub(crate) withheld: Option<String>,
+    /// What was done after it (a repository it made, moved aside).
+    pub(crate) note: Option<String>,
+}
+
 /// What the sandbox cannot do here, said once per session.
 fn limits_of(plan: &Plan, capabilities: &Capabilities) -> Vec<String> {
     let mut notes = Vec::new();
     if plan.mode == SandboxMode::Off {
         return notes;
     }
+    notes.extend(plan.notices.iter().map(|n| format!("sandbox: {n}")));
     if !capabilities.filesystem {
         notes.push(
             "Landlock is not available in this kernel: commands ai knows to be safe ask too \

@@ -2,6 +2,7 @@
 //! with the paths `ai` uses. Below this module nothing reads env vars or clap types again.
 
 mod command_env;
+pub(crate) mod exposed;
 mod fetcher;
 mod foreign;
 mod kinds;

@@ -158,7 +158,9 @@ pub(crate) fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
     if let Some(what) = process_or_device_secret(path) {
         return Some(what.into());
     }
-    secret_in_tree(path).map(|(name, what)| format!("{name} ({what})"))
+    secret_in_tree(path)
+        .map(|(name, what)| format!("{name} ({what})"))
+        .or_else(|| super::exposed::holds(path))
 }
 
 /// Memory and views of other processes, and raw memory devices: `/proc/PID/mem` holds the same

@@ -44,6 +44,7 @@
 //! `launch`) that restricts itself and then execs the program.
 
 mod capabilities;
+mod exposure;
 mod git;
 mod gitconfig;
 mod isolate;
@@ -62,6 +63,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use crate::config::SandboxMode;
+use crate::config::exposed;
 use crate::config::{
     FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, secret_in_tree,
     system_secrets,
@@ -143,6 +145,12 @@ pub(crate) struct Plan {
     probed: Arc<OnceLock<Capabilities>>,
     /// The session's own temp directories, removed when the last clone of the plan goes.
     sessions: Arc<SessionTemps>,
+    /// The masked secrets of the call under way, to see afterwards whether one was saved over.
+    watch: Arc<Mutex<Option<exposure::Watch>>>,
+    /// ai's state directory, where exposures are recorded for later runs.
+    state_dir: Option<PathBuf>,
+    /// What earlier runs recorded of exposed secrets in this project, said once.
+    pub(crate) notices: Vec<String>,
 }
 
 /// The session's own directories in temp: made on first use, removed at the end of the run.
@@ -187,6 +195,11 @@ impl Plan {
         }
         let project = project_root(&canonical(cwd), home.as_deref());
         let toolchains = toolchain_dirs(home.as_deref(), vars);
+        let state_dir = paths.state_dir.as_deref().map(canonical);
+        let notices = match (&state_dir, &project) {
+            (Some(state), Ok(project)) => exposed::load(state, project),
+            _ => Vec::new(),
+        };
         Plan {
             mode,
             project,
@@ -201,6 +214,9 @@ impl Plan {
             tree: Arc::default(),
             probed: Arc::default(),
             sessions: Arc::default(),
+            watch: Arc::default(),
+            state_dir,
+            notices,
         }
     }
 
@@ -241,9 +257,16 @@ impl Plan {
         request.home.clone_from(&self.home);
         request.hide = self.secrets();
         request.read = self.readable();
+        let mut secrets = tree.secrets.clone();
+        if let Ok(project) = &self.project {
+            secrets.extend(exposed::files_under(project).0);
+        }
         match self.mode {
-            SandboxMode::Workspace => request.mask.clone_from(&tree.secrets),
-            _ => request.hide.extend(tree.secrets.iter().cloned()),
+            SandboxMode::Workspace => request.mask = secrets,
+            _ => request.hide.extend(secrets),
+        }
+        if let Ok(mut watch) = self.watch.lock() {
+            *watch = Some(exposure::Watch::of(&request.mask));
         }
         request.scrub = scrub::git_configs(&tree.git_dirs);
         // The caches are writable only to what runs no project code (a fetch run first, a
@@ -367,9 +390,30 @@ impl Plan {
         done
     }
 
+    /// After a call in the sandbox: whether a masked secret was saved over while it ran, so
+    /// the call could read it. Then what the call changed is recorded as possibly holding the
+    /// secret, and the notice says so: the call's output must not reach the model.
+    pub(crate) fn exposure(&self) -> Option<String> {
+        let watch = self.watch.lock().ok()?.take()?;
+        let project = self.project.as_ref().ok()?;
+        let replaced = watch.replaced();
+        let secret = replaced.first()?;
+        let record = watch.record(project, secret);
+        Some(exposed::add(self.state_dir.as_deref(), record))
+    }
+
     /// Why the sandbox cannot vouch for this project, if it cannot: a tree too big to check
-    /// for secret files and git repositories (it may have been made so to hide one).
+    /// for secret files and git repositories (it may have been made so to hide one), or one
+    /// that counts whole as secret since a call could read a secret saved during it.
     pub(crate) fn unverifiable(&self) -> Option<String> {
+        if let Ok(project) = &self.project
+            && exposed::files_under(project).1
+        {
+            return Some(
+                "a secret was saved over while an earlier sandboxed command ran, and the files                  it changed could not be listed, so the project counts as secret"
+                    .into(),
+            );
+        }
         let mut tree = self.tree.lock().ok()?;
         (!self.found(&mut tree).complete()).then(|| {
             "the project holds too many directories to check for secret files and git \

@@ -12,6 +12,7 @@ use crate::attacker::{calls_in_one_session, make_in_with_server, sent};
 use crate::harness::Ai;
 use crate::launcher::{launcher, require_sandbox};
 use crate::server::FakeServer;
+use crate::server::{text_reply, tool_reply};
 
 fn ai() -> Ai {
     Ai::new("http://127.0.0.1:9/v1")
@@ -463,4 +464,74 @@ fn env_and_printenv_run_unasked_and_print_no_token() {
         !sent.contains("SECRET-GH"),
         "a token reached the model: {sent}"
     );
+}
+
+/// An editor saves a secret by renaming a new file over it, which lifts the mask of a call that
+/// is running. The call's output is withheld, and what it wrote stays secret in a later run.
+#[test]
+fn a_secret_saved_over_while_a_command_runs_never_reaches_the_model_later_either() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = ai()
+        .file(".env", "OLD=1\n")
+        .file("README.md", "a project\n");
+    let work = ai.work();
+    let editor = std::thread::spawn(move || {
+        for _ in 0..600 {
+            if work.join("started").exists() {
+                std::fs::write(work.join(".env.swp"), "TOKEN=SECRET-SAVED\n").unwrap();
+                std::fs::rename(work.join(".env.swp"), work.join(".env")).unwrap();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    let ai = ai.file(
+        "Makefile",
+        "all:\n\t-@touch started; for i in $$(seq 300); do grep -q SECRET .env && break; \
+         sleep 0.05; done; cp .env notes.txt; cat .env\n",
+    );
+    let server = FakeServer::start(vec![
+        tool_reply(&[("c1", "execute_command", json!({"command": "make"}))]),
+        text_reply("done"),
+    ]);
+    let ai = ai.env("SWEBASH_AI_BASE_URL", &server.url);
+    // Files older than the call are not taken for what it wrote (their times come from a
+    // coarse clock, so a few milliseconds do not tell them apart).
+    std::thread::sleep(Duration::from_millis(300));
+    let first = ai.run_with(&["--json", "build it"]);
+    editor.join().unwrap();
+    let sent_first = sent(&server);
+    assert!(
+        !sent_first.contains("SECRET-SAVED"),
+        "the saved secret reached the model: {sent_first}"
+    );
+    assert!(sent_first.contains("withheld"), "{sent_first}");
+    let said = format!("{}{}", first.stdout, first.stderr);
+    assert!(said.contains("saved over"), "{said}");
+    // A later run: the copy counts as a secret, for a command and for the filesystem tool.
+    let server = FakeServer::start(vec![
+        tool_reply(&[
+            ("c1", "execute_command", json!({"command": "cat notes.txt"})),
+            (
+                "c2",
+                "filesystem",
+                json!({"operation": "read", "path": "notes.txt"}),
+            ),
+            ("c3", "execute_command", json!({"command": "cat README.md"})),
+        ]),
+        text_reply("done"),
+    ]);
+    let run = ai
+        .env("SWEBASH_AI_BASE_URL", &server.url)
+        .run_with(&["--json", "read the notes"]);
+    let sent_later = sent(&server);
+    assert!(
+        !sent_later.contains("SECRET-SAVED"),
+        "a copy of the saved secret reached the model: {sent_later}"
+    );
+    assert!(sent_later.contains("a project"), "{sent_later}");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(said.matches("may hold a copy of").count() >= 2, "{said}");
 }
