@@ -381,7 +381,7 @@ fn a_blocked_command_is_shown_then_runs_outside_after_approval_on_a_terminal() {
         .exp_string("blocked by the sandbox")
         .expect("the reason is shown");
     session.exp_string("Allow it?").expect("the prompt");
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    crate::harness::wait_for_raw_mode(&session);
     // The cursor starts on "no"; k moves up to "yes".
     session.send("k\r").expect("send keys");
     session.flush().expect("flush");
