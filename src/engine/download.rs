@@ -3,7 +3,10 @@
 //! again), checked (the pinned size, and the SHA-256 pinned, given, or announced by the host as
 //! `X-Linked-ETag`) before the file is moved into place, with a progress bar on a terminal. The
 //! verified SHA-256 is recorded beside the model. A broken download leaves its `.part` for the
-//! next run; a wrong one leaves nothing.
+//! next run, with the validator (ETag or Last-Modified) it began with: the resume asks with
+//! `If-Range`, so a file changed on the host since is read again whole, not spliced. A wrong
+//! download leaves nothing. One pull of a file at a time: a second waits for nothing and says
+//! another is under way (a lock beside the `.part`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -59,6 +62,7 @@ pub(crate) async fn fetch(model: &LocalModel, bar: bool) -> Result<Fetched, Fetc
             .map_err(|err| FetchError::Io(format!("cannot create {}: {err}", dir.display())))?;
     }
     let part = part_of(dest);
+    let _lock = lock(&part)?;
     let url = download.url.as_str();
     let client = crate::net::client(url, Duration::from_secs(15))
         .map_err(|err| FetchError::Network(format!("cannot download {url}: {err}")))?;
@@ -81,6 +85,57 @@ pub(crate) async fn fetch(model: &LocalModel, bar: bool) -> Result<Fetched, Fetc
         }
     }
     Err(last)
+}
+
+/// Holds the lock of the models directory while a download is under way (the kernel lets it
+/// go when the process ends, however it ends). The directory, not a file beside the `.part`:
+/// nothing is left behind, and a lock file removed while another pull opens it would give two
+/// pulls a lock each.
+struct Lock {
+    _held: std::fs::File,
+}
+
+/// Takes the lock of the directory `part` is in, or says another pull holds it.
+fn lock(part: &Path) -> Result<Lock, FetchError> {
+    let dir = part.parent().unwrap_or(Path::new("."));
+    let file = std::fs::File::open(dir)
+        .map_err(|err| FetchError::Io(format!("cannot open {}: {err}", dir.display())))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+        |_| {
+            FetchError::Io(format!(
+                "another ai is downloading a model into {}; wait for it to finish",
+                dir.display()
+            ))
+        },
+    )?;
+    Ok(Lock { _held: file })
+}
+
+/// `path` with `suffix` added to its name.
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Where the validator of a `.part` is kept: what the host said identifies the file's version.
+fn validator_of(part: &Path) -> PathBuf {
+    with_suffix(part, ".validator")
+}
+
+/// A strong ETag (a weak one cannot go in `If-Range`), else `Last-Modified`.
+fn validator(headers: &reqwest::header::HeaderMap) -> Option<String> {
+    let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    value("etag")
+        .filter(|tag| !tag.starts_with("W/"))
+        .or_else(|| value("last-modified"))
+        .map(str::to_string)
+}
+
+/// Removes a `.part` and what is kept beside it.
+fn discard(part: &Path) {
+    let _ = std::fs::remove_file(part);
+    let _ = std::fs::remove_file(validator_of(part));
 }
 
 /// The SHA-256 and size the host announces before it redirects to where the bytes are (Hugging
@@ -109,7 +164,7 @@ async fn finish(
     expected: Option<String>,
 ) -> Result<Fetched, FetchError> {
     let wrong = |message: String| {
-        let _ = std::fs::remove_file(part);
+        discard(part);
         FetchError::Wrong(message)
     };
     let url = &download.url;
@@ -143,6 +198,7 @@ async fn finish(
         .map_err(|err| FetchError::Io(format!("cannot write {}: {err}", sidecar.display())))?;
     std::fs::rename(part, dest)
         .map_err(|err| FetchError::Io(format!("cannot move the model into place: {err}")))?;
+    discard(part);
     Ok(Fetched {
         sha256: actual,
         checked: expected.is_some(),
@@ -168,6 +224,10 @@ async fn attempt(
     let mut request = client.get(url);
     if have > 0 {
         request = request.header("range", format!("bytes={have}-"));
+        // The bytes after `have` only if the file is still the one the `.part` began with.
+        if let Ok(validator) = std::fs::read_to_string(validator_of(part)) {
+            request = request.header("if-range", validator.trim());
+        }
     }
     let mut response = request.send().await.map_err(|err| {
         FetchError::Network(format!("cannot download {url}: {}", innermost(&err)))
@@ -179,12 +239,22 @@ async fn attempt(
     if expected.is_none() {
         *expected = sha_header(response.headers());
     }
+    if !resumed {
+        match validator(response.headers()) {
+            Some(validator) => {
+                let _ = std::fs::write(validator_of(part), validator);
+            }
+            None => {
+                let _ = std::fs::remove_file(validator_of(part));
+            }
+        }
+    }
     let start = if resumed { have } else { 0 };
     let total = response.content_length().map(|n| n + start);
     if let (Some(total), Some(size)) = (total, download.size)
         && total != size
     {
-        let _ = std::fs::remove_file(part);
+        discard(part);
         return Err(FetchError::Wrong(format!(
             "{url} serves {total} bytes, expected {size}"
         )));
@@ -240,7 +310,7 @@ fn resumes(
     let status = response.status().as_u16();
     if status == 416 && have > 0 {
         // The range is past the end: the `.part` is whole or stale; the next attempt starts over.
-        let _ = std::fs::remove_file(part);
+        discard(part);
         return Err(FetchError::Network(format!(
             "cannot download {url}: HTTP 416"
         )));
@@ -252,7 +322,7 @@ fn resumes(
     }
     // A 206 that does not start where the `.part` ends is taken as no resume at all.
     if status == 206 && content_range_start(response.headers()) != Some(have) {
-        let _ = std::fs::remove_file(part);
+        discard(part);
         return Err(FetchError::Network(format!(
             "cannot download {url}: the server resumed at the wrong place"
         )));

@@ -1,7 +1,8 @@
 //! A real HTTP file server on 127.0.0.1 for the model downloads: it serves one file, honours
 //! `Range` with 206, and can be told to cut its first reply short, to ignore `Range`, or to
-//! announce a SHA-256 the way Hugging Face does (`X-Linked-ETag`). It records what each request
-//! asked for.
+//! announce a SHA-256 the way Hugging Face does (`X-Linked-ETag`). With an ETag it honours
+//! `If-Range` (a validator of another version gets the whole file, 200). It records what each
+//! request asked for.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -23,6 +24,8 @@ pub struct Serve {
     /// Sends the body in pieces of this many bytes, pausing 50 ms after each (a slow link, so
     /// that progress has time to show).
     pub slow_pieces: Option<usize>,
+    /// The file's ETag, sent with every reply and compared with `If-Range`.
+    pub etag: Option<String>,
 }
 
 /// One request as the server saw it.
@@ -32,6 +35,8 @@ pub struct Seen {
     pub path: String,
     /// The `Range` header's value, if any.
     pub range: Option<String>,
+    /// The `If-Range` header's value, if any.
+    pub if_range: Option<String>,
 }
 
 pub struct FileServer {
@@ -53,6 +58,7 @@ impl FileServer {
                     method: String::new(),
                     path: String::new(),
                     range: None,
+                    if_range: None,
                 };
                 let mut first = true;
                 loop {
@@ -65,10 +71,13 @@ impl FileServer {
                         request.method = words.next().unwrap_or("").to_string();
                         request.path = words.next().unwrap_or("").to_string();
                         first = false;
-                    } else if let Some((name, value)) = line.split_once(':')
-                        && name.trim().eq_ignore_ascii_case("range")
-                    {
-                        request.range = Some(value.trim().to_string());
+                    } else if let Some((name, value)) = line.split_once(':') {
+                        let value = Some(value.trim().to_string());
+                        match name.trim().to_ascii_lowercase().as_str() {
+                            "range" => request.range = value,
+                            "if-range" => request.if_range = value,
+                            _ => {}
+                        }
                     }
                 }
                 log.lock().expect("lock").push(request.clone());
@@ -120,13 +129,18 @@ fn respond(mut stream: std::net::TcpStream, serve: &Serve, request: &Seen, first
         .range
         .as_deref()
         .filter(|_| !serve.ignore_range)
+        // A validator of another version: the whole file, as RFC 9110 says.
+        .filter(|_| request.if_range.is_none() || request.if_range == serve.etag)
         .and_then(|r| r.strip_prefix("bytes="))
         .and_then(|r| r.trim_end_matches('-').parse::<usize>().ok());
-    let etag = serve
+    let mut etag = serve
         .announce
         .as_ref()
         .map(|sha| format!("x-linked-etag: \"{sha}\"\r\n"))
         .unwrap_or_default();
+    if let Some(tag) = &serve.etag {
+        etag.push_str(&format!("etag: {tag}\r\n"));
+    }
     let head = match start {
         Some(start) if start >= len => {
             format!(

@@ -124,6 +124,79 @@ fn a_whole_part_left_by_a_stopped_check_is_checked_not_fetched_again() {
 }
 
 #[test]
+fn a_resume_asks_with_if_range_and_a_file_changed_on_the_host_is_read_again_whole() {
+    let old = made_up_file(30_000);
+    let mut new = old.clone();
+    new[0] ^= 0xff;
+    let server = FileServer::start(Serve {
+        body: new.clone(),
+        cut_first_after: Some(10_000),
+        etag: Some("\"v1\"".into()),
+        ..Serve::default()
+    });
+    let ai = mirrored(&server.url("tiny.gguf"), &sha256(&new)).arg("--pull");
+    // The first run breaks off and keeps the version it began with; the host changes the file.
+    let first = ai.run();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let requests = server.gets();
+    assert_eq!(
+        requests[1].if_range.as_deref(),
+        Some("\"v1\""),
+        "{requests:?}"
+    );
+    // A .part of an older version (its validator says so): not spliced onto the new bytes.
+    let model = default_model(&ai);
+    std::fs::remove_file(&model).expect("remove");
+    let part = with_suffix(&model, ".part");
+    std::fs::write(&part, &old[..10_000]).expect("part");
+    std::fs::write(with_suffix(&part, ".validator"), "\"v0\"").expect("validator");
+    let second = ai.run();
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(std::fs::read(&model).expect("model"), new);
+    let last = server.gets().pop().expect("a get");
+    assert_eq!(last.if_range.as_deref(), Some("\"v0\""));
+    assert!(!with_suffix(&part, ".validator").exists());
+}
+
+#[test]
+fn a_second_pull_while_one_is_under_way_says_so_and_leaves_it_alone() {
+    let body = made_up_file(20_000);
+    let server = FileServer::start(Serve {
+        body: body.clone(),
+        ..Serve::default()
+    });
+    let ai = mirrored(&server.url("tiny.gguf"), &sha256(&body)).arg("--pull");
+    let dir = default_model(&ai).parent().expect("dir").to_path_buf();
+    std::fs::create_dir_all(&dir).expect("models dir");
+    // Another pull holds the directory's lock (flock(1) stands in for it) until told to stop.
+    let mut holder = std::process::Command::new("flock")
+        .arg(&dir)
+        .args(["-c", "read line"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("flock");
+    let start = std::time::Instant::now();
+    let run = loop {
+        let run = ai.run();
+        // Until flock(1) holds the lock, the pull may simply succeed: then try again.
+        if run.code != 0 || start.elapsed() > std::time::Duration::from_secs(10) {
+            break run;
+        }
+        std::fs::remove_file(default_model(&ai)).expect("remove");
+    };
+    drop(holder.stdin.take());
+    let _ = holder.wait();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // The line it starts with, then the error in one line.
+    let last = run.stderr.lines().last().unwrap_or_default();
+    assert!(last.contains("another ai is downloading"), "{}", run.stderr);
+    assert!(run.stderr.lines().count() <= 2, "{}", run.stderr);
+    assert!(!with_suffix(&default_model(&ai), ".part").exists());
+    let again = ai.run();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+}
+
+#[test]
 fn a_server_that_ignores_range_is_read_again_from_the_start() {
     let body = made_up_file(40_000);
     let server = FileServer::start(Serve {
