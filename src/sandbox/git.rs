@@ -28,6 +28,8 @@ pub(crate) struct GitState {
     pub(crate) protected: Vec<PathBuf>,
     /// Files git's configuration includes that did not exist: one a call makes is moved aside.
     pub(crate) absent: Vec<PathBuf>,
+    /// Project files git's configuration includes: scrubbed of credentials like a config.
+    pub(crate) includes: Vec<PathBuf>,
     /// The whole project was seen (a tree too big to walk hides what lies past the limit).
     pub(crate) complete: bool,
 }
@@ -38,6 +40,7 @@ impl Default for GitState {
             entries: BTreeSet::new(),
             protected: Vec::new(),
             absent: Vec::new(),
+            includes: Vec::new(),
             complete: true,
         }
     }
@@ -60,6 +63,7 @@ impl GitState {
         let (entries, complete) = git_entries(project, walk);
         let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
         let mut absent = Vec::new();
+        let mut includes = Vec::new();
         for entry in &entries {
             let Some(dir) = git_dir(entry) else { continue };
             let work_tree = entry.parent().unwrap_or(project);
@@ -73,6 +77,7 @@ impl GitState {
                 .collect();
             if let Some(named) = super::gitconfig::named(&dir, work_tree, home) {
                 protected.extend(named.files);
+                includes.extend(named.includes);
                 absent.extend(named.absent);
                 hooks.extend(named.hooks);
             }
@@ -93,10 +98,14 @@ impl GitState {
         // Only what is in the project needs protecting: elsewhere nothing is writable.
         protected.retain(|p| p.starts_with(project));
         absent.retain(|p| p.starts_with(project));
+        includes.retain(|p| p.starts_with(project) && p.is_file());
+        includes.sort();
+        includes.dedup();
         GitState {
             entries,
             protected,
             absent,
+            includes,
             complete,
         }
     }

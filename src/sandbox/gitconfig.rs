@@ -16,6 +16,9 @@ const KEYS: &str = r"^(include|includeif\..*)\.path$|^core\.(hookspath|fsmonitor
 pub(crate) struct Named {
     /// Files git reads as config or runs, as they are now: to be kept read-only.
     pub(crate) files: Vec<PathBuf>,
+    /// Of those, the ones git reads as config (included): their credentials are scrubbed from
+    /// what calls see, like the repository's own config.
+    pub(crate) includes: Vec<PathBuf>,
     /// Included files that do not exist yet: one a command makes is moved aside after it.
     pub(crate) absent: Vec<PathBuf>,
     /// Hooks directories.
@@ -60,7 +63,10 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
             };
             let file = lexical(&expand(value, &base));
             match file.symlink_metadata() {
-                Ok(_) => named.files.push(file),
+                Ok(_) => {
+                    named.includes.push(file.clone());
+                    named.files.push(file);
+                }
                 Err(_) => named.absent.push(file),
             }
         } else if key == "core.hookspath" {

@@ -269,6 +269,7 @@ impl Plan {
             *watch = Some(exposure::Watch::of(&request.mask));
         }
         request.scrub = scrub::git_configs(&tree.git_dirs);
+        request.scrub.extend(tree.git.includes.iter().cloned());
         // The caches are writable only to what runs no project code (a fetch run first, a
         // command that runs none): a build, a test or a setup.py that could write them would
         // plant code that the next build of any project runs, outside the sandbox.

@@ -194,6 +194,13 @@ fn tokens_in_git_configuration_are_scrubbed_and_git_still_works() {
         "[credential]\n\thelper = \"!f() { echo password=SECRET-INLINE; }; f\"\n\
          [credential \"https://x\"]\n\thelper = store --file=.git/my-store\n",
     );
+    // A project file the config includes, with a credential of its own.
+    config.push_str("[include]\n\tpath = ../.gitconfig.local\n");
+    std::fs::write(
+        project.join(".gitconfig.local"),
+        "[http]\n\textraheader = AUTHORIZATION: bearer SECRET-INCLUDED\n",
+    )
+    .unwrap();
     std::fs::write(project.join(".git/config"), config).unwrap();
     // Secrets git keeps in its own directory: git-crypt's key, git-annex's credentials, a
     // credential store.
@@ -208,7 +215,7 @@ fn tokens_in_git_configuration_are_scrubbed_and_git_still_works() {
     }
     let recipe = [
         "git config --list",
-        "cat .git/config .git/modules/dep/config",
+        "cat .git/config .git/modules/dep/config .gitconfig.local",
         "cat .git/git-crypt/keys/default .git/annex/creds/remote1 .git/my-store",
         "git remote -v",
         "git status --short && echo STATUS-WORKS",
@@ -221,6 +228,7 @@ fn tokens_in_git_configuration_are_scrubbed_and_git_still_works() {
         "SECRET-PUSH",
         "SECRET-HEADER",
         "SECRET-REWRITE",
+        "SECRET-INCLUDED",
     ] {
         assert!(
             !sent.contains(secret),
