@@ -16,6 +16,8 @@ pub(crate) struct Paths {
     pub(crate) home: Option<PathBuf>,
     /// The working directory (`None` when it cannot be read, e.g. it was removed).
     pub(crate) cwd: Option<PathBuf>,
+    /// The working directory as the shell names it (`$PWD`), which may go through links.
+    pub(crate) logical_cwd: Option<PathBuf>,
     /// `$TMPDIR`, else `/tmp`.
     pub(crate) temp: PathBuf,
     /// `$XDG_CONFIG_HOME/swebash-ai` (else `~/.config/...`; directories' macOS default,
@@ -71,6 +73,7 @@ impl Paths {
         let under = |dir: &Option<PathBuf>, name: &str| dir.as_ref().map(|d| d.join(name));
         Paths {
             cwd: env.cwd().map(Path::to_path_buf),
+            logical_cwd: env.get("PWD").map(PathBuf::from),
             temp: PathBuf::from(env.get("TMPDIR").unwrap_or("/tmp")),
             config_file: under(&config_dir, "config.toml"),
             audit_log: under(&state_dir, "audit.jsonl"),

@@ -7,11 +7,8 @@ use std::path::{Path, PathBuf};
 /// The project a command may write to: the enclosing git root, else `cwd`; `Err` says why there
 /// is none (the home directory, `/`, a system directory, or a directory above home).
 pub(crate) fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
-    let root = cwd
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(cwd)
-        .to_path_buf();
+    let repository = cwd.ancestors().find(|dir| dir.join(".git").exists());
+    let root = repository.unwrap_or(cwd).to_path_buf();
     if let Some(home) = home {
         if root == home {
             return Err(format!("{} is your home directory", root.display()));
@@ -19,11 +16,46 @@ pub(crate) fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, S
         if home.starts_with(&root) {
             return Err(format!("{} contains your home directory", root.display()));
         }
+        // `~/.config`, `~/.local/share`: what is written there runs later (autostart entries,
+        // systemd units, the global git config). Only a repository of its own there (dotfiles
+        // kept in git) is taken for a project.
+        let hidden = (root.strip_prefix(home).ok())
+            .and_then(|rest| rest.components().next())
+            .is_some_and(|first| first.as_os_str().to_string_lossy().starts_with('.'));
+        if hidden && repository.is_none() {
+            return Err(format!(
+                "{} is inside a hidden directory of your home, not a project",
+                root.display()
+            ));
+        }
     }
     if is_system_dir(&root) {
         return Err(format!("{} is a system directory", root.display()));
     }
     Ok(root)
+}
+
+/// Why the working directory cannot be the writable project although `project_root` found
+/// one: the shell reached it (`logical`, its `$PWD`) through a link out of the repository the
+/// path lies in (a subdirectory a command replaced by a link into the home).
+pub(crate) fn reached_through_a_link(cwd: &Path, logical: Option<&Path>) -> Option<String> {
+    let logical = logical.filter(|l| l.is_absolute() && *l != cwd)?;
+    // $PWD is stale or names another directory: nothing to learn from it.
+    if logical.canonicalize().ok()? != cwd {
+        return None;
+    }
+    let repository = logical
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.join(".git").exists())?;
+    let real = repository.canonicalize().ok()?;
+    (!cwd.starts_with(&real)).then(|| {
+        format!(
+            "{} is reached through a link out of the project {}",
+            logical.display(),
+            repository.display()
+        )
+    })
 }
 
 fn is_system_dir(dir: &Path) -> bool {
@@ -58,5 +90,43 @@ mod tests {
         assert!(project_root(Path::new("/"), None).is_err());
         assert!(project_root(Path::new("/etc/nginx"), None).is_err());
         assert!(project_root(Path::new("/usr"), None).is_err());
+    }
+
+    #[test]
+    fn a_hidden_directory_of_the_home_is_a_project_only_with_a_repository_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        for sub in [".config/systemd/user", ".local/share", ".config/nvim/.git"] {
+            std::fs::create_dir_all(home.join(sub)).unwrap();
+        }
+        assert!(project_root(&home.join(".config"), Some(&home)).is_err());
+        assert!(project_root(&home.join(".config/systemd/user"), Some(&home)).is_err());
+        assert!(project_root(&home.join(".local/share"), Some(&home)).is_err());
+        assert_eq!(
+            project_root(&home.join(".config/nvim"), Some(&home)),
+            Ok(home.join(".config/nvim"))
+        );
+    }
+
+    #[test]
+    fn a_working_directory_reached_through_a_link_out_of_its_repository_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (app, other) = (root.join("code/app"), root.join("code/other"));
+        for sub in [app.join(".git"), app.join("src"), other.clone()] {
+            std::fs::create_dir_all(sub).unwrap();
+        }
+        std::os::unix::fs::symlink(&other, app.join("frontend")).unwrap();
+        std::os::unix::fs::symlink(app.join("src"), app.join("source")).unwrap();
+        let why = reached_through_a_link(&other, Some(&app.join("frontend")));
+        assert!(why.is_some_and(|w| w.contains("link out of the project")));
+        // A link within the repository, a plain path, a stale $PWD: nothing to say.
+        assert_eq!(
+            reached_through_a_link(&app.join("src"), Some(&app.join("source"))),
+            None
+        );
+        assert_eq!(reached_through_a_link(&other, Some(&other)), None);
+        assert_eq!(reached_through_a_link(&other, Some(&app.join("src"))), None);
+        assert_eq!(reached_through_a_link(&other, None), None);
     }
 }

@@ -65,8 +65,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub(crate) use crate::config::SandboxMode;
 use crate::config::exposed;
 use crate::config::{
-    FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, secret_in_tree,
-    system_secrets,
+    FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, reached_through_a_link,
+    secret_in_tree, system_secrets,
 };
 pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
@@ -193,8 +193,13 @@ impl Plan {
         for dir in paths.own_dirs() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let project = project_root(&canonical(cwd), home.as_deref());
-        let toolchains = toolchain_dirs(home.as_deref(), vars);
+        let project = project_root(&canonical(cwd), home.as_deref()).and_then(|root| {
+            match reached_through_a_link(&canonical(cwd), paths.logical_cwd.as_deref()) {
+                Some(why) => Err(why),
+                None => Ok(root),
+            }
+        });
+        let toolchains = toolchain_dirs(home.as_deref(), project.as_ref().ok(), vars);
         let state_dir = paths.state_dir.as_deref().map(canonical);
         let notices = match (&state_dir, &project) {
             (Some(state), Ok(project)) => exposed::load(state, project),
@@ -579,7 +584,11 @@ const TOOLCHAIN_ROOTS: &[&str] = &[
 /// Where toolchains live: the usual places in the home, the directories the toolchains'
 /// variables name, and the root of each `PATH` entry (`~/.cargo` for `~/.cargo/bin`, the
 /// `.pyenv` of its `shims`).
-fn toolchain_dirs(home: Option<&Path>, vars: &ForeignVars) -> Vec<PathBuf> {
+fn toolchain_dirs(
+    home: Option<&Path>,
+    project: Option<&PathBuf>,
+    vars: &ForeignVars,
+) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = home
         .map(|home| TOOLCHAINS.iter().map(|t| home.join(t)).collect())
         .unwrap_or_default();
@@ -610,7 +619,13 @@ fn toolchain_dirs(home: Option<&Path>, vars: &ForeignVars) -> Vec<PathBuf> {
             || home.is_some_and(|h| h.starts_with(d))
             || Path::new("/home").starts_with(d)
     };
-    dirs.retain(|d| d.exists() && !a_home(d));
+    // Judged where they lead: a link (a project's `.venv` made a link to `/` by a call) is its
+    // target. One inside the project is readable as the project already, and must not be
+    // taken for a toolchain: what a call makes there would widen the next run's reads.
+    let inside = |d: &Path| project.is_some_and(|p| d.starts_with(p));
+    dirs.retain(|d| !inside(d));
+    let mut dirs: Vec<PathBuf> = dirs.iter().filter_map(|d| d.canonicalize().ok()).collect();
+    dirs.retain(|d| !a_home(d) && !inside(d));
     dirs.sort();
     dirs.dedup();
     dirs

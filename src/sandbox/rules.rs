@@ -14,6 +14,16 @@ pub(crate) fn beneath_except(
     granted: &mut Vec<PathBuf>,
     opened: &mut Vec<PathBuf>,
 ) {
+    // Landlock follows a link to grant its target, so the target is what is judged: a
+    // project's `.venv` made a link to `/` must not grant `/` past every exclusion. What cannot
+    // be resolved is not granted.
+    let Ok(root) = root.canonicalize() else {
+        return;
+    };
+    split(&root, excluded, granted, opened);
+}
+
+fn split(root: &Path, excluded: &[PathBuf], granted: &mut Vec<PathBuf>, opened: &mut Vec<PathBuf>) {
     if excluded.iter().any(|e| root.starts_with(e)) {
         return;
     }
@@ -31,7 +41,7 @@ pub(crate) fn beneath_except(
         let path = entry.path();
         let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
         if !is_link {
-            beneath_except(&path, excluded, granted, opened);
+            split(&path, excluded, granted, opened);
         }
     }
 }

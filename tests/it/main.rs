@@ -37,6 +37,7 @@ mod sandbox_approvals;
 mod sandbox_fetch;
 mod sandbox_git;
 mod sandbox_git_config;
+mod sandbox_links;
 mod sandbox_network;
 mod sandbox_persistence;
 mod sandbox_secret_names;
