@@ -56,6 +56,7 @@ mod rules;
 mod scrub;
 mod seccomp;
 mod settings_files;
+mod sources;
 mod walk;
 
 use std::ffi::OsString;
@@ -282,7 +283,7 @@ impl Plan {
         // (`build.rustc-wrapper`, a `rust-toolchain` path, `.npmrc`'s `git`): with any of it
         // present, no fetch gets the network, and the command runs offline (or is blocked and
         // a person decides).
-        let configured = self.fetch_configured(&fetch.managers);
+        let configured = fetch.network && self.fetch_refused(&fetch.managers);
         if self.home.is_some() && fetch.network && !configured {
             request.net = true;
             request.prefetch.clone_from(&fetch.prefetch);
@@ -336,6 +337,18 @@ impl Plan {
                 })
             })
             .collect()
+    }
+
+    /// Whether a fetch by these package managers must run without the network: Go's fetches
+    /// whatever host a module path names (through the module proxy too), the project names a
+    /// source other than the registry or holds a link a fetch could write through (`sources`),
+    /// or configuration that can name a program to run.
+    fn fetch_refused(&self, managers: &[Fetcher]) -> bool {
+        if managers.contains(&Fetcher::Go) {
+            return true;
+        }
+        let top = self.project.as_ref().ok().unwrap_or(&self.cwd);
+        sources::refusal(top).is_some() || self.fetch_configured(managers)
     }
 
     /// Whether the working directory or a directory above it, up to the project's root, holds
