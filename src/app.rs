@@ -396,16 +396,15 @@ struct OneShot<'a> {
 impl OneShot<'_> {
     async fn run(&self, prompt: String) -> i32 {
         let settings = self.settings;
-        let command_mode = settings.output == OutputMode::Command;
         // Read before anything starts: a bad schema file is a usage error, not a wasted request.
         let output = match load_output_schema(settings) {
-            Ok(output) => output.filter(|_| !command_mode),
+            Ok(output) => output.filter(|_| !settings.command_mode()),
             Err(report) => return self.fail(&report.into()),
         };
         // Ctrl-C from the start: while the endpoint is chosen and the model asked for, too.
         let mut interrupt = Interrupt::listen();
         let prepared = tokio::select! {
-            prepared = Parts::prepare(settings, command_mode) => prepared,
+            prepared = Parts::prepare(settings) => prepared,
             () = interrupt.pressed() => Err(SetupError::interrupted()),
         };
         let parts = match prepared {
@@ -413,8 +412,8 @@ impl OneShot<'_> {
             Err(err) => return self.fail(&err),
         };
         let ready = parts
-            .agent(settings, command_mode)
-            .and_then(|agent| Ok((agent, self.conversation(&parts, prompt, command_mode)?)));
+            .agent(settings)
+            .and_then(|agent| Ok((agent, self.conversation(&parts, prompt)?)));
         let (mut agent, (mut store, mut messages)) = match ready {
             Ok(ready) => ready,
             Err(report) => return self.fail(&report.into()),
@@ -461,11 +460,10 @@ impl OneShot<'_> {
         &self,
         parts: &Parts,
         prompt: String,
-        command_mode: bool,
     ) -> Result<(Option<ConversationStore>, Vec<Message>), Report> {
         let settings = self.settings;
         let mut messages = vec![Message::System {
-            content: parts.instructions(command_mode),
+            content: parts.instructions(),
         }];
         let resumed = match self.resume {
             Some(id) => resume(settings, id)?,
@@ -477,7 +475,7 @@ impl OneShot<'_> {
                 Some(store)
             }
             None => {
-                let mode = if command_mode {
+                let mode = if settings.command_mode() {
                     SavedAs::Command
                 } else {
                     SavedAs::OneShot
@@ -528,7 +526,7 @@ impl OneShot<'_> {
         };
         let mut result = recorder.finish(status, error, millis(self.started));
         result.tool_format = tool_format.into();
-        if self.settings.output == OutputMode::Command && status == RunStatus::Ok {
+        if self.settings.command_mode() && status == RunStatus::Ok {
             return print_command(recorder.answer.as_str(), self.settings, policy);
         }
         frontend.handle(&Event::RunCompleted { result });

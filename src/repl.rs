@@ -97,16 +97,16 @@ impl Helper for ReplHelper {}
 /// Runs the REPL until Ctrl-D or `/exit`.
 pub(crate) async fn run(settings: &Settings, resume: Option<&str>, first: Option<String>) -> i32 {
     let mut first = first;
-    let mut parts = match Parts::prepare(settings, false).await {
+    let mut parts = match Parts::prepare(settings).await {
         Ok(parts) => parts,
         Err(err) => return fail(&err.report),
     };
-    let mut gate = match Parts::gate(settings, false) {
+    let mut gate = match Parts::gate(settings) {
         Ok(gate) => gate,
         Err(report) => return fail(&report),
     };
     let mut mode = parts.mode(settings);
-    let system = parts.instructions(false);
+    let system = parts.instructions();
     let resumed = match resume
         .map(|id| ConversationStore::open(&settings.paths, Some(id).filter(|i| !i.is_empty())))
     {
