@@ -20,12 +20,12 @@ use crate::policy::{Policy, Verdict};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
-    CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, empty_or_ok, load_output_schema,
-    new_store, resume_note, run_turn, save_marks, save_or_warn, trim_to_budget,
+    CONTEXT_BUDGET, Ended, Interrupt, Parts, Session, SetupError, Turned, empty_or_ok,
+    load_output_schema, new_store, resume_note, save_marks, save_or_warn, trim_to_budget,
     unknown_conversation, warn_skipped,
 };
 use crate::shell::extract_command;
-use crate::ui::{self, fail, frontend_for, value_frontend_for};
+use crate::ui::{self, fail, frontend_for};
 
 /// Most bytes of piped stdin kept from its start and from its end: the end gets more, since a
 /// failing build or test says why last.
@@ -418,24 +418,16 @@ impl OneShot<'_> {
             Ok(ready) => ready,
             Err(report) => return self.fail(&report.into()),
         };
-        agent.output.clone_from(&output);
+        agent.output = output;
         agent.untrusted = store.as_mut().map(|s| s.untrusted()).unwrap_or_default();
-        let mut audit = parts.audit_log();
+        let mut session = Session::new(settings, Some(interrupt), parts.audit_log());
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
         save_or_warn(&mut store, &messages);
-        let (mut frontend, mut recorder) = if output.is_some() {
-            let frontend = value_frontend_for(settings.output, settings.quiet, settings.color);
-            (frontend, Recorder::structured())
-        } else {
-            let frontend = frontend_for(settings.output, settings.quiet, settings.color);
-            (frontend, Recorder::default())
-        };
-        let mut sinks = Sinks {
-            recorder: &mut recorder,
-            audit: audit.as_mut(),
-            frontend: frontend.as_mut(),
-        };
-        let ended = run_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await;
+        let Turned {
+            ended,
+            recorder,
+            mut frontend,
+        } = session.turn(&mut agent, &mut messages).await;
         save_or_warn(&mut store, &messages);
         save_marks(&mut store, &agent.untrusted);
         parts.mcp.shutdown().await;

@@ -3,13 +3,12 @@
 //! handled. The one-shot run and the REPL both stand on it.
 
 mod model;
+mod turn;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crate::agent::{
-    Agent, Gate, Limits, NobodyAsker, OutputSchema, Recorder, Sandbox, Stop, ToolMode, TurnEnd,
-    instructions,
+    Agent, Gate, Limits, NobodyAsker, OutputSchema, Sandbox, ToolMode, instructions,
 };
 use crate::audit::AuditLog;
 use crate::config::{
@@ -19,14 +18,15 @@ use crate::config::{
 use crate::conversation::{ConversationStore, Mode, Summary, utc_minute};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules};
-use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus, Untrusted};
+use crate::protocol::{ErrorKind, Message, RunError, RunStatus, Untrusted};
 use crate::provider::{HttpClient, Provider, provider_for, select_endpoint};
 use crate::sandbox;
 use crate::shell::{command_instructions, context_file, last_command};
 use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebSettings};
-use crate::ui::{Frontend, TerminalAsker};
+use crate::ui::TerminalAsker;
 
 pub(crate) use model::fetch_model;
+pub(crate) use turn::{Ended, Interrupt, Session, Turned};
 
 /// Why a session could not be set up, with the `--json` error kind it is.
 #[derive(Debug)]
@@ -378,40 +378,6 @@ pub(crate) async fn tools(settings: &Settings) -> (Registry, McpHub) {
     (registry, mcp)
 }
 
-/// Where a run's events go.
-pub(crate) struct Sinks<'a> {
-    pub(crate) recorder: &'a mut Recorder,
-    pub(crate) audit: Option<&'a mut AuditLog>,
-    pub(crate) frontend: &'a mut dyn Frontend,
-}
-
-impl Sinks<'_> {
-    pub(crate) fn emit(&mut self, event: &Event) {
-        self.recorder.observe(event);
-        if let Some(audit) = self.audit.as_mut() {
-            audit.observe(event);
-        }
-        self.frontend.handle(event);
-    }
-}
-
-/// One turn as every front end runs it (one-shot and the REPL alike): announced, then the loop
-/// driven with the front end, the record and the audit log as its sinks, until it ends or is
-/// interrupted.
-pub(crate) async fn run_turn(
-    agent: &mut Agent<'_>,
-    messages: &mut Vec<Message>,
-    sinks: &mut Sinks<'_>,
-    interrupt: &mut Interrupt,
-) -> Ended {
-    sinks.emit(&Event::RunStarted {
-        provider: agent.provider.name().to_string(),
-        model: agent.provider.model().to_string(),
-        tool_format: agent.mode.name().into(),
-    });
-    drive_turn(agent, messages, sinks, interrupt).await
-}
-
 /// Estimated tokens of context a conversation carries into a turn (REPL, `--resume`).
 pub(crate) const CONTEXT_BUDGET: usize = 24_000;
 
@@ -481,66 +447,6 @@ pub(crate) fn trim_to_budget(messages: &mut Vec<Message>, budget: usize) -> usiz
         dropped += next - first;
     }
     dropped
-}
-
-/// How a turn ended.
-pub(crate) enum Ended {
-    Turn(TurnEnd),
-    Interrupted,
-    PipeClosed,
-}
-
-/// Ctrl-C, listened for from before anything is drawn: a press in the first instant must end
-/// the run through the same clean-up (spinner cleared, cursor shown) rather than kill the
-/// process with the spinner half drawn.
-pub(crate) struct Interrupt(Option<tokio::signal::unix::Signal>);
-
-impl Interrupt {
-    /// Starts listening (inside the runtime).
-    pub(crate) fn listen() -> Self {
-        Interrupt(tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok())
-    }
-
-    pub(crate) async fn pressed(&mut self) {
-        match &mut self.0 {
-            Some(signal) => {
-                signal.recv().await;
-            }
-            None => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-}
-
-/// Runs one turn; Ctrl-C or a closed stdout end it early (the running command's future is
-/// dropped, which kills its process group, and the agent leaves the conversation valid).
-async fn drive_turn(
-    agent: &mut Agent<'_>,
-    messages: &mut Vec<Message>,
-    sinks: &mut Sinks<'_>,
-    interrupt: &mut Interrupt,
-) -> Ended {
-    let pipe_closed = Arc::new(tokio::sync::Notify::new());
-    let closed = Arc::clone(&pipe_closed);
-    let mut emit = |event: &Event| {
-        sinks.emit(event);
-        if sinks.frontend.broken() {
-            closed.notify_one();
-        }
-    };
-    let stop = std::pin::pin!(async {
-        tokio::select! {
-            () = interrupt.pressed() => Stop::Interrupted,
-            () = pipe_closed.notified() => Stop::PipeClosed,
-        }
-    });
-    let end = agent.run_turn(messages, &mut emit, stop).await;
-    match end.stopped {
-        Some(Stop::Interrupted) => Ended::Interrupted,
-        Some(Stop::PipeClosed) => Ended::PipeClosed,
-        None => Ended::Turn(end),
-    }
 }
 
 /// Variables holding API keys: removed from the environment of commands the model runs.
