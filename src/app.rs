@@ -20,12 +20,12 @@ use crate::policy::{Policy, Verdict};
 use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus};
 use crate::provider::select_endpoint;
 use crate::session::{
-    CONTEXT_BUDGET, Ended, Interrupt, Parts, SetupError, Sinks, empty_or_ok, load_output_schema,
-    new_store, resume_note, run_turn, save_marks, save_or_warn, trim_to_budget,
+    CONTEXT_BUDGET, Ended, Interrupt, Parts, Session, SetupError, Turned, empty_or_ok,
+    load_output_schema, new_store, resume_note, save_marks, save_or_warn, trim_to_budget,
     unknown_conversation, warn_skipped,
 };
 use crate::shell::extract_command;
-use crate::ui::{self, fail, frontend_for, value_frontend_for};
+use crate::ui::{self, fail, frontend_for};
 
 /// Most bytes of piped stdin kept from its start and from its end: the end gets more, since a
 /// failing build or test says why last.
@@ -396,16 +396,15 @@ struct OneShot<'a> {
 impl OneShot<'_> {
     async fn run(&self, prompt: String) -> i32 {
         let settings = self.settings;
-        let command_mode = settings.output == OutputMode::Command;
         // Read before anything starts: a bad schema file is a usage error, not a wasted request.
         let output = match load_output_schema(settings) {
-            Ok(output) => output.filter(|_| !command_mode),
+            Ok(output) => output.filter(|_| !settings.command_mode()),
             Err(report) => return self.fail(&report.into()),
         };
         // Ctrl-C from the start: while the endpoint is chosen and the model asked for, too.
         let mut interrupt = Interrupt::listen();
         let prepared = tokio::select! {
-            prepared = Parts::prepare(settings, command_mode) => prepared,
+            prepared = Parts::prepare(settings) => prepared,
             () = interrupt.pressed() => Err(SetupError::interrupted()),
         };
         let parts = match prepared {
@@ -413,30 +412,22 @@ impl OneShot<'_> {
             Err(err) => return self.fail(&err),
         };
         let ready = parts
-            .agent(settings, command_mode)
-            .and_then(|agent| Ok((agent, self.conversation(&parts, prompt, command_mode)?)));
+            .agent(settings)
+            .and_then(|agent| Ok((agent, self.conversation(&parts, prompt)?)));
         let (mut agent, (mut store, mut messages)) = match ready {
             Ok(ready) => ready,
             Err(report) => return self.fail(&report.into()),
         };
-        agent.output.clone_from(&output);
+        agent.output = output;
         agent.untrusted = store.as_mut().map(|s| s.untrusted()).unwrap_or_default();
-        let mut audit = parts.audit_log();
+        let mut session = Session::new(settings, Some(interrupt), parts.audit_log());
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
         save_or_warn(&mut store, &messages);
-        let (mut frontend, mut recorder) = if output.is_some() {
-            let frontend = value_frontend_for(settings.output, settings.quiet, settings.color);
-            (frontend, Recorder::structured())
-        } else {
-            let frontend = frontend_for(settings.output, settings.quiet, settings.color);
-            (frontend, Recorder::default())
-        };
-        let mut sinks = Sinks {
-            recorder: &mut recorder,
-            audit: audit.as_mut(),
-            frontend: frontend.as_mut(),
-        };
-        let ended = run_turn(&mut agent, &mut messages, &mut sinks, &mut interrupt).await;
+        let Turned {
+            ended,
+            recorder,
+            mut frontend,
+        } = session.turn(&mut agent, &mut messages).await;
         save_or_warn(&mut store, &messages);
         save_marks(&mut store, &agent.untrusted);
         parts.mcp.shutdown().await;
@@ -461,11 +452,10 @@ impl OneShot<'_> {
         &self,
         parts: &Parts,
         prompt: String,
-        command_mode: bool,
     ) -> Result<(Option<ConversationStore>, Vec<Message>), Report> {
         let settings = self.settings;
         let mut messages = vec![Message::System {
-            content: parts.instructions(command_mode),
+            content: parts.instructions(),
         }];
         let resumed = match self.resume {
             Some(id) => resume(settings, id)?,
@@ -477,7 +467,7 @@ impl OneShot<'_> {
                 Some(store)
             }
             None => {
-                let mode = if command_mode {
+                let mode = if settings.command_mode() {
                     SavedAs::Command
                 } else {
                     SavedAs::OneShot
@@ -528,7 +518,7 @@ impl OneShot<'_> {
         };
         let mut result = recorder.finish(status, error, millis(self.started));
         result.tool_format = tool_format.into();
-        if self.settings.output == OutputMode::Command && status == RunStatus::Ok {
+        if self.settings.command_mode() && status == RunStatus::Ok {
             return print_command(recorder.answer.as_str(), self.settings, policy);
         }
         frontend.handle(&Event::RunCompleted { result });

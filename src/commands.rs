@@ -206,7 +206,7 @@ pub(crate) fn init(shell: &str, key: Option<&str>, context: bool, paths: &Paths)
 
 /// `ai --list-tools`: every tool the model would see, where it comes from and when it asks.
 pub(crate) async fn list_tools(settings: &Settings, json: bool) -> i32 {
-    let (registry, mcp) = crate::session::tools(settings, false).await;
+    let (registry, mcp) = crate::session::tools(settings).await;
     let listing = registry.listing();
     mcp.shutdown().await;
     let text = if json {

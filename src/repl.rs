@@ -13,16 +13,20 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
 
-use crate::agent::{Agent, Recorder};
+use crate::agent::{Agent, Gate, ToolMode};
 use crate::config::{Paths, Settings};
 use crate::conversation::{ConversationStore, Mode, Summary, recent, utc_minute};
-use crate::error::ExitCode;
-use crate::protocol::{Event, Message, RunStatus};
+use crate::error::{ExitCode, Report};
+use crate::protocol::{Event, Message, RunStatus, Untrusted};
 use crate::session::{
-    CONTEXT_BUDGET, Ended, Interrupt, Parts, Sinks, empty_or_ok, new_store, resume_note, run_turn,
-    save_marks, save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
+    CONTEXT_BUDGET, Ended, Parts, Session, Turned, empty_or_ok, new_store, resume_note, save_marks,
+    save_or_warn, trim_to_budget, unknown_conversation, warn_skipped,
 };
-use crate::ui::{self, fail, frontend_for};
+use crate::ui::{self, fail};
+
+/// A saved conversation opened to go on with: its store, messages, summary, and how many of its
+/// lines could not be read.
+type Resumed = (ConversationStore, Vec<Message>, Summary, usize);
 
 const HISTORY_SIZE: usize = 1_000;
 
@@ -94,53 +98,52 @@ impl Highlighter for ReplHelper {}
 impl Validator for ReplHelper {}
 impl Helper for ReplHelper {}
 
+/// The conversation under way: its messages, which of them carry untrusted text, and where it
+/// is saved.
+struct Talk {
+    store: Option<ConversationStore>,
+    messages: Vec<Message>,
+    untrusted: Vec<Untrusted>,
+}
+
+/// What the agent keeps across turns: the approvals given and how tools are called (a switch to
+/// prompt-based calling lasts).
+struct Kept {
+    gate: Gate,
+    mode: ToolMode,
+}
+
 /// Runs the REPL until Ctrl-D or `/exit`.
 pub(crate) async fn run(settings: &Settings, resume: Option<&str>, first: Option<String>) -> i32 {
     let mut first = first;
-    let mut parts = match Parts::prepare(settings, false).await {
+    let mut parts = match Parts::prepare(settings).await {
         Ok(parts) => parts,
         Err(err) => return fail(&err.report),
     };
-    let mut gate = match Parts::gate(settings, false) {
-        Ok(gate) => gate,
+    let mut kept = match Parts::gate(settings) {
+        Ok(gate) => Kept {
+            gate,
+            mode: parts.mode(settings),
+        },
         Err(report) => return fail(&report),
     };
-    let mut mode = parts.mode(settings);
-    let system = parts.instructions(false);
-    let resumed = match resume
-        .map(|id| ConversationStore::open(&settings.paths, Some(id).filter(|i| !i.is_empty())))
-    {
-        Some(None) if resume.is_some_and(|id| !id.is_empty()) => {
-            return fail(&unknown_conversation(resume.unwrap_or_default()));
-        }
-        Some(found) => {
-            if found.is_none() && !settings.quiet {
-                ui::to_stderr("ai: no conversation to resume; starting a new one");
-            }
-            found
-        }
-        None => None,
+    let system = parts.instructions();
+    let resumed = match resumed(settings, resume) {
+        Ok(resumed) => resumed,
+        Err(report) => return fail(&report),
     };
     let resumed_note = resumed
         .as_ref()
         .map(|(_, _, summary, _)| resume_note(summary));
-    let (mut store, mut messages) = start_conversation(&parts, &system, resumed, settings);
-    // Which messages carry untrusted text: a resumed conversation's are in its file.
-    let mut untrusted = store.as_mut().map(|s| s.untrusted()).unwrap_or_default();
-    let mut audit = parts.audit_log();
+    let mut talk = Talk::start(&parts, &system, resumed, settings);
+    let mut session = Session::new(settings, None, parts.audit_log());
     let history = settings.paths.history_file.clone();
     let mut editor = match new_editor(&parts, history.as_ref()) {
         Ok(editor) => editor,
         Err(message) => return fail(&crate::error::Report::new(ExitCode::Runtime, message)),
     };
     if !settings.quiet {
-        ui::to_stderr(&format!(
-            "ai {} · {} via {}. /help for commands, Ctrl-D to leave.{}",
-            env!("CARGO_PKG_VERSION"),
-            parts.provider.model(),
-            parts.provider.name(),
-            resumed_note.unwrap_or_default()
-        ));
+        greet(&parts, resumed_note);
     }
     loop {
         let prompt = format!("{}> ", parts.provider.model());
@@ -164,77 +167,161 @@ pub(crate) async fn run(settings: &Settings, resume: Option<&str>, first: Option
             // saving would rewrite the file with only this one's lines.
             let _ = editor.append_history(history);
         }
-        if input.starts_with('/') {
-            match slash(&input, &mut parts, &settings.paths, &messages) {
-                Slash::Exit => break,
-                Slash::Clear => {
-                    (store, messages) = start_conversation(&parts, &system, None, settings);
-                    untrusted.clear();
-                    ui::to_stderr("(a new conversation)");
-                }
-                Slash::Model => {
-                    // Once a turn has listened for Ctrl-C, tokio holds SIGINT for good: every long
-                    // wait of the REPL must listen for it itself, or Ctrl-C does nothing.
-                    tokio::select! {
-                        prepared = parts.provider.prepare() => {
-                            if let Err(err) = prepared {
-                                ui::to_stderr(&err.to_report().to_string());
-                            }
-                        }
-                        _ = tokio::signal::ctrl_c() => ui::to_stderr("^C (/model cancelled)"),
-                    }
-                    mode = parts.mode(settings);
-                }
-                Slash::Done => {}
-            }
-            if let Some(helper) = editor.helper_mut() {
-                helper.tools = parts
-                    .registry
-                    .all()
-                    .into_iter()
-                    .map(|(n, _)| n.to_string())
-                    .collect();
-            }
+        if !input.starts_with('/') {
+            kept = talk.ask(input, &parts, &mut session, kept, settings).await;
             continue;
         }
-        // Asking again after a failed turn (the question is still the last message): sending
-        // it twice would make the model see the question twice.
-        if !is_retry(&messages, &input) {
-            messages.push(Message::User { content: input });
+        match slash(&input, &mut parts, &settings.paths, &talk.messages) {
+            Slash::Exit => break,
+            Slash::Clear => {
+                talk = Talk::start(&parts, &system, None, settings);
+                ui::to_stderr("(a new conversation)");
+            }
+            Slash::Model => {
+                settle_model(&mut parts).await;
+                kept.mode = parts.mode(settings);
+            }
+            Slash::Done => {}
         }
-        // What the agent adds to the instructions on each request (the tools' section of a
-        // prompt-based format) counts against the budget too.
-        let tool_section = mode.system_section(&parts.registry.specs()).len() / 4;
-        let dropped = trim_to_budget(&mut messages, CONTEXT_BUDGET.saturating_sub(tool_section));
-        if dropped > 0 {
-            ui::to_stderr(&format!(
-                "(dropped the {dropped} oldest messages to stay within the context budget)"
-            ));
-            if let Some(store) = store.as_mut() {
-                store.forget_dropped(dropped);
+        if let Some(helper) = editor.helper_mut() {
+            helper.tools = tool_names(&parts);
+        }
+    }
+    parts.mcp.shutdown().await;
+    ExitCode::Ok.code()
+}
+
+/// The first line: who answers, how to get help and leave, and what was resumed.
+fn greet(parts: &Parts, resumed_note: Option<String>) {
+    ui::to_stderr(&format!(
+        "ai {} · {} via {}. /help for commands, Ctrl-D to leave.{}",
+        env!("CARGO_PKG_VERSION"),
+        parts.provider.model(),
+        parts.provider.name(),
+        resumed_note.unwrap_or_default()
+    ));
+}
+
+/// The conversation `--resume [ID]` names (the last one when `id` is empty); `None` for a new
+/// one, said on stderr when there was none to resume.
+fn resumed(settings: &Settings, resume: Option<&str>) -> Result<Option<Resumed>, Report> {
+    match resume
+        .map(|id| ConversationStore::open(&settings.paths, Some(id).filter(|i| !i.is_empty())))
+    {
+        Some(None) if resume.is_some_and(|id| !id.is_empty()) => {
+            Err(unknown_conversation(resume.unwrap_or_default()))
+        }
+        Some(found) => {
+            if found.is_none() && !settings.quiet {
+                ui::to_stderr("ai: no conversation to resume; starting a new one");
+            }
+            Ok(found)
+        }
+        None => Ok(None),
+    }
+}
+
+/// Settles the model `/model` switched to. Once a turn has listened for Ctrl-C, tokio holds
+/// SIGINT for good: every long wait of the REPL must listen for it itself, or Ctrl-C does nothing.
+async fn settle_model(parts: &mut Parts) {
+    tokio::select! {
+        prepared = parts.provider.prepare() => {
+            if let Err(err) = prepared {
+                ui::to_stderr(&err.to_report().to_string());
             }
         }
+        _ = tokio::signal::ctrl_c() => ui::to_stderr("^C (/model cancelled)"),
+    }
+}
+
+fn tool_names(parts: &Parts) -> Vec<String> {
+    parts
+        .registry
+        .all()
+        .into_iter()
+        .map(|(n, _)| n.to_string())
+        .collect()
+}
+
+impl Talk {
+    /// A new conversation (saved as a REPL one), or a resumed one continued.
+    fn start(parts: &Parts, system: &str, resumed: Option<Resumed>, settings: &Settings) -> Talk {
+        let mut messages = vec![Message::System {
+            content: system.to_string(),
+        }];
+        let (store, untrusted) = match resumed {
+            Some((mut store, earlier, _, skipped)) => {
+                warn_skipped(&store, skipped);
+                messages.extend(earlier);
+                // Which messages carry untrusted text: a resumed conversation's are in its file.
+                let untrusted = store.untrusted();
+                (Some(store), untrusted)
+            }
+            None => {
+                let store = new_store(&parts.provider_label(), Mode::Repl, settings);
+                (store, Vec::new())
+            }
+        };
+        Talk {
+            store,
+            messages,
+            untrusted,
+        }
+    }
+
+    /// One question and the turn that answers it, saved before and after; what the agent keeps
+    /// across turns comes back.
+    async fn ask(
+        &mut self,
+        input: String,
+        parts: &Parts,
+        session: &mut Session<'_>,
+        kept: Kept,
+        settings: &Settings,
+    ) -> Kept {
+        // Asking again after a failed turn (the question is still the last message): sending
+        // it twice would make the model see the question twice.
+        if !is_retry(&self.messages, &input) {
+            self.messages.push(Message::User { content: input });
+        }
+        self.trim(parts, &kept.mode);
         // The question is on disk before the turn: a crash or a kill mid-reply keeps it.
-        save_or_warn(&mut store, &messages);
-        let mut agent = parts.agent_with(settings, gate, mode);
-        agent.untrusted = std::mem::take(&mut untrusted);
-        let ended = turn(&mut agent, &mut messages, settings, audit.as_mut()).await;
+        save_or_warn(&mut self.store, &self.messages);
+        let mut agent = parts.agent_with(settings, kept.gate, kept.mode);
+        agent.untrusted = std::mem::take(&mut self.untrusted);
+        let ended = shown(session.turn(&mut agent, &mut self.messages).await);
         let Agent {
-            gate: kept_gate,
-            mode: kept_mode,
-            untrusted: kept_untrusted,
+            gate,
+            mode,
+            untrusted,
             ..
         } = agent;
-        (gate, mode, untrusted) = (kept_gate, kept_mode, kept_untrusted);
+        self.untrusted = untrusted;
         if let Ended::Interrupted = ended {
             // The agent has kept what was shown and answered the calls it cut short.
             ui::to_stderr("^C (reply cancelled)");
         }
-        save_or_warn(&mut store, &messages);
-        save_marks(&mut store, &untrusted);
+        save_or_warn(&mut self.store, &self.messages);
+        save_marks(&mut self.store, &self.untrusted);
+        Kept { gate, mode }
     }
-    parts.mcp.shutdown().await;
-    ExitCode::Ok.code()
+
+    /// Drops the oldest whole turns to stay within the context budget, said once on stderr.
+    /// What the agent adds to the instructions on each request (the tools' section of a
+    /// prompt-based format) counts against the budget too.
+    fn trim(&mut self, parts: &Parts, mode: &ToolMode) {
+        let tool_section = mode.system_section(&parts.registry.specs()).len() / 4;
+        let budget = CONTEXT_BUDGET.saturating_sub(tool_section);
+        let dropped = trim_to_budget(&mut self.messages, budget);
+        if dropped > 0 {
+            ui::to_stderr(&format!(
+                "(dropped the {dropped} oldest messages to stay within the context budget)"
+            ));
+            if let Some(store) = self.store.as_mut() {
+                store.forget_dropped(dropped);
+            }
+        }
+    }
 }
 
 fn new_editor(
@@ -250,12 +337,7 @@ fn new_editor(
         .build();
     let mut editor = Editor::with_config(config).map_err(|err| err.to_string())?;
     editor.set_helper(Some(ReplHelper {
-        tools: parts
-            .registry
-            .all()
-            .into_iter()
-            .map(|(n, _)| n.to_string())
-            .collect(),
+        tools: tool_names(parts),
     }));
     if let Some(path) = history {
         if let Some(dir) = path.parent() {
@@ -287,26 +369,6 @@ fn set_aside_history(path: &std::path::Path, err: &ReadlineError) {
             String::new()
         }
     ));
-}
-
-fn start_conversation(
-    parts: &Parts,
-    system: &str,
-    resumed: Option<(ConversationStore, Vec<Message>, Summary, usize)>,
-    settings: &Settings,
-) -> (Option<ConversationStore>, Vec<Message>) {
-    let mut messages = vec![Message::System {
-        content: system.to_string(),
-    }];
-    if let Some((store, earlier, _, skipped)) = resumed {
-        warn_skipped(&store, skipped);
-        messages.extend(earlier);
-        return (Some(store), messages);
-    }
-    (
-        new_store(&parts.provider_label(), Mode::Repl, settings),
-        messages,
-    )
 }
 
 /// Whether `input` repeats the last message, a question that got no reply.
@@ -452,22 +514,14 @@ fn markdown(messages: &[Message]) -> String {
     out
 }
 
-/// One turn with its own printer; returns how it ended.
-async fn turn(
-    agent: &mut Agent<'_>,
-    messages: &mut Vec<Message>,
-    settings: &Settings,
-    audit: Option<&mut crate::audit::AuditLog>,
-) -> Ended {
-    let mut interrupt = Interrupt::listen();
-    let mut frontend = frontend_for(settings.output, settings.quiet, settings.color);
-    let mut recorder = Recorder::default();
-    let mut sinks = Sinks {
-        recorder: &mut recorder,
-        audit,
-        frontend: frontend.as_mut(),
-    };
-    let ended = run_turn(agent, messages, &mut sinks, &mut interrupt).await;
+/// Shows how a turn ended (its error said on stderr, its result to the front end); returns how
+/// it ended.
+fn shown(turned: Turned) -> Ended {
+    let Turned {
+        ended,
+        recorder,
+        mut frontend,
+    } = turned;
     match &ended {
         Ended::Turn(end) => {
             let (status, error, report) = if end.status == RunStatus::Ok {

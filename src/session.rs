@@ -3,13 +3,12 @@
 //! handled. The one-shot run and the REPL both stand on it.
 
 mod model;
+mod turn;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crate::agent::{
-    Agent, Gate, Limits, NobodyAsker, OutputSchema, Recorder, Sandbox, Stop, ToolMode, TurnEnd,
-    instructions,
+    Agent, Gate, Limits, NobodyAsker, OutputSchema, Sandbox, ToolMode, instructions,
 };
 use crate::audit::AuditLog;
 use crate::config::{
@@ -19,14 +18,15 @@ use crate::config::{
 use crate::conversation::{ConversationStore, Mode, Summary, utc_minute};
 use crate::error::{ConfigError, ExitCode, Report};
 use crate::policy::{Policy, Roots, Rules};
-use crate::protocol::{ErrorKind, Event, Message, RunError, RunStatus, Untrusted};
+use crate::protocol::{ErrorKind, Message, RunError, RunStatus, Untrusted};
 use crate::provider::{HttpClient, Provider, provider_for, select_endpoint};
 use crate::sandbox;
 use crate::shell::{command_instructions, context_file, last_command};
 use crate::tool::{ExecSettings, McpHub, Registry, ToolContext, WebSettings};
-use crate::ui::{Frontend, TerminalAsker};
+use crate::ui::TerminalAsker;
 
 pub(crate) use model::fetch_model;
+pub(crate) use turn::{Ended, Interrupt, Session, Turned};
 
 /// Why a session could not be set up, with the `--json` error kind it is.
 #[derive(Debug)]
@@ -92,8 +92,8 @@ pub(crate) struct Parts {
     pub(crate) sandbox: sandbox::Plan,
     /// ai's directories and files (the audit log, the shell hooks' last command).
     pub(crate) paths: Paths,
-    /// The shell `ai --command` writes for.
-    command_shell: String,
+    /// In command mode (the shell widget), the shell the command line is for.
+    command_shell: Option<String>,
     /// The AGENTS.md files that join the instructions (none when `SWEBASH_AI_PROJECT_DOC=off`).
     pub(crate) project_docs: Vec<ProjectDoc>,
 }
@@ -101,10 +101,7 @@ pub(crate) struct Parts {
 impl Parts {
     /// Chooses the endpoint, settles the model, and sets up tools and policy. In command mode
     /// (the shell widget) only read-only tools are offered.
-    pub(crate) async fn prepare(
-        settings: &Settings,
-        command_mode: bool,
-    ) -> Result<Parts, SetupError> {
+    pub(crate) async fn prepare(settings: &Settings) -> Result<Parts, SetupError> {
         // Port probes and the key command block: off the runtime's only thread.
         let owned_settings = settings.clone();
         let endpoint = tokio::task::spawn_blocking(move || select_endpoint(&owned_settings))
@@ -157,7 +154,7 @@ impl Parts {
                 sandbox_env: settings.sandbox_env.clone(),
             },
         };
-        let (registry, mcp) = tools(settings, command_mode).await;
+        let (registry, mcp) = tools(settings).await;
         let secrets = [&settings.api_key, &provider_key, &settings.web_api_key]
             .into_iter()
             .flatten()
@@ -165,7 +162,7 @@ impl Parts {
             .collect();
         let sandbox = sandbox_plan(settings, &ctx.cwd);
         Ok(Parts {
-            command_shell: settings.command_shell.clone(),
+            command_shell: (settings.command_mode()).then(|| settings.command_shell.clone()),
             project_docs: project_docs(settings),
             sandbox,
             paths: paths.clone(),
@@ -179,8 +176,8 @@ impl Parts {
     }
 
     /// The approval gate. Nobody is asked in command mode.
-    pub(crate) fn gate(settings: &Settings, command_mode: bool) -> Result<Gate, Report> {
-        let asker: Box<dyn crate::protocol::Asker> = if command_mode {
+    pub(crate) fn gate(settings: &Settings) -> Result<Gate, Report> {
+        let asker: Box<dyn crate::protocol::Asker> = if settings.command_mode() {
             Box::new(NobodyAsker)
         } else {
             Box::new(TerminalAsker)
@@ -218,15 +215,11 @@ impl Parts {
     }
 
     /// The agent over these parts, for one run.
-    pub(crate) fn agent(
-        &self,
-        settings: &Settings,
-        command_mode: bool,
-    ) -> Result<Agent<'_>, Report> {
-        let gate = Self::gate(settings, command_mode)?;
+    pub(crate) fn agent(&self, settings: &Settings) -> Result<Agent<'_>, Report> {
+        let gate = Self::gate(settings)?;
         let mut agent = self.agent_with(settings, gate, self.mode(settings));
         // The widget's instructions ask for one command line; naming tools there only distracts.
-        agent.name_tools = !command_mode;
+        agent.name_tools = !settings.command_mode();
         Ok(agent)
     }
 
@@ -255,9 +248,9 @@ impl Parts {
     /// The instructions that open the conversation: the task, and the last shell command if the
     /// hooks recorded one. The agent adds what it says of tools per request, from what is on offer
     /// then.
-    pub(crate) fn instructions(&self, command_mode: bool) -> String {
-        let mut system = if command_mode {
-            command_instructions(&self.command_shell, std::env::consts::OS)
+    pub(crate) fn instructions(&self) -> String {
+        let mut system = if let Some(shell) = &self.command_shell {
+            command_instructions(shell, std::env::consts::OS)
         } else {
             let mut system = instructions(&self.ctx.cwd);
             for doc in &self.project_docs {
@@ -359,7 +352,7 @@ pub(crate) fn load_output_schema(settings: &Settings) -> Result<Option<OutputSch
 /// The tools of a session: the built-in ones the settings enable and those of the configured
 /// MCP servers (started in parallel; a server that fails is reported and left out). In command
 /// mode (the shell widget) `execute_command` is not offered.
-pub(crate) async fn tools(settings: &Settings, command_mode: bool) -> (Registry, McpHub) {
+pub(crate) async fn tools(settings: &Settings) -> (Registry, McpHub) {
     let web = WebSettings {
         backend: settings.web_provider.into(),
         base_url: settings.web_url.clone(),
@@ -369,7 +362,7 @@ pub(crate) async fn tools(settings: &Settings, command_mode: bool) -> (Registry,
         max_per_turn: 5,
     };
     let mut offered = settings.clone();
-    offered.tools.exec &= !command_mode;
+    offered.tools.exec &= !settings.command_mode();
     let mut registry = Registry::from_settings(&offered, web);
     let mut mcp = if settings.mcp_servers.is_empty() {
         McpHub::default()
@@ -383,40 +376,6 @@ pub(crate) async fn tools(settings: &Settings, command_mode: bool) -> (Registry,
         registry.add(Box::new(tool));
     }
     (registry, mcp)
-}
-
-/// Where a run's events go.
-pub(crate) struct Sinks<'a> {
-    pub(crate) recorder: &'a mut Recorder,
-    pub(crate) audit: Option<&'a mut AuditLog>,
-    pub(crate) frontend: &'a mut dyn Frontend,
-}
-
-impl Sinks<'_> {
-    pub(crate) fn emit(&mut self, event: &Event) {
-        self.recorder.observe(event);
-        if let Some(audit) = self.audit.as_mut() {
-            audit.observe(event);
-        }
-        self.frontend.handle(event);
-    }
-}
-
-/// One turn as every front end runs it (one-shot and the REPL alike): announced, then the loop
-/// driven with the front end, the record and the audit log as its sinks, until it ends or is
-/// interrupted.
-pub(crate) async fn run_turn(
-    agent: &mut Agent<'_>,
-    messages: &mut Vec<Message>,
-    sinks: &mut Sinks<'_>,
-    interrupt: &mut Interrupt,
-) -> Ended {
-    sinks.emit(&Event::RunStarted {
-        provider: agent.provider.name().to_string(),
-        model: agent.provider.model().to_string(),
-        tool_format: agent.mode.name().into(),
-    });
-    drive_turn(agent, messages, sinks, interrupt).await
 }
 
 /// Estimated tokens of context a conversation carries into a turn (REPL, `--resume`).
@@ -488,66 +447,6 @@ pub(crate) fn trim_to_budget(messages: &mut Vec<Message>, budget: usize) -> usiz
         dropped += next - first;
     }
     dropped
-}
-
-/// How a turn ended.
-pub(crate) enum Ended {
-    Turn(TurnEnd),
-    Interrupted,
-    PipeClosed,
-}
-
-/// Ctrl-C, listened for from before anything is drawn: a press in the first instant must end
-/// the run through the same clean-up (spinner cleared, cursor shown) rather than kill the
-/// process with the spinner half drawn.
-pub(crate) struct Interrupt(Option<tokio::signal::unix::Signal>);
-
-impl Interrupt {
-    /// Starts listening (inside the runtime).
-    pub(crate) fn listen() -> Self {
-        Interrupt(tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok())
-    }
-
-    pub(crate) async fn pressed(&mut self) {
-        match &mut self.0 {
-            Some(signal) => {
-                signal.recv().await;
-            }
-            None => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-}
-
-/// Runs one turn; Ctrl-C or a closed stdout end it early (the running command's future is
-/// dropped, which kills its process group, and the agent leaves the conversation valid).
-async fn drive_turn(
-    agent: &mut Agent<'_>,
-    messages: &mut Vec<Message>,
-    sinks: &mut Sinks<'_>,
-    interrupt: &mut Interrupt,
-) -> Ended {
-    let pipe_closed = Arc::new(tokio::sync::Notify::new());
-    let closed = Arc::clone(&pipe_closed);
-    let mut emit = |event: &Event| {
-        sinks.emit(event);
-        if sinks.frontend.broken() {
-            closed.notify_one();
-        }
-    };
-    let stop = std::pin::pin!(async {
-        tokio::select! {
-            () = interrupt.pressed() => Stop::Interrupted,
-            () = pipe_closed.notified() => Stop::PipeClosed,
-        }
-    });
-    let end = agent.run_turn(messages, &mut emit, stop).await;
-    match end.stopped {
-        Some(Stop::Interrupted) => Ended::Interrupted,
-        Some(Stop::PipeClosed) => Ended::PipeClosed,
-        None => Ended::Turn(end),
-    }
 }
 
 /// Variables holding API keys: removed from the environment of commands the model runs.

@@ -6,30 +6,46 @@
 //! the sandbox, stops) is a table test; `driver` carries the commands out.
 
 use super::answer::OutputSchema;
-use super::current::Current;
+use super::current::Call;
 use super::end::{denied_end, limit_end, provider_end, stopped_end, unexpected_end};
 use super::machine::{Command, Input, Output, Setup};
 use super::mode::{Reply, ToolMode};
+use super::outcome::{not_run_after_refusal, not_run_past_limit};
 use super::prompt::tools_sentence;
+use super::step::{Desk, Next};
 use super::turn::{LimitHit, TurnState};
 use super::{Stop, TurnEnd};
 use crate::protocol::{Event, Message, ToolChoice, ToolErrorType, ToolResult, ToolSpec, Usage};
 use crate::provider::ProviderError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the turn is, with what only that phase needs.
 enum Phase {
     Ready,
     Requesting,
-    Calling,
+    /// Answering the calls of a reply in order: `call` is the one in hand.
+    Calling {
+        batch: Batch,
+        call: Box<Call>,
+    },
     Finished,
 }
 
-/// The calls of one reply, answered in order.
-pub(super) struct Batch {
-    pub(crate) reply: Reply,
-    pub(crate) results: Vec<ToolResult>,
-    pub(crate) hit: Option<LimitHit>,
-    pub(crate) current: Option<Current>,
+impl Phase {
+    fn name(&self) -> &'static str {
+        match self {
+            Phase::Ready => "Ready",
+            Phase::Requesting => "Requesting",
+            Phase::Calling { .. } => "Calling",
+            Phase::Finished => "Finished",
+        }
+    }
+}
+
+/// The calls of one reply and the results of those answered so far.
+struct Batch {
+    reply: Reply,
+    results: Vec<ToolResult>,
+    hit: Option<LimitHit>,
 }
 
 pub(crate) struct Core<'m> {
@@ -38,8 +54,7 @@ pub(crate) struct Core<'m> {
     pub(super) turn: TurnState,
     usage: Option<Usage>,
     phase: Phase,
-    pub(super) batch: Option<Batch>,
-    pub(super) events: Vec<Event>,
+    events: Vec<Event>,
     append: Vec<Message>,
     /// The model was asked once more for an answer that matches the output schema.
     retried: bool,
@@ -56,7 +71,6 @@ impl<'m> Core<'m> {
             turn: TurnState::default(),
             usage: None,
             phase: Phase::Ready,
-            batch: None,
             events: Vec::new(),
             append: Vec::new(),
             retried: false,
@@ -81,17 +95,30 @@ impl<'m> Core<'m> {
         }
     }
 
+    /// The phase is taken out while its input is handled; each handler sets the next one.
     fn step(&mut self, input: Input) -> Command {
-        match (self.phase, input) {
+        match (std::mem::replace(&mut self.phase, Phase::Finished), input) {
             (Phase::Finished, input) => unexpected(&input, "after the turn ended"),
-            (_, Input::Stopped { why, partial }) => self.stopped(why, &partial),
+            (phase, Input::Stopped { why, partial }) => self.stopped(phase, why, &partial),
             (Phase::Ready, Input::Start) => self.request(),
             (Phase::Requesting, Input::Replied { text, reply, usage }) => {
                 self.replied(text, reply, usage)
             }
             (Phase::Requesting, Input::Failed(err)) => self.failed(&err),
-            (Phase::Calling, input) => self.call_step(input),
-            (phase, input) => self.abort(&format!("{input:?} in {phase:?}")),
+            (Phase::Calling { batch, call }, input) => {
+                let next = self.desk().step(*call, input);
+                self.went(batch, next)
+            }
+            (phase, input) => self.abort(None, &format!("{input:?} in {}", phase.name())),
+        }
+    }
+
+    /// What a call works with.
+    fn desk(&mut self) -> Desk<'_> {
+        Desk {
+            turn: &mut self.turn,
+            events: &mut self.events,
+            cwd: &self.setup.cwd,
         }
     }
 
@@ -149,7 +176,7 @@ impl<'m> Core<'m> {
         self.turn.iterations
     }
 
-    pub(super) fn request(&mut self) -> Command {
+    fn request(&mut self) -> Command {
         if let Err(hit) = self.turn.begin_request(self.setup.limits) {
             return self.finish(limit_end(hit));
         }
@@ -176,36 +203,76 @@ impl<'m> Core<'m> {
         } else {
             Vec::new()
         };
-        let answer = (reply.calls.is_empty() && reply.problems.is_empty())
-            .then(|| self.setup.output.is_some().then(|| text.clone()));
+        let answer = (reply.calls.is_empty() && reply.problems.is_empty()).then(|| {
+            self.setup
+                .output
+                .clone()
+                .map(|output| (output, text.clone()))
+        });
         self.append.push(Message::Assistant {
             content: text,
             tool_calls,
         });
         match answer {
-            Some(Some(text)) => return self.answered(&text),
+            Some(Some((output, text))) => return self.answered(&output, &text),
             Some(None) => {
                 let end = self.refused_or_ok();
                 return self.finish(end);
             }
             None => {}
         }
-        self.phase = Phase::Calling;
-        self.batch = Some(Batch {
+        self.next_call(Batch {
             reply,
             results: Vec::new(),
             hit: None,
-            current: None,
-        });
-        self.next_call()
+        })
+    }
+
+    /// Starts the next call of the reply, or hands the results back when all are answered.
+    /// Calls past a limit, or after a refusal nobody could answer, are answered as not run, so
+    /// the conversation stays valid for a later turn.
+    fn next_call(&mut self, mut batch: Batch) -> Command {
+        let limits = self.setup.limits;
+        while let Some(call) = batch.reply.calls.get(batch.results.len()).cloned() {
+            if !self.turn.unapproved.is_empty() {
+                batch.results.push(not_run_after_refusal());
+                continue;
+            }
+            if let Some(hit) = batch.hit.or_else(|| self.turn.begin_call(limits).err()) {
+                batch.hit = Some(hit);
+                batch.results.push(not_run_past_limit(hit));
+                continue;
+            }
+            match self.desk().start(call) {
+                Next::Done(result) => batch.results.push(result),
+                next => return self.went(batch, next),
+            }
+        }
+        self.batch_done(batch)
+    }
+
+    /// Where the call in hand went: it waits on the driver, or it is answered and the next one
+    /// starts.
+    fn went(&mut self, mut batch: Batch, next: Next) -> Command {
+        match next {
+            Next::Wait(call, command) => {
+                self.phase = Phase::Calling {
+                    batch,
+                    call: Box::new(call),
+                };
+                command
+            }
+            Next::Done(result) => {
+                batch.results.push(result);
+                self.next_call(batch)
+            }
+            Next::Unfit(call, what) => self.abort(Some((batch, call)), &what),
+        }
     }
 
     /// A final answer under `--output-schema`: shown as the JSON value when it matches; else the
     /// model is told why and asked once more; a second miss fails the turn naming what failed.
-    fn answered(&mut self, text: &str) -> Command {
-        let Some(output) = self.setup.output.clone() else {
-            return self.abort("an answer to check without a schema");
-        };
+    fn answered(&mut self, output: &OutputSchema, text: &str) -> Command {
         if let Some(subject) = self.turn.unapproved.first() {
             let end = denied_end(subject);
             return self.finish(end);
@@ -250,10 +317,7 @@ impl<'m> Core<'m> {
 
     /// Every call of the reply has its result: they go back to the model, unless a limit or a
     /// refusal nobody could answer ends the turn (the model gets no chance to route around it).
-    pub(super) fn batch_done(&mut self) -> Command {
-        let Some(batch) = self.batch.take() else {
-            return self.abort("no calls to finish");
-        };
+    fn batch_done(&mut self, batch: Batch) -> Command {
         self.append
             .extend(self.mode.render(&batch.reply, &batch.results));
         if let Some(hit) = batch.hit {
@@ -273,7 +337,7 @@ impl<'m> Core<'m> {
         }
     }
 
-    pub(super) fn finish(&mut self, end: TurnEnd) -> Command {
+    fn finish(&mut self, end: TurnEnd) -> Command {
         self.phase = Phase::Finished;
         self.events.push(Event::TurnCompleted {
             usage: self.usage,
@@ -285,34 +349,37 @@ impl<'m> Core<'m> {
     /// A stop keeps the conversation valid for the next turn: the text of a reply cut short is
     /// kept, marked, and every call of the reply under way gets a result; the call in hand is
     /// completed in the event stream, and the turn's usage and requests are still counted.
-    fn stopped(&mut self, why: Stop, partial: &str) -> Command {
-        if self.phase == Phase::Requesting && !partial.trim().is_empty() {
-            self.append.push(Message::Assistant {
-                content: format!("{partial} [interrupted]"),
-                tool_calls: Vec::new(),
-            });
+    fn stopped(&mut self, phase: Phase, why: Stop, partial: &str) -> Command {
+        match phase {
+            Phase::Requesting if !partial.trim().is_empty() => {
+                self.append.push(Message::Assistant {
+                    content: format!("{partial} [interrupted]"),
+                    tool_calls: Vec::new(),
+                });
+            }
+            Phase::Calling { batch, call } => {
+                self.cut_short(batch, &call, "interrupted by the user")
+            }
+            _ => {}
         }
-        self.cut_short("interrupted by the user");
         self.finish(stopped_end(why))
     }
 
     /// The driver fed the core something that does not fit: a bug, reported as an internal error
     /// rather than a panic, with the conversation left valid.
-    pub(super) fn abort(&mut self, what: &str) -> Command {
-        self.cut_short("not run: internal error in the tool loop");
+    /// `calling` is the reply under way and the call in hand, if any.
+    fn abort(&mut self, calling: Option<(Batch, Call)>, what: &str) -> Command {
+        if let Some((batch, call)) = calling {
+            self.cut_short(batch, &call, "not run: internal error in the tool loop");
+        }
         self.finish(unexpected_end(what))
     }
 
     /// Answers the call in hand and every call after it with `why`, and hands the results back.
-    fn cut_short(&mut self, why: &str) {
-        let Some(mut batch) = self.batch.take() else {
-            return;
-        };
-        if let Some(current) = batch.current.take() {
-            self.events.push(Event::ToolCallCompleted {
-                record: current.cut_short(why),
-            });
-        }
+    fn cut_short(&mut self, mut batch: Batch, call: &Call, why: &str) {
+        self.events.push(Event::ToolCallCompleted {
+            record: call.cut_short(why),
+        });
         while batch.results.len() < batch.reply.calls.len() {
             batch
                 .results

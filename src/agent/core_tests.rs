@@ -486,6 +486,20 @@ fn an_input_out_of_place_ends_the_turn_as_an_internal_error() {
     // And after the end, anything is refused the same way.
     let again = end_of(turn.feed(Input::Start));
     assert_eq!(again.map(|e| e.status), Some(RunStatus::Error));
+    // Mid-call, the call in hand is completed as never run and every call gets a result.
+    let mut mode = self::mode(ToolFormat::Native);
+    let mut turn = Turn::new(&mut mode, setup(10, 10));
+    turn.feed(Input::Start);
+    turn.feed(replied(vec![command("1", "ls"), call("2", "filesystem")]));
+    let end = end_of(turn.feed(ran_ok("never judged")));
+    assert_eq!(end.map(|e| e.status), Some(RunStatus::Error));
+    assert_eq!(turn.records(), vec![("1".into(), Decision::Denied)]);
+    let answered = turn
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::Tool { .. }))
+        .count();
+    assert_eq!(answered, 2);
 }
 
 #[test]

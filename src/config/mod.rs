@@ -219,6 +219,12 @@ impl Settings {
             .find(|s| s.env_name == name)
             .map_or(name, |s| s.origin.clone())
     }
+
+    /// Whether this is the shell widget's run (`--command`): one command line on stdout, only
+    /// read-only tools, nobody asked.
+    pub(crate) fn command_mode(&self) -> bool {
+        self.output == OutputMode::Command
+    }
 }
 
 /// Merges flags > env > file > defaults into `Settings`.

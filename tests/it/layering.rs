@@ -521,10 +521,6 @@ const OVERSIZE: &[(&str, &str)] = &[
     ("ui/markdown.rs: fn highlight", "one match over token kinds"),
     // Still to split along a real seam.
     (
-        "repl.rs: fn run",
-        "to split: Session::turn (issue 28, item 5)",
-    ),
-    (
         "tool/exec.rs: fn run_command",
         "to split: spawn, stream, wait",
     ),
