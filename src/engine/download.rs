@@ -259,6 +259,29 @@ async fn attempt(
             "{url} serves {total} bytes, expected {size}"
         )));
     }
+    let bar = label.map(|label| progress(label, total, start));
+    let written = write_body(&mut response, part, resumed, start, bar.as_ref(), url).await?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    match total {
+        Some(total) if written < total => Err(FetchError::Network(format!(
+            "the download of {url} stopped at {written} of {total} bytes"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Writes the body of `response` to `part` (after its first `start` bytes when `resumed`);
+/// returns how long the `.part` is then.
+async fn write_body(
+    response: &mut reqwest::Response,
+    part: &Path,
+    resumed: bool,
+    start: u64,
+    bar: Option<&ProgressBar>,
+    url: &str,
+) -> Result<u64, FetchError> {
     let cannot_write =
         |err: std::io::Error| FetchError::Io(format!("cannot write {}: {err}", part.display()));
     let mut file = std::fs::OpenOptions::new()
@@ -268,14 +291,13 @@ async fn attempt(
         .truncate(!resumed)
         .open(part)
         .map_err(cannot_write)?;
-    let bar = label.map(|label| progress(label, total, start));
     let mut written = start;
     loop {
         match response.chunk().await {
             Ok(Some(bytes)) => {
                 file.write_all(&bytes).map_err(cannot_write)?;
                 written += bytes.len() as u64;
-                if let Some(bar) = &bar {
+                if let Some(bar) = bar {
                     bar.set_position(written);
                 }
             }
@@ -288,15 +310,7 @@ async fn attempt(
         }
     }
     file.flush().map_err(cannot_write)?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    match total {
-        Some(total) if written < total => Err(FetchError::Network(format!(
-            "the download of {url} stopped at {written} of {total} bytes"
-        ))),
-        _ => Ok(()),
-    }
+    Ok(written)
 }
 
 /// Whether `response` continues the `.part` of `have` bytes (206 from there) or starts the file

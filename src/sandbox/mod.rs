@@ -57,6 +57,7 @@ mod scrub;
 mod seccomp;
 mod settings_files;
 mod sources;
+mod toolchains;
 mod walk;
 
 use std::ffi::OsString;
@@ -73,6 +74,7 @@ pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
 pub use launch::launch;
 use settings_files::holds_credential;
+use toolchains::toolchain_dirs;
 
 /// The hidden first argument that turns `ai` into the launcher.
 pub const LAUNCHER_ARG: &str = "__sandbox";
@@ -82,40 +84,6 @@ pub(crate) const MAX_FILE_SIZE: u64 = 1 << 30;
 /// Most processes (threads count) a sandboxed call may have at once: a fork storm stops there,
 /// a parallel build on a big machine does not.
 pub(crate) const MAX_PROCESSES: u64 = 4096;
-
-/// What of the home directory sandboxed commands may read: the toolchains and caches builds
-/// need. The rest of home (and of `/home`) is hidden: histories, dotfiles, other projects,
-/// every credential the policy's list names and all it does not.
-const TOOLCHAINS: &[&str] = &[
-    ".cargo",
-    ".rustup",
-    ".npm",
-    ".nvm",
-    ".node",
-    ".volta",
-    ".bun",
-    ".deno",
-    ".yarn",
-    ".local/share/pnpm",
-    ".pyenv",
-    ".local/bin",
-    ".local/lib",
-    ".cache/pip",
-    ".cache/uv",
-    ".cache/pypoetry",
-    ".cache/yarn",
-    ".cache/go-build",
-    "go",
-    ".gradle",
-    ".m2",
-    ".gem",
-    ".rbenv",
-    ".sdkman",
-    ".dotnet",
-    ".nuget",
-    ".cache/node-gyp",
-    ".cache/ms-playwright",
-];
 
 /// Where a session's sandbox draws its lines, worked out once per session (clones share what
 /// the kernel was found to enforce, so a REPL probes and says it once).
@@ -562,86 +530,6 @@ impl Plan {
 pub(crate) struct Launch {
     pub(crate) argv: Vec<OsString>,
     pub(crate) network: bool,
-}
-
-/// Names of directories that are a toolchain's root when a `PATH` entry is their `bin`.
-const TOOLCHAIN_ROOTS: &[&str] = &[
-    ".cargo",
-    "cargo",
-    ".rustup",
-    ".pyenv",
-    ".nvm",
-    ".volta",
-    ".bun",
-    ".deno",
-    "go",
-    ".go",
-    ".rbenv",
-    ".sdkman",
-    ".dotnet",
-    ".gem",
-    ".venv",
-    "venv",
-    ".poetry",
-    ".juliaup",
-    ".ghcup",
-    ".nimble",
-    ".opam",
-    "flutter",
-    ".pub-cache",
-    "miniconda3",
-    "anaconda3",
-    "conda",
-];
-
-/// Where toolchains live: the usual places in the home, the directories the toolchains'
-/// variables name, and the root of each `PATH` entry (`~/.cargo` for `~/.cargo/bin`, the
-/// `.pyenv` of its `shims`).
-fn toolchain_dirs(
-    home: Option<&Path>,
-    project: Option<&PathBuf>,
-    vars: &ForeignVars,
-) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = home
-        .map(|home| TOOLCHAINS.iter().map(|t| home.join(t)).collect())
-        .unwrap_or_default();
-    dirs.extend(vars.toolchains.iter().cloned());
-    for entry in vars.path.as_deref().unwrap_or_default().split(':') {
-        let entry = Path::new(entry);
-        // The toolchain's root only when it is one (`~/.cargo` of `~/.cargo/bin`): `~/.local`
-        // of `~/.local/bin` holds far more than programs.
-        let parent = entry.parent().filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            TOOLCHAIN_ROOTS.contains(&name)
-                || name.starts_with("python")
-                || name.starts_with("node")
-        });
-        let root = match entry.file_name().and_then(|n| n.to_str()) {
-            Some("bin" | "shims") => parent.or(Some(entry)),
-            _ => Some(entry),
-        };
-        dirs.extend(
-            root.filter(|r| r.is_absolute() && r.parent().is_some())
-                .map(Path::to_path_buf),
-        );
-    }
-    // Never a whole home (`~/bin` on PATH has the home as its root).
-    let a_home = |d: &Path| {
-        d == Path::new("/root")
-            || d.parent() == Some(Path::new("/home"))
-            || home.is_some_and(|h| h.starts_with(d))
-            || Path::new("/home").starts_with(d)
-    };
-    // Judged where they lead: a link (a project's `.venv` made a link to `/` by a call) is its
-    // target. One inside the project is readable as the project already, and must not be
-    // taken for a toolchain: what a call makes there would widen the next run's reads.
-    let inside = |d: &Path| project.is_some_and(|p| d.starts_with(p));
-    dirs.retain(|d| !inside(d));
-    let mut dirs: Vec<PathBuf> = dirs.iter().filter_map(|d| d.canonicalize().ok()).collect();
-    dirs.retain(|d| !a_home(d) && !inside(d));
-    dirs.sort();
-    dirs.dedup();
-    dirs
 }
 
 /// What the project holds that the sandbox must know of, found once per run from the tree as it

@@ -66,12 +66,10 @@ pub(crate) fn refusal(project: &Path) -> Option<String> {
             link.display()
         ));
     }
-    // Lockfiles of fetched packages are the project's too: they steer the next fetch.
-    for lock in ["node_modules/.package-lock.json"] {
-        let path = project.join(lock);
-        if path.is_file() {
-            manifests.push(path);
-        }
+    // npm's copy of the lockfile in `node_modules` steers the next fetch too.
+    let hidden_lock = project.join("node_modules/.package-lock.json");
+    if hidden_lock.is_file() {
+        manifests.push(hidden_lock);
     }
     manifests.iter().find_map(|path| {
         let name = path.file_name()?.to_string_lossy();

@@ -32,8 +32,10 @@ fn with_fake_go(ai: Ai) -> Ai {
     ai.env("PATH", &path)
 }
 
+/// Go fetches whatever host a module path names (through the module proxy too), so a go.mod
+/// a call wrote could carry a secret out in a path: Go's lines never fetch, and run offline.
 #[test]
-fn go_fetches_first_and_its_tests_run_offline_with_no_cache_a_later_build_trusts() {
+fn go_lines_run_offline_with_no_fetch_and_no_cache_a_later_build_trusts() {
     if !require_sandbox() {
         return;
     }
@@ -45,30 +47,24 @@ fn go_fetches_first_and_its_tests_run_offline_with_no_cache_a_later_build_trusts
         });
         assert!(got.is_empty(), "{command}: {got:?}\n{calls}");
         let lines: Vec<&str> = calls.lines().collect();
-        assert_eq!(lines.len(), 4, "{command}: {calls}");
-        // The fetch: code-free, the module cache writable, modules as go.mod says, this go.
-        assert!(lines[0].starts_with("mod "), "{calls}");
-        assert!(lines[0].contains("GOFLAGS=-mod=mod"), "{calls}");
-        assert_eq!(lines[1], "fetched", "{calls}");
-        // The command: offline, and a build cache of its own that it can write.
+        assert_eq!(lines.len(), 2, "{command}: {calls}");
+        // The command: no fetch first, offline, and a build cache of its own that it can write.
         let verb = command.split(' ').nth(1).unwrap_or_default();
-        assert!(lines[2].starts_with(&format!("{verb} ")), "{calls}");
-        assert!(lines[2].contains("GOPROXY=off"), "{calls}");
-        assert_eq!(lines[3], "built", "{calls}");
-        for line in [lines[0], lines[2]] {
-            assert!(line.contains("GOTOOLCHAIN=local"), "{calls}");
-            let cache = line
-                .split("GOCACHE=")
-                .nth(1)
-                .and_then(|c| c.split(' ').next());
-            let cache = cache.unwrap_or_default();
-            assert!(
-                cache.starts_with('/') && !cache.starts_with(&home),
-                "{calls}"
-            );
-            // The call's own: gone with it.
-            assert!(!std::path::Path::new(cache).exists(), "{cache} was left");
-        }
+        assert!(lines[0].starts_with(&format!("{verb} ")), "{calls}");
+        assert!(lines[0].contains("GOPROXY=off"), "{calls}");
+        assert!(lines[0].contains("GOTOOLCHAIN=local"), "{calls}");
+        assert_eq!(lines[1], "built", "{calls}");
+        let cache = lines[0]
+            .split("GOCACHE=")
+            .nth(1)
+            .and_then(|c| c.split(' ').next())
+            .unwrap_or_default();
+        assert!(
+            cache.starts_with('/') && !cache.starts_with(&home),
+            "{calls}"
+        );
+        // The call's own: gone with it.
+        assert!(!std::path::Path::new(cache).exists(), "{cache} was left");
     }
 }
 

@@ -1,0 +1,121 @@
+//! Where the toolchains live that sandboxed commands may read inside the hidden home: the
+//! usual directories, what the toolchains' variables name, and the roots of `PATH`'s entries,
+//! each judged where it leads.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::ForeignVars;
+
+/// What of the home directory sandboxed commands may read: the toolchains and caches builds
+/// need. The rest of home (and of `/home`) is hidden: histories, dotfiles, other projects,
+/// every credential the policy's list names and all it does not.
+pub(super) const TOOLCHAINS: &[&str] = &[
+    ".cargo",
+    ".rustup",
+    ".npm",
+    ".nvm",
+    ".node",
+    ".volta",
+    ".bun",
+    ".deno",
+    ".yarn",
+    ".local/share/pnpm",
+    ".pyenv",
+    ".local/bin",
+    ".local/lib",
+    ".cache/pip",
+    ".cache/uv",
+    ".cache/pypoetry",
+    ".cache/yarn",
+    ".cache/go-build",
+    "go",
+    ".gradle",
+    ".m2",
+    ".gem",
+    ".rbenv",
+    ".sdkman",
+    ".dotnet",
+    ".nuget",
+    ".cache/node-gyp",
+    ".cache/ms-playwright",
+];
+
+/// Names of directories that are a toolchain's root when a `PATH` entry is their `bin`.
+const TOOLCHAIN_ROOTS: &[&str] = &[
+    ".cargo",
+    "cargo",
+    ".rustup",
+    ".pyenv",
+    ".nvm",
+    ".volta",
+    ".bun",
+    ".deno",
+    "go",
+    ".go",
+    ".rbenv",
+    ".sdkman",
+    ".dotnet",
+    ".gem",
+    ".venv",
+    "venv",
+    ".poetry",
+    ".juliaup",
+    ".ghcup",
+    ".nimble",
+    ".opam",
+    "flutter",
+    ".pub-cache",
+    "miniconda3",
+    "anaconda3",
+    "conda",
+];
+
+/// Where toolchains live: the usual places in the home, the directories the toolchains'
+/// variables name, and the root of each `PATH` entry (`~/.cargo` for `~/.cargo/bin`, the
+/// `.pyenv` of its `shims`).
+pub(super) fn toolchain_dirs(
+    home: Option<&Path>,
+    project: Option<&PathBuf>,
+    vars: &ForeignVars,
+) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = home
+        .map(|home| TOOLCHAINS.iter().map(|t| home.join(t)).collect())
+        .unwrap_or_default();
+    dirs.extend(vars.toolchains.iter().cloned());
+    for entry in vars.path.as_deref().unwrap_or_default().split(':') {
+        let entry = Path::new(entry);
+        // The toolchain's root only when it is one (`~/.cargo` of `~/.cargo/bin`): `~/.local`
+        // of `~/.local/bin` holds far more than programs.
+        let parent = entry.parent().filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            TOOLCHAIN_ROOTS.contains(&name)
+                || name.starts_with("python")
+                || name.starts_with("node")
+        });
+        let root = match entry.file_name().and_then(|n| n.to_str()) {
+            Some("bin" | "shims") => parent.or(Some(entry)),
+            _ => Some(entry),
+        };
+        dirs.extend(
+            root.filter(|r| r.is_absolute() && r.parent().is_some())
+                .map(Path::to_path_buf),
+        );
+    }
+    // Never a whole home (`~/bin` on PATH has the home as its root).
+    let a_home = |d: &Path| {
+        d == Path::new("/root")
+            || d.parent() == Some(Path::new("/home"))
+            || home.is_some_and(|h| h.starts_with(d))
+            || Path::new("/home").starts_with(d)
+    };
+    // Judged where they lead: a link (a project's `.venv` made a link to `/` by a call) is its
+    // target. One inside the project is readable as the project already, and must not be
+    // taken for a toolchain: what a call makes there would widen the next run's reads.
+    let inside = |d: &Path| project.is_some_and(|p| d.starts_with(p));
+    dirs.retain(|d| !inside(d));
+    let mut dirs: Vec<PathBuf> = dirs.iter().filter_map(|d| d.canonicalize().ok()).collect();
+    dirs.retain(|d| !a_home(d) && !inside(d));
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
