@@ -223,3 +223,70 @@ fn a_fetch_told_to_work_elsewhere_gets_no_network() {
         assert!(blocked, "{command}: {got:?}");
     }
 }
+
+/// A stand-in npm that does, in whichever phase it runs, what a project can steer the real one
+/// to do during its fetch: reach any host, and write wherever a link leads.
+const STEERED_NPM: &str = "#!/bin/sh\nsh WORK/evil.sh npm\n";
+
+/// The project with the stand-in npm first on PATH.
+fn with_steered_npm(ai: Ai) -> Ai {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = ai.work().join("bin");
+    std::fs::set_permissions(bin.join("npm"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    ai.env("PATH", &path)
+}
+
+/// Round 8: the fetch runs no project code, but the project's files steer where it connects
+/// (a dependency given as a URL, a lockfile's `resolved`) and where it writes (a lockfile made
+/// a link into a cache). With any of them the fetch gets neither network nor cache.
+#[test]
+fn a_fetch_the_project_steers_elsewhere_gets_no_network_and_no_cache() {
+    if !require_sandbox() {
+        return;
+    }
+    let steered = |files: &[(&str, &str)], setup: &dyn Fn(&Ai)| {
+        let mut all = vec![("bin/npm", STEERED_NPM)];
+        all.extend_from_slice(files);
+        attack_in(&["npm install --no-audit"], "npm", &all, |ai| {
+            setup(&ai);
+            with_steered_npm(ai)
+        })
+        .0
+    };
+    // The control: with nothing elsewhere, the fetch has the network (what the stand-in does
+    // with it, the real npm does only as the project's files say).
+    let got = steered(&[], &|_| {});
+    assert!(
+        got.iter().any(|g| g.contains("reached")),
+        "the control fetch had no network: {got:?}"
+    );
+    let url_dependency = r#"{"name": "demo", "version": "1.0.0",
+        "dependencies": {"x": "http://127.0.0.1:9/SECRET/x.tgz"}}"#;
+    let resolved = r#"{"name": "demo", "lockfileVersion": 3, "packages": {"": {},
+        "node_modules/x": {"version": "1.0.0", "resolved": "http://127.0.0.1:9/SECRET/x.tgz"}}}"#;
+    for (what, files) in [
+        ("a URL dependency", vec![("package.json", url_dependency)]),
+        ("a resolved URL", vec![("package-lock.json", resolved)]),
+    ] {
+        let got = steered(&files, &|_| {});
+        let held = got
+            .iter()
+            .all(|g| !g.contains("reached") && !g.contains("wrote"));
+        assert!(held, "{what}: {got:?}");
+    }
+    // A lockfile made a link into npm's cache: the fetch would write the cache through it.
+    let got = steered(&[], &|ai: &Ai| {
+        let target = ai.home().join(".npm/_npx/x/cli.js");
+        std::fs::remove_file(ai.work().join("package-lock.json")).unwrap();
+        std::os::unix::fs::symlink(target, ai.work().join("package-lock.json")).unwrap();
+    });
+    let held = got
+        .iter()
+        .all(|g| !g.contains("reached") && !g.contains("wrote"));
+    assert!(held, "a link into the cache: {got:?}");
+}
