@@ -45,8 +45,11 @@ pub(crate) fn is_public_ssh(names: &[String]) -> bool {
     in_ssh && (file.ends_with(".pub") || file == "known_hosts" || file == "authorized_keys")
 }
 
-/// Directories whose every file is a secret.
+/// Directories whose every file is a secret (`.gemini/` holds Gemini CLI's settings, whose
+/// MCP servers carry tokens; `.netlify/` its linked site and token).
 const SECRET_DIRS: &[&str] = &[
+    ".gemini",
+    ".netlify",
     ".envs",
     ".env.d",
     ".secrets",
@@ -159,6 +162,18 @@ const CREDENTIAL_NAMES: &[&str] = &[
     "credentials.yml",
     "credentials.yaml",
     "kubeconfig",
+    // AI tools' MCP settings, which give servers tokens in their environment.
+    "claude_desktop_config.json",
+    "mcp_config.json",
+    // Frameworks' local settings: Django's `settings_local.py`, Android's signing and API keys.
+    "settings_local.py",
+    "local_settings.py",
+    "local.properties",
+    // Compose's per-machine override, where local secrets go.
+    "docker-compose.override.yml",
+    "docker-compose.override.yaml",
+    "compose.override.yml",
+    "compose.override.yaml",
 ];
 
 fn credential_file(core: &str) -> Option<&'static str> {
@@ -172,8 +187,21 @@ fn credential_file(core: &str) -> Option<&'static str> {
     // A password kept in a text file (Docker's `db_password.txt`); the word alone is a word, and
     // `/etc/passwd` is no secret.
     let password = core.ends_with(".txt") && (core.contains("password") || core.contains("passwd"));
-    if kube || wireguard || password {
+    // google-github-actions/auth writes `gha-creds-*.json` into the workspace; `.aws-creds`,
+    // `db.creds`: credentials by their abbreviation.
+    let creds = core.starts_with("gha-creds")
+        || core.ends_with("-creds")
+        || core.ends_with("_creds")
+        || core.ends_with(".creds");
+    if kube || wireguard || password || creds {
         return Some("credentials");
+    }
+    // Templates of an environment file (`app.env.j2`, `.env.tpl`): filled in where they lie.
+    if [".j2", ".jinja", ".tpl", ".tmpl"].iter().any(|ext| {
+        core.strip_suffix(ext)
+            .is_some_and(|stem| env_file(stem).is_some())
+    }) {
+        return Some("environment secrets");
     }
     // Cloud consoles' key downloads (AWS's `credentials.csv`, `rootkey.csv`, `*_accessKeys.csv`).
     let csv_key = core.strip_suffix(".csv").is_some_and(|stem| {
@@ -271,6 +299,31 @@ mod tests {
             ],
         ),
         (
+            "tools' local settings with tokens",
+            &[
+                "claude_desktop_config.json",
+                "mcp_config.json",
+                ".gemini/settings.json",
+                ".netlify/state.json",
+                "settings_local.py",
+                "local_settings.py",
+                "local.properties",
+                "docker-compose.override.yml",
+                "compose.override.yaml",
+            ],
+        ),
+        (
+            "credentials by abbreviation and environment templates",
+            &[
+                "gha-creds-1a2b3c.json",
+                ".aws-creds",
+                "db_creds",
+                "app.env.j2",
+                ".env.tpl",
+                "prod.env.tmpl",
+            ],
+        ),
+        (
             "editor and backup copies",
             &[
                 ".env~",
@@ -365,7 +418,9 @@ mod tests {
     fn secret_files_by_every_spelling_of_their_category() {
         for (category, names) in SECRET_NAMES {
             for name in *names {
-                assert!(secret_file_name(name).is_some(), "{category}: {name}");
+                // A path: judged by its names, its directories included.
+                let names: Vec<String> = name.split('/').map(String::from).collect();
+                assert!(secret_by_names(&names).is_some(), "{category}: {name}");
             }
         }
     }
@@ -395,6 +450,12 @@ mod tests {
             "ar-SA.json",
             "id_list.txt",
             "id_map",
+            "settings.py",
+            "docker-compose.yml",
+            "state.json",
+            "template.j2",
+            "index.tmpl",
+            "scorecards.json",
         ] {
             assert!(secret_file_name(name).is_none(), "{name}");
         }

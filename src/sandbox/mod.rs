@@ -74,7 +74,7 @@ pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
 pub use launch::launch;
 use settings_files::holds_credential;
-use toolchains::toolchain_dirs;
+use toolchains::{toolchain_dirs, toolchain_secrets};
 
 /// The hidden first argument that turns `ai` into the launcher.
 pub const LAUNCHER_ARG: &str = "__sandbox";
@@ -466,6 +466,7 @@ impl Plan {
             };
             let below = home_secrets().filter_map(|s| s.strip_prefix(name)?.strip_prefix('/'));
             hide.extend(below.map(|rest| dir.join(rest)));
+            hide.extend(toolchain_secrets(dir));
         }
         hide.sort();
         hide.dedup();

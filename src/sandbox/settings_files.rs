@@ -98,7 +98,7 @@ pub(super) fn read_small(path: &Path, max: u64) -> Option<String> {
 /// Whether `text` names a credential, or holds a URL carrying one: a password
 /// (`scheme://u:p@host`), any user of an HTTP(S) URL (`https://TOKEN@host`, as Gemfury and
 /// private registries write it), or Anaconda's token path (`/t/TOKEN/`).
-fn credential_in(text: &str) -> bool {
+pub(super) fn credential_in(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
     if CREDENTIAL_WORDS.iter().any(|word| lower.contains(word)) || lower.contains("/t/") {
         return true;

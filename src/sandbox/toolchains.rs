@@ -119,3 +119,82 @@ pub(super) fn toolchain_dirs(
     dirs.dedup();
     dirs
 }
+
+/// What in any toolchain's root holds credentials, whatever the root is called (a cargo home
+/// under XDG is no `.cargo`): registry tokens, Gradle's Develocity keys and init scripts,
+/// NuGet's extra configs, .NET's certificate store, conda's, pip's and npm's settings.
+const TOOLCHAIN_SECRETS: &[&str] = &[
+    "credentials",
+    "credentials.toml",
+    ".credentials.toml",
+    "develocity",
+    "enterprise",
+    "init.d",
+    "init.gradle",
+    "init.gradle.kts",
+    "gradle.properties",
+    "corefx",
+    "NuGet",
+    ".condarc",
+    "condarc",
+    "pip.conf",
+    "pip.ini",
+    ".npmrc",
+    "npmrc",
+    "etc/npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".netrc",
+    "settings.xml",
+    "settings-security.xml",
+    "auth.json",
+    "auth.toml",
+    "token",
+    ".token",
+];
+
+/// Settings files of a toolchain's root that a build may need, hidden only when they hold a
+/// credential (cargo's `config.toml` with a registry token).
+const TOOLCHAIN_SETTINGS: &[&str] = &["config", "config.toml"];
+
+/// Where environments and versions of a toolchain keep their own settings (pyenv's
+/// `versions/3.12/pip.conf`, conda's `envs/x/.condarc`).
+const NESTED: &[&str] = &["versions", "envs"];
+
+/// The credentials in the toolchain at `root`, to be hidden.
+pub(super) fn toolchain_secrets(root: &Path) -> Vec<PathBuf> {
+    let mut hidden = secrets_in(root);
+    for nested in NESTED {
+        let Ok(entries) = std::fs::read_dir(root.join(nested)) else {
+            continue;
+        };
+        for entry in entries.flatten().take(200) {
+            hidden.extend(secrets_in(&entry.path()));
+        }
+    }
+    hidden
+}
+
+fn secrets_in(dir: &Path) -> Vec<PathBuf> {
+    let mut hidden: Vec<PathBuf> = TOOLCHAIN_SECRETS
+        .iter()
+        .map(|name| dir.join(name))
+        .filter(|path| path.symlink_metadata().is_ok())
+        .collect();
+    for name in TOOLCHAIN_SETTINGS {
+        let path = dir.join(name);
+        // A directory (NuGet's `config/`, with `ClearTextPassword`s) is hidden whole; a file
+        // when it holds a credential (or cannot be read as a small one).
+        let hide = match path.symlink_metadata() {
+            Ok(meta) if meta.is_dir() => true,
+            Ok(_) => super::settings_files::read_small(&path, 1 << 20)
+                .is_none_or(|text| super::settings_files::credential_in(&text)),
+            Err(_) => false,
+        };
+        if hide {
+            hidden.push(path);
+        }
+    }
+    hidden
+}

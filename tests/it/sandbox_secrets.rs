@@ -535,3 +535,70 @@ fn a_secret_saved_over_while_a_command_runs_never_reaches_the_model_later_either
     let said = format!("{}{}", run.stdout, run.stderr);
     assert!(said.matches("may hold a copy of").count() >= 2, "{said}");
 }
+
+/// A toolchain's credentials are hidden by what they are, whatever its directory is called
+/// (a cargo home under XDG) and wherever in it they lie (round 8).
+#[test]
+fn a_toolchains_credentials_are_hidden_whatever_its_directory_is_called() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = ai().file("src/main.c", "int main(void) { return 0; }\n");
+    let home = ai.home();
+    let planted = [
+        (".local/share/cargo/credentials.toml", "SECRET-XDG-CARGO"),
+        (".local/share/cargo/bin/tool", "#!/bin/sh\n"),
+        (
+            ".cargo/config.toml",
+            "[registries.x]\ntoken = \"SECRET-CARGO-CONFIG\"\n",
+        ),
+        (".gradle/develocity/keys.properties", "SECRET-DEVELOCITY"),
+        (".gradle/init.d/repo.gradle", "password 'SECRET-INIT'"),
+        (".nuget/config/extra.config", "SECRET-NUGET"),
+        (
+            ".dotnet/corefx/cryptography/x509stores/my/a.pfx",
+            "SECRET-PFX",
+        ),
+        (
+            "miniconda3/.condarc",
+            "channels: [https://x/t/SECRET-CONDA/]",
+        ),
+        ("miniconda3/bin/conda", "#!/bin/sh\n"),
+        (".pyenv/versions/3.12.0/pip.conf", "SECRET-PYENV-PIP"),
+        (".pyenv/versions/3.12.0/bin/python", "#!/bin/sh\n"),
+        (".cargo/bin/readable-tool", "TOOLCHAIN-READABLE"),
+    ];
+    for (path, text) in planted {
+        let file = home.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let path = format!(
+        "{h}/.local/share/cargo/bin:{h}/miniconda3/bin:{h}/.cargo/bin:{}",
+        std::env::var("PATH").unwrap_or_default(),
+        h = home.display()
+    );
+    let ai = ai.env("PATH", &path);
+    let recipe = [
+        format!(
+            "grep -r . {}/.local/share/cargo {}/miniconda3",
+            home.display(),
+            home.display()
+        ),
+        format!(
+            "grep -r . {h}/.cargo {h}/.gradle {h}/.nuget {h}/.dotnet {h}/.pyenv",
+            h = home.display()
+        ),
+    ];
+    let recipe: Vec<&str> = recipe.iter().map(String::as_str).collect();
+    let (_, stderr, server) = make_in_with_server(ai, &recipe);
+    let sent = sent(&server);
+    assert!(
+        sent.contains("TOOLCHAIN-READABLE"),
+        "the toolchain stays readable: {stderr}"
+    );
+    assert!(
+        !sent.contains("SECRET-"),
+        "a toolchain's credential was read: {sent}"
+    );
+}
