@@ -5,23 +5,22 @@
 // its own modules, and nothing outside it exists.
 #![allow(unreachable_pub)]
 
-mod fileserver;
-mod harness;
-mod server;
-
+mod answers_in_every_mode;
 mod approval_scope;
 mod attacker;
-mod attacks;
+mod bash_reads_otherwise;
 mod cli;
 mod endings;
 mod faults;
+mod fileserver;
+mod first_run;
+mod harm_needs_a_person;
+mod harness;
 mod history;
 mod launcher;
 mod layering;
-mod loop_attacks;
+mod loop_rules;
 mod mcp;
-mod newcomer;
-mod oneshot;
 mod output_schema;
 mod policy;
 mod project_doc;
@@ -30,7 +29,6 @@ mod provider;
 mod providers;
 mod pty;
 mod pull;
-mod readings;
 mod repl;
 mod sandbox;
 mod sandbox_approvals;
@@ -42,6 +40,7 @@ mod sandbox_network;
 mod sandbox_persistence;
 mod sandbox_secret_names;
 mod sandbox_secrets;
+mod server;
 mod shell;
 mod stats;
 mod status;

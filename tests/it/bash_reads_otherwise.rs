@@ -1,4 +1,4 @@
-//! Policy v3 end to end, with no terminal: spellings bash reads otherwise than the walk, programs
+//! Rule: what the policy cannot read as bash does asks, end to end with no terminal: spellings bash reads otherwise than the walk, programs
 //! found by a path, and untrusted text that stays in the context all end the run asking (exit 3)
 //! before anything runs; `/clear` ends the taint.
 

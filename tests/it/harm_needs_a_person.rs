@@ -1,4 +1,4 @@
-//! Policy v2 end to end, as an attacker would try it: a scripted model (or text it was fed) makes
+//! Rule: no harmful call runs without a person, end to end as an attacker would try it: a scripted model (or text it was fed) makes
 //! each harmful call with no one at a terminal. Nothing may change a file, send a byte, plant a
 //! hook or bring a secret to the model; `--yes` never exposes a secret; a refusal ends the run.
 

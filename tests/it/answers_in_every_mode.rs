@@ -1,4 +1,4 @@
-//! The done-when cases of the spine: a question answered from a file, in every output mode.
+//! A question answered from a file, in every output mode.
 
 use serde_json::json;
 
