@@ -6,6 +6,8 @@ last chunk), so a client that drops replies early pays for a new connection each
 The model name picks the script of a run:
   text-N     a streamed answer of N one-word deltas
   tools-K    K streamed tool calls (filesystem read of t0, t1, ... in turn), then a short answer
+  exec-K     K streamed commands (`echo 0`, `echo 1`, ...: allowed, so sandboxed), ten to a reply,
+             then an answer
 GET /stats tells how many TCP connections the server has accepted.
 Usage: fake_openai.py PORT      (prints "ready" once it listens)
 """
@@ -26,6 +28,18 @@ def text_events(tokens):
     return events
 
 
+def exec_events(start, n):
+    calls = [{"index": i, "id": f"call_{start + i}", "type": "function",
+              "function": {"name": "execute_command",
+                           "arguments": json.dumps({"command": f"echo {start + i}"})}}
+             for i in range(n)]
+    return [
+        delta({"role": "assistant", "content": None, "tool_calls": calls}),
+        delta({}, "tool_calls"),
+        {"choices": [], "usage": {"prompt_tokens": 30, "completion_tokens": 12}},
+    ]
+
+
 def tool_events(n):
     args = json.dumps({"operation": "read", "path": f"t{n}"})
     call = {"index": 0, "id": f"call_{n}", "type": "function",
@@ -40,9 +54,11 @@ def tool_events(n):
 def script(model, messages):
     kind, _, count = model.partition("-")
     count = int(count or 0)
+    done = sum(1 for m in messages if m.get("role") == "tool")
     if kind == "tools":
-        done = sum(1 for m in messages if m.get("role") == "tool")
         return tool_events(done) if done < count else text_events(5)
+    if kind == "exec":
+        return exec_events(done, min(10, count - done)) if done < count else text_events(5)
     return text_events(count or 200)
 
 
