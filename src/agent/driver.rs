@@ -321,14 +321,15 @@ impl Driver<'_> {
                 note: None,
             }
         };
+        // The user hears of it however the call ended (the model, only that it happened).
+        if let Some(why) = &after.withheld {
+            emitter.send(&Event::Notice {
+                message: format!("sandbox: {why}"),
+            });
+        }
         let moved = after.note;
         match (ran, after.withheld) {
-            (Ok(_), Some(why)) => {
-                emitter.send(&Event::Notice {
-                    message: format!("sandbox: {why}"),
-                });
-                Input::Ran(withheld(&why))
-            }
+            (Ok(_), Some(_)) => Input::Ran(withheld()),
             (Ok(mut outcome), None) => {
                 if let Some(moved) = moved {
                     emitter.send(&Event::Notice {

@@ -8,14 +8,16 @@ use crate::tool::ToolOutcome;
 use super::approval::DecidedBy;
 use super::turn::LimitHit;
 
-/// A contained call whose output must not reach the model: a secret it could read appeared
-/// while it ran (`why`).
-pub(crate) fn withheld(why: &str) -> ToolOutcome {
+/// A contained call whose output must not reach the model: a file the sandbox covered was
+/// replaced while it ran. The model is told no more than that: a path the call made could
+/// carry the secret in its name.
+pub(crate) fn withheld() -> ToolOutcome {
     let result = ToolResult::fail(
         ToolErrorType::SecurityError,
-        format!("the command ran, but its output is withheld: {why}"),
+        "the command ran, but its output is withheld: a secret file was saved while it ran, \
+         which the sandbox could not hide; the project now counts as secret",
     )
-    .with_suggestion("do not read those files; tell the user what happened".to_string());
+    .with_suggestion("tell the user; commands now need their approval".to_string());
     // Not `Blocked`: that offers to run it again outside the sandbox, and it has run.
     ToolOutcome::failed(CallErrorCode::ExecutionFailed, result)
 }

@@ -1,102 +1,71 @@
-//! Seeing, after a call, that a masked secret was saved over while it ran.
+//! Seeing, after a call, that a file the sandbox covered by a mount was replaced while it ran.
 //!
-//! A mask is a bind mount of an empty file over the secret's path. A rename onto that path from
-//! outside the call's mount namespace (an editor saving `.env`) detaches the mount, so the call
-//! could read the new file; no mount inside can stop it, and the call itself cannot do it (a
-//! rename onto a mount point in its own namespace fails). So each call notes which file each
-//! mask covered, and afterwards a different file at a masked path means the call may have read
-//! it: its output is withheld and what it changed is listed as possibly holding the secret
-//! (`config::exposed`).
+//! The sandbox covers a project's secret files (an empty file bound over each), git's configs
+//! (a scrubbed copy bound over each) and git's directories and hooks (read-only binds). A
+//! rename onto such a path from outside the call's mount namespace (an editor saving `.env`,
+//! git rewriting its config), or an unlink and a new file, detaches the mount, so the call
+//! could read the new file, or write where git runs code from; no mount inside can stop it, and
+//! the call itself cannot do it (a rename onto a mount point in its own namespace fails). So each
+//! call notes which file each covered path was (device, inode and birth time: a new file can
+//! get the old one's inode number), and afterwards another file at one of them means the call
+//! may have used it (`config::exposed` takes it from there).
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::config::exposed::{Listed, MOST_FILES, Record};
+/// A file as the kernel tells one from another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: (u32, u32),
+    ino: u64,
+    /// Birth time (seconds, nanoseconds), where the file system keeps one.
+    born: Option<(i64, u32)>,
+}
 
-use super::walk;
+impl Identity {
+    fn of(path: &Path) -> Option<Identity> {
+        use rustix::fs::{AtFlags, CWD, StatxFlags, statx};
+        let stat = statx(
+            CWD,
+            path,
+            AtFlags::empty(),
+            StatxFlags::INO | StatxFlags::BTIME,
+        )
+        .ok()?;
+        let born = (stat.stx_mask & StatxFlags::BTIME.bits() != 0)
+            .then_some((stat.stx_btime.tv_sec, stat.stx_btime.tv_nsec));
+        Some(Identity {
+            dev: (stat.stx_dev_major, stat.stx_dev_minor),
+            ino: stat.stx_ino,
+            born,
+        })
+    }
+}
 
-/// The masked files of one call, as they were when it began.
-#[derive(Debug, Clone)]
+/// The covered paths of one call, as they were when it began.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Watch {
-    /// When the call was prepared (seconds, nanoseconds since the epoch).
-    start: (i64, i64),
-    masked: Vec<(PathBuf, u64, u64)>,
+    covered: Vec<(PathBuf, Identity)>,
 }
 
 impl Watch {
-    /// Notes the file each of `masked` is now (device and inode).
-    pub(crate) fn of(masked: &[PathBuf]) -> Watch {
-        let masked = masked
-            .iter()
-            .filter_map(|path| {
-                let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
-                Some((path.clone(), meta.dev(), meta.ino()))
-            })
+    /// Notes the file each of `covered` is now.
+    pub(crate) fn of<'p>(covered: impl IntoIterator<Item = &'p PathBuf>) -> Watch {
+        let covered = covered
+            .into_iter()
+            .filter_map(|path| Some((path.clone(), Identity::of(path)?)))
             .collect();
-        Watch {
-            start: now(),
-            masked,
-        }
+        Watch { covered }
     }
 
-    /// The masked paths that hold another file now: saved over during the call.
+    /// The covered paths that hold another file now (or none: removed, which lifts the mount
+    /// just the same, and a call that read before the end could have seen what came between).
     pub(crate) fn replaced(&self) -> Vec<PathBuf> {
-        self.masked
+        self.covered
             .iter()
-            .filter(|(path, dev, ino)| {
-                std::fs::metadata(path).is_ok_and(|m| (m.dev(), m.ino()) != (*dev, *ino))
-            })
-            .map(|(path, _, _)| path.clone())
+            .filter(|(path, was)| Identity::of(path) != Some(*was))
+            .map(|(path, _)| path.clone())
             .collect()
     }
-
-    /// What the exposure of `secret` leaves: every file under `project` changed since the call
-    /// began (the secret itself aside, which is the user's), or the project whole when there
-    /// are too many to list or the walk could not see them all.
-    pub(crate) fn record(&self, project: &Path, secret: &Path) -> Record {
-        // File times come from a coarse clock, a tick behind: the slack errs towards listing.
-        let since = minus_millis(self.start, 50);
-        let mut files = Vec::new();
-        let complete = walk::walk_all(project, &mut |path, name, kind| {
-            if files.len() <= MOST_FILES
-                && path != secret
-                && let Some(listed) = Listed::of(path)
-                && (listed.ctime, listed.ctime_nsec) >= since
-                && !kind.is_dir()
-            {
-                files.push(listed);
-            }
-            name != ".git"
-        });
-        let whole = !complete || files.len() > MOST_FILES;
-        Record {
-            project: project.to_path_buf(),
-            secret: secret.to_path_buf(),
-            at: u64::try_from(self.start.0).unwrap_or(0),
-            files: if whole { Vec::new() } else { files },
-            whole,
-        }
-    }
-}
-
-fn now() -> (i64, i64) {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or((0, 0), |d| {
-            (
-                i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-                i64::from(d.subsec_nanos()),
-            )
-        })
-}
-
-fn minus_millis((secs, nanos): (i64, i64), millis: i64) -> (i64, i64) {
-    let total = nanos - millis * 1_000_000;
-    (
-        secs + total.div_euclid(1_000_000_000),
-        total.rem_euclid(1_000_000_000),
-    )
 }
 
 #[cfg(test)]
@@ -104,36 +73,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_file_saved_over_a_masked_one_is_seen_and_what_changed_is_listed() {
+    fn a_file_saved_over_a_covered_one_is_seen_and_one_written_in_place_is_not() {
         let dir = tempfile::tempdir().unwrap();
-        let project = dir.path();
-        let env = project.join(".env");
+        let env = dir.path().join(".env");
+        let hooks = dir.path().join("hooks");
         std::fs::write(&env, "OLD=1").unwrap();
-        std::fs::write(project.join("old.txt"), "before").unwrap();
-        let watch = Watch {
-            // As if the call began long after old.txt was written.
-            start: (now().0 + 10, 0),
-            ..Watch::of(std::slice::from_ref(&env))
-        };
-        // Written in place: the mask held.
+        std::fs::create_dir(&hooks).unwrap();
+        let watch = Watch::of([&env, &hooks]);
+        // Written in place: the mount held.
         std::fs::write(&env, "OLD=2").unwrap();
         assert!(watch.replaced().is_empty());
-        // An editor's save: a new file renamed over it.
-        std::fs::write(project.join(".env.tmp"), "NEW=1").unwrap();
-        std::fs::rename(project.join(".env.tmp"), &env).unwrap();
-        assert_eq!(watch.replaced(), vec![env.clone()]);
-        let watch = Watch {
-            start: now(),
-            ..watch
-        };
-        std::fs::write(project.join("copy.txt"), "NEW=1").unwrap();
-        let record = watch.record(project, &env);
-        assert!(!record.whole);
-        let listed: Vec<&Path> = record.files.iter().map(|f| f.path.as_path()).collect();
-        assert!(
-            listed.contains(&project.join("copy.txt").as_path()),
-            "{listed:?}"
-        );
-        assert!(!listed.contains(&env.as_path()));
+        // An editor's save: a new file renamed over it; a directory replaced.
+        std::fs::write(dir.path().join(".env.tmp"), "NEW=1").unwrap();
+        std::fs::rename(dir.path().join(".env.tmp"), &env).unwrap();
+        std::fs::remove_dir(&hooks).unwrap();
+        std::fs::create_dir(&hooks).unwrap();
+        assert_eq!(watch.replaced(), vec![env.clone(), hooks.clone()]);
     }
 }

@@ -35,23 +35,17 @@ pub(super) fn fail(message: &str) -> i32 {
 
 /// Stage one: isolate the children, run stage two, clean up, pass its status on.
 fn stage_one(mut request: Request) -> i32 {
-    for dir in &request.caches {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    for file in &request.cache_files {
-        if let Some(parent) = file.parent() {
-            let _ = std::fs::create_dir_all(parent);
-        }
-        let _ = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(file);
-    }
+    make_caches(&request);
     request.pid_namespace = !request.no_pid_namespace && super::isolate::new_pid_namespace();
     if !request.pid_namespace {
         let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     }
     let private = private_temp(&request);
+    // Opened now: inside the mount namespace ai's directories are read-only.
+    let report = request
+        .report
+        .as_ref()
+        .and_then(|path| std::fs::File::create(path).ok());
     // Here, not in stage two: in a user namespace only this process keeps the capabilities
     // that mounting needs (stage two runs as the user again).
     request.mount_namespace = super::mounts::enter();
@@ -95,6 +89,11 @@ fn stage_one(mut request: Request) -> i32 {
     request.stage2 = true;
     // After the mounts: made in the temp the call sees.
     let own_caches = own_caches(&request, &private);
+    let mut table = std::fs::File::open("/proc/self/mountinfo").ok();
+    let covering = table
+        .as_mut()
+        .and_then(|table| covering_mounts(table, &request))
+        .unwrap_or_default();
     let pid_max = super::isolate::global_pid_max();
     let status = run_stage_two(&request, &private, own_caches.as_deref());
     super::isolate::restore_pid_max(pid_max);
@@ -104,10 +103,54 @@ fn stage_one(mut request: Request) -> i32 {
     if !request.pid_namespace {
         super::isolate::kill_descendants();
     }
+    report_lost(report, table, &covering);
     match status {
         Ok(status) => exit_code(status),
         Err(err) => fail(&format!("cannot start the sandbox: {err}")),
     }
+}
+
+/// The package managers' caches and lock files, made if missing: only what exists is granted.
+fn make_caches(request: &Request) {
+    for dir in &request.caches {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    for file in &request.cache_files {
+        if let Some(parent) = file.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file);
+    }
+}
+
+/// The mounts that cover secrets and git's files, as the call begins.
+fn covering_mounts(table: &mut std::fs::File, request: &Request) -> Option<Vec<PathBuf>> {
+    let covered: Vec<PathBuf> = (request.mask.iter())
+        .chain(&request.scrub)
+        .chain(&request.read_only)
+        .cloned()
+        .collect();
+    super::mounts::points_among(table, &covered)
+}
+
+/// Tells ai which of the mounts that covered secrets and git's files are gone now the call is
+/// over (nothing of it runs any more): a file renamed over one from outside detaches it, and
+/// the call could then use what lay beneath.
+fn report_lost(report: Option<std::fs::File>, table: Option<std::fs::File>, covering: &[PathBuf]) {
+    use std::io::Write;
+    let (Some(mut report), Some(mut table)) = (report, table) else {
+        return;
+    };
+    // Unreadable now: every mount counts as lost (it fails closed).
+    let still = super::mounts::points_among(&mut table, covering).unwrap_or_default();
+    let lost: Vec<String> = (covering.iter())
+        .filter(|point| !still.contains(point))
+        .map(|point| point.display().to_string())
+        .collect();
+    let _ = report.write_all(lost.join("\n").as_bytes());
 }
 
 /// The call's own directory for the caches its builds need but must not share: in the call's

@@ -231,16 +231,9 @@ impl Plan {
         request.home.clone_from(&self.home);
         request.hide = self.secrets();
         request.read = self.readable();
-        let mut secrets = tree.secrets.clone();
-        if let Ok(project) = &self.project {
-            secrets.extend(exposed::files_under(project).0);
-        }
         match self.mode {
-            SandboxMode::Workspace => request.mask = secrets,
-            _ => request.hide.extend(secrets),
-        }
-        if let Ok(mut watch) = self.watch.lock() {
-            *watch = Some(exposure::Watch::of(&request.mask));
+            SandboxMode::Workspace => request.mask.clone_from(&tree.secrets),
+            _ => request.hide.extend(tree.secrets.iter().cloned()),
         }
         request.scrub = scrub::git_configs(&tree.git_dirs);
         request.scrub.extend(tree.git.includes.iter().cloned());
@@ -377,16 +370,35 @@ impl Plan {
         done
     }
 
-    /// After a call in the sandbox: whether a masked secret was saved over while it ran, so
-    /// the call could read it. Then what the call changed is recorded as possibly holding the
-    /// secret, and the notice says so: the call's output must not reach the model.
+    /// After a call in the sandbox: whether a file the sandbox covered by a mount (a secret, a
+    /// git config, git's directories) was replaced while it ran, so the call could read it or
+    /// write there. Then the project counts as secret from now on (the call may have left the
+    /// secret anywhere it could write), its temp is emptied, and the notice says so: the call's
+    /// output must not reach the model.
     pub(crate) fn exposure(&self) -> Option<String> {
         let watch = self.watch.lock().ok()?.take()?;
+        let mut lost = watch.replaced();
+        if let Some(report) = self.lost_report() {
+            // Written by the launcher once nothing of the call ran: the mounts it lost.
+            if let Ok(text) = std::fs::read_to_string(&report) {
+                lost.extend(text.lines().map(PathBuf::from));
+            }
+            let _ = std::fs::remove_file(report);
+        }
+        let secret = lost.first()?;
         let project = self.project.as_ref().ok()?;
-        let replaced = watch.replaced();
-        let secret = replaced.first()?;
-        let record = watch.record(project, secret);
-        Some(exposed::add(self.state_dir.as_deref(), record))
+        if let Ok(dirs) = self.sessions.0.lock() {
+            dirs.iter().for_each(|dir| walk::remove_tree(dir));
+        }
+        Some(exposed::add(self.state_dir.as_deref(), project, secret))
+    }
+
+    /// Where the launcher says which covering mounts a call lost: in ai's state directory,
+    /// which calls can neither read nor write.
+    fn lost_report(&self) -> Option<PathBuf> {
+        let dir = self.state_dir.as_ref()?;
+        let _ = std::fs::create_dir_all(dir);
+        Some(dir.join(format!("sandbox-lost-{}", std::process::id())))
     }
 
     /// Why the sandbox cannot vouch for this project, if it cannot: a tree too big to check
@@ -394,10 +406,11 @@ impl Plan {
     /// that counts whole as secret since a call could read a secret saved during it.
     pub(crate) fn unverifiable(&self) -> Option<String> {
         if let Ok(project) = &self.project
-            && exposed::files_under(project).1
+            && exposed::exposed(project)
         {
             return Some(
-                "a secret was saved over while an earlier sandboxed command ran, and the files                  it changed could not be listed, so the project counts as secret"
+                "a secret was saved over while an earlier sandboxed command ran, so the project \
+                 counts as secret until you have checked it"
                     .into(),
             );
         }
@@ -432,7 +445,17 @@ impl Plan {
     pub(crate) fn prefix(&self, fetch: &FetchNeeds) -> Option<Launch> {
         isolate::adopt_orphans();
         self.sweep();
-        let request = self.request(fetch)?;
+        let mut request = self.request(fetch)?;
+        request.report = self.lost_report();
+        if let Some(report) = &request.report {
+            let _ = std::fs::remove_file(report);
+        }
+        if let Ok(mut watch) = self.watch.lock() {
+            let covered = (request.mask.iter())
+                .chain(&request.scrub)
+                .chain(&request.read_only);
+            *watch = Some(exposure::Watch::of(covered));
+        }
         let exe = std::env::current_exe().ok()?;
         let mut argv = vec![exe.into_os_string(), LAUNCHER_ARG.into()];
         // A path JSON cannot carry (not UTF-8) leaves the command uncontained: it asks.

@@ -159,6 +159,28 @@ pub(crate) fn read_only(paths: &[PathBuf]) -> bool {
     all
 }
 
+/// Which of `paths` are mount points now, read from `table` (this process's
+/// `/proc/self/mountinfo`, opened while /proc was still the machine's: the call mounts its own
+/// over it, which names no process of ours once the call is over). `None` when it cannot be read.
+pub(crate) fn points_among(table: &mut std::fs::File, paths: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    use std::io::{Read, Seek};
+    let mut text = String::new();
+    table.rewind().ok()?;
+    table.read_to_string(&mut text).ok()?;
+    let table = text;
+    let points: Vec<String> = table
+        .lines()
+        .filter_map(mount_point)
+        .map(|(point, _)| point)
+        .collect();
+    let among = paths
+        .iter()
+        .filter(|path| points.iter().any(|p| Path::new(p) == path.as_path()))
+        .cloned()
+        .collect();
+    Some(among)
+}
+
 /// The mount point and per-mount options of a /proc/self/mountinfo line (octal escapes
 /// decoded: a space in a path is `\040`).
 fn mount_point(line: &str) -> Option<(String, Vec<&str>)> {

@@ -63,6 +63,10 @@ pub(crate) struct Request {
     /// Do without Landlock's network rules (a kernel before 6.7, to test that seccomp alone
     /// keeps the network closed where Landlock could).
     pub(crate) no_landlock_network: bool,
+    /// Where stage one writes, after the call, which of the mounts covering `mask`, `scrub` and
+    /// `read_only` were lost while it ran (a file renamed over one from outside): in ai's own
+    /// directories, out of the call's reach.
+    pub(crate) report: Option<PathBuf>,
     /// The program and its arguments: after `--`, as they are (they need not be UTF-8).
     #[serde(skip)]
     pub(crate) program: Vec<OsString>,
@@ -121,6 +125,7 @@ mod tests {
             no_landlock_network: true,
             mount_namespace: true,
             read_only_mounts: true,
+            report: Some("/state/lost".into()),
             program: vec!["sh".into(), "-c".into(), "echo --net".into()],
         };
         let mut args = request.to_args().unwrap();

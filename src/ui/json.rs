@@ -1,5 +1,6 @@
-//! The machine front ends: `--json` prints the run's result object once at the end; `--jsonl`
-//! prints every event as one line as it happens.
+//! The machine front ends: `--json` prints the run's result object once at the end (and what
+//! ai has to tell the person, its notices, on stderr); `--jsonl` prints every event as one line
+//! as it happens.
 
 use std::io::Write;
 
@@ -39,6 +40,10 @@ impl Frontend for JsonPrinter {
         match event {
             _ if self.every_event => self.line(event),
             Event::RunCompleted { result } => self.line(result),
+            Event::Notice { message } => {
+                let clean = super::sanitize::one_line(message);
+                let _ = writeln!(std::io::stderr(), "ai: {clean}");
+            }
             _ => {}
         }
     }

@@ -467,7 +467,7 @@ fn env_and_printenv_run_unasked_and_print_no_token() {
 }
 
 /// An editor saves a secret by renaming a new file over it, which lifts the mask of a call that
-/// is running. The call's output is withheld, and what it wrote stays secret in a later run.
+/// is running. The call's output is withheld, and the project stays secret in a later run.
 #[test]
 fn a_secret_saved_over_while_a_command_runs_never_reaches_the_model_later_either() {
     if !require_sandbox() {
@@ -531,9 +531,14 @@ fn a_secret_saved_over_while_a_command_runs_never_reaches_the_model_later_either
         !sent_later.contains("SECRET-SAVED"),
         "a copy of the saved secret reached the model: {sent_later}"
     );
-    assert!(sent_later.contains("a project"), "{sent_later}");
+    // The whole project counts as secret (the call could have left the secret anywhere it
+    // could write): nothing of it is read unasked, until the user removes the record.
+    assert!(!sent_later.contains("README-TEXT"), "{sent_later}");
     let said = format!("{}{}", run.stdout, run.stderr);
-    assert!(said.matches("may hold a copy of").count() >= 2, "{said}");
+    assert!(
+        said.contains("could read a secret saved") && said.contains("once you have checked"),
+        "{said}"
+    );
 }
 
 /// A toolchain's credentials are hidden by what they are, whatever its directory is called
@@ -601,4 +606,44 @@ fn a_toolchains_credentials_are_hidden_whatever_its_directory_is_called() {
         !sent.contains("SECRET-"),
         "a toolchain's credential was read: {sent}"
     );
+}
+
+/// The launcher itself tells which covering mounts a call lost (a rename from outside detaches
+/// one): ai cannot see the call's mounts once it is over, and a new file may even get the old
+/// one's inode number.
+#[test]
+fn the_launcher_reports_the_masks_a_rename_from_outside_took_away() {
+    if !require_sandbox() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().canonicalize().unwrap().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let (env, kept) = (work.join(".env"), work.join("id_rsa"));
+    std::fs::write(&env, "OLD=1\n").unwrap();
+    std::fs::write(&kept, "KEY\n").unwrap();
+    let report = dir.path().join("lost");
+    let fields = json!({"write": [work], "mask": [env, kept], "report": report});
+    let child = launcher(
+        fields,
+        &["sh", "-c", "cat .env; touch started; sleep 2; cat .env"],
+    )
+    .current_dir(&work)
+    .stdout(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let start = std::time::Instant::now();
+    while !work.join("started").exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::write(work.join(".env.swp"), "NEW=1\n").unwrap();
+    std::fs::rename(work.join(".env.swp"), &env).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !printed.contains("OLD"),
+        "the mask held at first: {printed}"
+    );
+    let lost = std::fs::read_to_string(&report).unwrap_or_default();
+    assert_eq!(lost.trim(), env.display().to_string(), "{printed}");
 }
