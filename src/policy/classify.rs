@@ -14,9 +14,9 @@ use super::glob::glob_makes_options;
 use super::judged::Judged;
 use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
+use super::program;
 use super::reach::{Place, braces_make_words, expand_words, has_glob, too_much_brace};
 use super::runs;
-use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
 use super::wreck::Ground;
 use super::{Approver, Finding, Verdict};
@@ -431,7 +431,7 @@ impl Judge<'_> {
         wraps: usize,
         findings: &mut Vec<Finding>,
     ) {
-        let judged = safe::judge(base, args);
+        let judged = program::judge(base, args);
         let explained = danger::explain(base, args);
         // A program in the safe table has its own reasons; only the deny rules still apply.
         findings.extend(

@@ -5,7 +5,7 @@
 use super::Finding;
 use super::classify::{Judge, ask};
 use super::kind::{package_script, project_bin};
-use super::safe;
+use super::program;
 use super::shell::Word;
 
 impl Judge<'_> {
@@ -109,7 +109,7 @@ impl Judge<'_> {
         if project_bin(project, &name.text) {
             let rest = &args[at..];
             // A tool the table knows is judged as itself; one it does not is project code.
-            return if safe::judge(&name.text, &rest[1..]).known {
+            return if program::judge(&name.text, &rest[1..]).known {
                 Some(rest)
             } else {
                 Some(&[])

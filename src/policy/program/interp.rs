@@ -2,9 +2,9 @@
 //! code, code on stdin and scripts from elsewhere ask. Options are read with each interpreter's own
 //! table of which one-letter options take a value.
 
-use super::args::{has_flag, operands, option_values, skip_options, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::args::{has_flag, operands, option_values, skip_options, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 /// Python modules whose `-m` run is a test runner or a read-only tool.
 const PYTHON_SAFE_MODULES: &[&str] = &[
@@ -92,7 +92,7 @@ pub(crate) fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
         if module == "pytest" {
             pytest(after, judged);
         }
-        super::py_module::options(name, module, after, judged);
+        crate::policy::py_module::options(name, module, after, judged);
         if module == "venv" {
             // A new environment directory named like one; into an existing directory it would
             // overwrite files (`venv .` replaces the project's `bin/`), `--clear` deletes.
@@ -217,7 +217,7 @@ pub(crate) fn pytest(args: &[Word], judged: &mut Judged) {
                 || (flag.len() == 2 && !flag.starts_with("--") && a.text.starts_with(flag))
         });
         let disables_plugins = flag == "-p"
-            && super::args::option_values(args, &["-p"])
+            && crate::policy::args::option_values(args, &["-p"])
                 .iter()
                 .all(|v| v.text.starts_with("no:"));
         if given && !disables_plugins {

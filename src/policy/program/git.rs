@@ -1,9 +1,9 @@
 //! The safe table's git: read-only subcommands without options that run programs, write files or
 //! read another configuration; listing forms of `branch` and `tag` read exactly.
 
-use super::args::{has_flag, operands, option_values, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::args::{has_flag, operands, option_values, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 /// git subcommands that only read the repository.
 const GIT_READ: &[&str] = &[
@@ -139,7 +139,7 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     for (flag, why) in GIT_UNSAFE_OPTIONS {
         if sub_args
             .iter()
-            .any(|a| super::args::flag_matches(&a.text, flag))
+            .any(|a| crate::policy::args::flag_matches(&a.text, flag))
         {
             judged.ask(format!("`git {sub_text} {flag}` {why}"));
         }

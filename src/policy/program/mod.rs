@@ -5,6 +5,15 @@
 //! Review this file like code: every entry is a promise that the command cannot delete, overwrite,
 //! upload, run code ai cannot see, or start something that outlives the call.
 
+mod dev;
+mod files;
+mod git;
+mod interp;
+mod net;
+mod sys;
+mod text;
+mod tools;
+
 use super::args::{has_flag, operands, option_values, skip_options};
 use super::judged::Judged;
 use super::shell::Word;
@@ -235,54 +244,48 @@ const TABLE: &[(&[&str], Check)] = &[
         table_check,
     ),
     (&["touch"], table_check),
-    (&["tee"], super::safe_files::tee),
-    (&["cp", "mv"], super::safe_files::copy),
-    (&["chmod"], super::safe_files::chmod),
-    (&["zip"], super::safe_files::zip),
+    (&["tee"], files::tee),
+    (&["cp", "mv"], files::copy),
+    (&["chmod"], files::chmod),
+    (&["zip"], files::zip),
     (&["find"], find),
     (&["xargs"], xargs),
-    (&["git"], super::safe_git::git),
-    (&["cargo"], super::safe_dev::cargo),
-    (
-        &["npm", "pnpm", "yarn", "bun"],
-        super::safe_dev::node_package,
-    ),
-    (&["go"], super::safe_dev::go),
+    (&["git"], git::git),
+    (&["cargo"], dev::cargo),
+    (&["npm", "pnpm", "yarn", "bun"], dev::node_package),
+    (&["go"], dev::go),
     (
         &["cmake", "ctest", "ninja", "less", "more", "man"],
-        super::safe_tools::build_driver,
+        tools::build_driver,
     ),
-    (&["coverage"], super::safe_tools::coverage),
-    (&["tox"], super::safe_tools::tox),
-    (&["make", "gmake"], super::safe_dev::make),
-    (
-        &["mvn", "gradle", "gradlew", "dotnet"],
-        super::safe_dev::jvm_dotnet,
-    ),
+    (&["coverage"], tools::coverage),
+    (&["tox"], tools::tox),
+    (&["make", "gmake"], dev::make),
+    (&["mvn", "gradle", "gradlew", "dotnet"], dev::jvm_dotnet),
     (
         &[
             "ruff", "black", "isort", "prettier", "eslint", "gofmt", "biome", "rustfmt", "mypy",
             "flake8", "pylint", "tsc", "jest", "vitest",
         ],
-        super::safe_tools::formatter,
+        tools::formatter,
     ),
     (
         &[
             "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby",
             "php", "deno", "lua", "Rscript",
         ],
-        super::safe_interp::interpreter,
+        interp::interpreter,
     ),
     (
         &[
             "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "source", ".",
         ],
-        super::safe_interp::shell,
+        interp::shell,
     ),
     (&["eval"], eval),
     (&["trap"], trap),
     (&["watch"], watch),
-    (&["curl", "wget"], super::safe_net::fetch),
+    (&["curl", "wget"], net::fetch),
     (
         &[
             "docker",
@@ -296,7 +299,7 @@ const TABLE: &[(&[&str], Check)] = &[
             "az",
             "gh",
         ],
-        super::safe_net::infra,
+        net::infra,
     ),
     (
         &[
@@ -327,7 +330,7 @@ const TABLE: &[(&[&str], Check)] = &[
             "xz",
             "zstd",
         ],
-        super::safe_sys::system,
+        sys::system,
     ),
 ];
 
@@ -403,7 +406,7 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
                 "`{name} --files0-from` reads file names computed at run time"
             ));
         }
-        "pytest" | "py.test" => super::safe_interp::pytest(args, judged),
+        "pytest" | "py.test" => interp::pytest(args, judged),
         "bat" | "batcat" if args.iter().any(|a| a.text.starts_with("--pager")) => {
             judged.ask(format!("`{name} --pager` runs another program"));
         }
@@ -479,7 +482,7 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
             judged.ask("`shopt` changes how the shell expands words and runs commands");
         }
         "printf" => {
-            for var in super::safe::option_values(args, &["-v"]) {
+            for var in option_values(args, &["-v"]) {
                 if let Some(why) = super::danger::risky_variable(&var.text) {
                     judged.ask(format!("`printf -v {}` {why}", var.text));
                 }
@@ -519,9 +522,9 @@ fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
         "alias" if args.iter().any(|a| a.text.contains('=')) => {
             judged.ask("`alias` redefines what a command name runs");
         }
-        "sed" => super::safe_text::sed(args, judged),
-        "awk" | "gawk" | "mawk" | "nawk" => super::safe_text::awk(args, judged),
-        "env" => super::safe_sys::env(args, judged),
+        "sed" => text::sed(args, judged),
+        "awk" | "gawk" | "mawk" | "nawk" => text::awk(args, judged),
+        "env" => sys::env(args, judged),
         "command" | "builtin"
             if !args
                 .iter()

@@ -1,9 +1,9 @@
 //! The safe table's other build drivers, linters, formatters and test runners: safe in their
 //! checking forms with options from short lists known to change nothing but what they print.
 
-use super::args::{option_values, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::args::{option_values, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 /// Build drivers of C/C++ projects, safe when they only build an existing build directory in the
 /// project (`cmake --build build`, `ctest --test-dir build`, `ninja -C build`), and pagers and man
@@ -119,7 +119,7 @@ pub(crate) fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
                 .iter()
                 .position(|a| a.text == "run")
                 .map_or(0, |i| i + 1);
-            super::safe_interp::interpreter("python3", args.get(at..).unwrap_or(&[]), judged);
+            super::interp::interpreter("python3", args.get(at..).unwrap_or(&[]), judged);
         }
         Some("report" | "html" | "xml" | "json" | "lcov" | "combine" | "erase" | "debug") => {}
         other => judged.ask(format!(

@@ -1,9 +1,9 @@
 //! The safe table's system tools: service, package, network and archive programs, each safe only
 //! in its read-only forms (`systemctl status`, `apt list`, `ip addr`, `tar -t`, `crontab -l`).
 
-use super::args::{has_flag, operands, option_values, skip_options, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::args::{has_flag, operands, option_values, skip_options, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 pub(crate) fn system(name: &str, args: &[Word], judged: &mut Judged) {
     let sub = subcommand(args).unwrap_or("");
@@ -106,7 +106,7 @@ pub(crate) fn system(name: &str, args: &[Word], judged: &mut Judged) {
                 .any(|a| matches!(a.text.as_str(), "-out" | "-keyout" | "-signkey" | "-new"))
         }
         "tar" if creates(args) => {
-            return super::safe_files::tar_create(args, judged);
+            return super::files::tar_create(args, judged);
         }
         "tar" => tar_lists_only(args),
         "unzip" => {
@@ -269,12 +269,12 @@ pub(crate) fn env(args: &[Word], judged: &mut Judged) {
         .unwrap_or(rest.len());
     for assignment in &rest[..start] {
         if let Some((name, value)) = assignment.text.split_once('=')
-            && let Some(why) = super::danger::risky_assignment(name, value)
+            && let Some(why) = crate::policy::danger::risky_assignment(name, value)
         {
             judged.ask(format!("`{name}=` {why}"));
         }
         if let Some((name, _)) = assignment.text.split_once('=')
-            && super::runs::assignment(name, assignment).is_some()
+            && crate::policy::runs::assignment(name, assignment).is_some()
         {
             // The program it names is judged on its own (`env GIT_SSH_COMMAND=CMD git ...`).
             let value = assignment.text[name.len() + 1..].to_string();

@@ -2,9 +2,9 @@
 //! npm/pnpm/yarn, go, make and maven/gradle/dotnet (project code the user already trusts), never
 //! pointed outside the project or at another registry.
 
-use super::args::{has_flag, operands, option_values, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::args::{has_flag, operands, option_values, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 /// cargo subcommands that build, test or read the project.
 const CARGO_SAFE: &[&str] = &[
@@ -242,7 +242,7 @@ pub(crate) fn make(_name: &str, args: &[Word], judged: &mut Judged) {
         if let Some((var, value)) = text.split_once('=') {
             if let Some(why) = make_variable_reason(var, value) {
                 judged.ask(format!("`make {text}` {why}"));
-            } else if let Some(why) = super::danger::risky_assignment(var, value) {
+            } else if let Some(why) = crate::policy::danger::risky_assignment(var, value) {
                 judged.ask(format!("`make {var}=` {why}"));
             }
         } else if !dry_run && let Some(what) = make_target_reason(text) {

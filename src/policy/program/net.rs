@@ -2,9 +2,9 @@
 //! upload, method or config file; output only into the project), and container, cloud and infra
 //! CLIs only with their read-only verbs.
 
-use super::args::{operands, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::args::{operands, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 /// `curl`, `wget`: every request can carry what the model has read (in its URL, its headers or
 /// its body), so none runs unasked; `file://` and `@file` arguments are still checked for secrets

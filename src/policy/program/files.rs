@@ -2,9 +2,9 @@
 //! options that only copy, archive or add read and execute bits. Where they write is judged by
 //! `write` (a new or ignored file in the project runs unasked; a tracked one asks).
 
-use super::args::{operands, option_values};
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::args::{operands, option_values};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 /// Words that name no file to write.
 fn is_stream(text: &str) -> bool {

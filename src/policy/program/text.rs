@@ -2,8 +2,8 @@
 //! writes files (`w`, `print > f`), reads others (`r`, `getline <`) or runs commands (`e`,
 //! `system()`, pipes). Their programs are scanned for those; what cannot be scanned asks.
 
-use super::judged::Judged;
-use super::shell::Word;
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
 pub(crate) fn sed(args: &[Word], judged: &mut Judged) {
     match sed_scripts(args) {
@@ -222,7 +222,7 @@ fn skip_delimited(chars: &[char], mut i: usize, delimiter: char) -> Option<usize
 }
 
 pub(crate) fn awk(args: &[Word], judged: &mut Judged) {
-    let loads = super::args::option_values(
+    let loads = crate::policy::args::option_values(
         args,
         &[
             "-f",
