@@ -12,7 +12,7 @@ use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
 use super::glob::glob_makes_options;
 use super::judged::Judged;
-use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, named_at_run_time};
+use super::kind::{in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
 use super::program;
 use super::reach::{Place, braces_make_words, expand_words, has_glob, too_much_brace};
@@ -211,7 +211,7 @@ impl Judge<'_> {
             let mut findings = Vec::new();
             if command.inline_input
                 && let Some(name) = command.words.first()
-                && !FILTERS.contains(&basename(&name.text))
+                && !program::is_filter(basename(&name.text))
             {
                 findings.push(ask(format!(
                     "`{}` is fed input written in the command line, which it may run as code",
@@ -450,7 +450,7 @@ impl Judge<'_> {
         self.writes(base, &judged, findings);
         if !judged.names_only {
             // `echo` and `printf` print their words and open none.
-            self.secrets_in(args, !matches!(base, "echo" | "printf"), findings);
+            self.secrets_in(args, !program::prints_words(base), findings);
             self.reads(base, args, &judged, findings);
         }
         if judged.history {
@@ -577,7 +577,7 @@ impl Judge<'_> {
     /// Reading programs: computed paths ask, whole-home reads ask, outside files taint.
     fn reads(&mut self, base: &str, args: &[Word], judged: &Judged, findings: &mut Vec<Finding>) {
         if judged.known
-            && !matches!(base, "echo" | "printf")
+            && !program::prints_words(base)
             && args
                 .iter()
                 .any(|a| a.dynamic && (a.text.contains("$(") || a.text.contains('`')))
@@ -589,13 +589,10 @@ impl Judge<'_> {
         // The trees it walks: its path operands (after the pattern, for the grep family; before
         // the expression, for find), else where it runs.
         let all: Vec<&Word> = operands(args).collect();
-        let paths: &[&Word] = match base {
-            "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" => {
-                all.get(1..).unwrap_or(&[])
-            }
-            "git" => all.get(2..).unwrap_or(&[]),
-            _ => &all,
-        };
+        let record = program::find(base);
+        let paths: &[&Word] = all
+            .get(record.map_or(0, |p| p.paths_after)..)
+            .unwrap_or(&[]);
         let mut targets: Vec<PathBuf> = paths
             .iter()
             .filter_map(|w| self.place.paths(w))
@@ -607,7 +604,7 @@ impl Judge<'_> {
                 targets.push(self.place.cwd.clone());
             }
             // rg, ag, fd and git grep skip hidden and ignored files unless told otherwise.
-            let skips_hidden = matches!(base, "rg" | "ag" | "fd" | "fdfind" | "git")
+            let skips_hidden = record.is_some_and(|p| p.skips_hidden)
                 && !args.iter().any(|a| {
                     a.text.starts_with("--hidden")
                         || a.text.starts_with("--no-ignore")

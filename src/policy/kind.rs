@@ -1,58 +1,10 @@
 //! What a word of a command line names, judged on its text and the file system: a descriptor,
-//! a source or auto-loaded file, a system program, a text filter, a project's own scripts and
+//! a source or auto-loaded file, a system program, a project's own scripts and
 //! tools (package.json scripts, `node_modules/.bin`).
 
 use std::path::Path;
 
 use super::shell::Word;
-
-/// Programs that only read their input as data: a here-document fed to them is text, not code.
-pub(crate) const FILTERS: &[&str] = &[
-    "cat",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "sed",
-    "awk",
-    "gawk",
-    "mawk",
-    "jq",
-    "yq",
-    "wc",
-    "head",
-    "tail",
-    "sort",
-    "uniq",
-    "tr",
-    "cut",
-    "paste",
-    "column",
-    "fold",
-    "fmt",
-    "nl",
-    "tac",
-    "rev",
-    "base64",
-    "xxd",
-    "od",
-    "hexdump",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "diff",
-    "cmp",
-    "tee",
-    "xargs",
-    "read",
-    "echo",
-    "printf",
-    "true",
-    ":",
-    "less",
-    "more",
-];
 
 /// `/dev/fd/2`: a copy of a descriptor, not a file (`/dev/fd/../cwd/x` is a file).
 pub(crate) fn is_descriptor(path: &str, dynamic: bool) -> bool {

@@ -474,10 +474,6 @@ const OVERSIZE: &[(&str, &str)] = &[
         "policy v3: denies by meaning",
     ),
     (
-        "policy/program/mod.rs: fn table_check",
-        "policy v3: one record per program",
-    ),
-    (
         "policy/program/git.rs: fn git",
         "policy v3: one record per program",
     ),

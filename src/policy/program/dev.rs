@@ -2,9 +2,23 @@
 //! npm/pnpm/yarn, go, make and maven/gradle/dotnet (project code the user already trusts), never
 //! pointed outside the project or at another registry.
 
+use super::Program;
 use crate::policy::args::{has_flag, operands, option_values, subcommand};
 use crate::policy::judged::Judged;
 use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["cargo"]).checked(cargo),
+    Program::new(&["npm"]).checked(node_package),
+    Program::new(&["pnpm"]).checked(node_package),
+    Program::new(&["yarn"]).checked(node_package),
+    Program::new(&["bun"]).checked(node_package),
+    Program::new(&["go"]).checked(go),
+    Program::new(&["make", "gmake"]).checked(make),
+    Program::new(&["mvn"]).checked(jvm_dotnet),
+    Program::new(&["gradle", "gradlew"]).checked(jvm_dotnet),
+    Program::new(&["dotnet"]).checked(jvm_dotnet),
+];
 
 /// cargo subcommands that build, test or read the project.
 const CARGO_SAFE: &[&str] = &[

@@ -1,9 +1,18 @@
 //! The safe table's git: read-only subcommands without options that run programs, write files or
 //! read another configuration; listing forms of `branch` and `tag` read exactly.
 
+use super::Program;
 use crate::policy::args::{has_flag, operands, option_values, subcommand};
 use crate::policy::judged::Judged;
 use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    // `git grep PATTERN DIR`: paths after the subcommand and the pattern; hidden files skipped.
+    Program::new(&["git"])
+        .paths_after(2)
+        .skipping_hidden()
+        .checked(git),
+];
 
 /// git subcommands that only read the repository.
 const GIT_READ: &[&str] = &[

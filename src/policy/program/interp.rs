@@ -2,9 +2,30 @@
 //! code, code on stdin and scripts from elsewhere ask. Options are read with each interpreter's own
 //! table of which one-letter options take a value.
 
+use super::Program;
 use crate::policy::args::{has_flag, operands, option_values, skip_options, subcommand};
 use crate::policy::judged::Judged;
 use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["python", "python2", "python3"]).checked(interpreter),
+    Program::new(&["pypy", "pypy3"]).checked(interpreter),
+    Program::new(&["node", "nodejs"]).checked(interpreter),
+    Program::new(&["perl"]).checked(interpreter),
+    Program::new(&["ruby"]).checked(interpreter),
+    Program::new(&["php"]).checked(interpreter),
+    Program::new(&["deno"]).checked(interpreter),
+    Program::new(&["lua"]).checked(interpreter),
+    Program::new(&["Rscript"]).checked(interpreter),
+    Program::new(&["sh"]).checked(shell),
+    Program::new(&["bash"]).checked(shell),
+    Program::new(&["zsh"]).checked(shell),
+    Program::new(&["dash"]).checked(shell),
+    Program::new(&["ksh", "mksh"]).checked(shell),
+    Program::new(&["fish"]).checked(shell),
+    Program::new(&["csh", "tcsh"]).checked(shell),
+    Program::new(&["source", "."]).checked(shell),
+];
 
 /// Python modules whose `-m` run is a test runner or a read-only tool.
 const PYTHON_SAFE_MODULES: &[&str] = &[
@@ -90,7 +111,7 @@ pub(crate) fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
             judged.outputs.extend(operands(after).nth(1).cloned());
         }
         if module == "pytest" {
-            pytest(after, judged);
+            pytest("pytest", after, judged);
         }
         crate::policy::py_module::options(name, module, after, judged);
         if module == "venv" {
@@ -189,7 +210,7 @@ pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
 
 /// pytest runs the project's tests; options that load plugins, read other configurations,
 /// delete or write files, or upload results ask, and test paths must be the project's.
-pub(crate) fn pytest(args: &[Word], judged: &mut Judged) {
+pub(crate) fn pytest(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     for flag in [
         "--basetemp",

@@ -1,351 +1,229 @@
-//! The table of programs known to be safe to run without asking, as data: read-only tools and the
-//! build and test commands of common toolchains (project code the user already trusts), each with
-//! the subcommands and flags that keep it so. A program that is not in this table asks.
+//! One record per program: everything the policy knows about a program it runs unasked — its
+//! names, the options that make it ask, whether it reads contents, walks trees, takes a pattern
+//! first, skips hidden files, reads a here-document as data — and the check for the rest of its
+//! arguments. The lists the classifier and the secret walk need are read off these records.
+//! A program that has no record asks.
 //!
-//! Review this file like code: every entry is a promise that the command cannot delete, overwrite,
-//! upload, run code ai cannot see, or start something that outlives the call.
+//! Review the records like code: every one is a promise that the command cannot delete,
+//! overwrite, upload, run code ai cannot see, or start something that outlives the call.
 
+mod builtin;
 mod dev;
 mod files;
 mod git;
 mod interp;
 mod net;
+mod read;
 mod sys;
 mod text;
 mod tools;
 
-use super::args::{has_flag, operands, option_values, skip_options};
+use super::args::has_flag;
 use super::judged::Judged;
 use super::shell::Word;
 
-/// How a table entry checks a command's arguments.
-type Check = fn(&str, &[Word], &mut Judged);
+/// How a record checks the arguments its fields do not cover: the program's name as given
+/// (after version folding), its arguments, and what the check finds.
+pub(crate) type Check = fn(&str, &[Word], &mut Judged);
 
-/// Programs that only look names up (a secret path given to them is not read). `echo` and
-/// `printf` are not here: what they print can be piped to a reader (`echo ~/.ssh/id_rsa | xargs cat`).
-const NAMES_ONLY: &[&str] = &[
-    "which", "whereis", "type", "true", "false", ":", "command", "alias", "unalias", "whatis",
-    "apropos", "help",
+/// Whether a program walks directory trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Walk {
+    Never,
+    /// Always (`rg`, `find`, `tree`).
+    Always,
+    /// When told to recurse: `-r`, `-R`, `--recursive` or `--dereference-recursive`.
+    Recursive,
+}
+
+/// What a program does with its operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Operands {
+    /// It opens them as files (the usual case).
+    Files,
+    /// It prints them as words and opens none (`echo`, `printf`).
+    Words,
+    /// It only looks names up (`which`, `type`): a secret path given to it is not read.
+    Names,
+}
+
+/// Everything the policy knows about one program (or the spellings of one program).
+#[derive(Debug)]
+pub(crate) struct Program {
+    /// Its basenames; `python3.12`-style versions are folded before lookup.
+    pub(crate) names: &'static [&'static str],
+    /// Options that make it ask, each with why (`` `sort -o` writes its output to a file ``).
+    pub(crate) asks: &'static [(&'static str, &'static str)],
+    /// The check of everything else about its arguments, if anything else matters.
+    pub(crate) check: Option<Check>,
+    pub(crate) operands: Operands,
+    pub(crate) walk: Walk,
+    /// When it walks, it reads the contents of what it finds (`grep -r`), not only names.
+    pub(crate) contents: bool,
+    /// How many operands come before its paths: 1 for a pattern (`grep PATTERN DIR`), 2 for
+    /// `git grep PATTERN`.
+    pub(crate) paths_after: usize,
+    /// It skips hidden and ignored files unless told otherwise (`rg`, `fd`, `git grep`).
+    pub(crate) skips_hidden: bool,
+    /// It reads its input as data: a here-document fed to it is text, not code.
+    pub(crate) filter: bool,
+    /// It evaluates array subscripts in its words (`test`, `let`, `read`): `$(...)` there runs.
+    pub(crate) subscripts: bool,
+}
+
+impl Program {
+    /// A program that reads its operand files and nothing else matters: where every record starts.
+    pub(crate) const fn new(names: &'static [&'static str]) -> Program {
+        Program {
+            names,
+            asks: &[],
+            check: None,
+            operands: Operands::Files,
+            walk: Walk::Never,
+            contents: false,
+            paths_after: 0,
+            skips_hidden: false,
+            filter: false,
+            subscripts: false,
+        }
+    }
+
+    const fn asking(self, asks: &'static [(&'static str, &'static str)]) -> Program {
+        Program { asks, ..self }
+    }
+
+    const fn checked(self, check: Check) -> Program {
+        Program {
+            check: Some(check),
+            ..self
+        }
+    }
+
+    const fn printing_words(self) -> Program {
+        Program {
+            operands: Operands::Words,
+            ..self
+        }
+    }
+
+    const fn looking_names_up(self) -> Program {
+        Program {
+            operands: Operands::Names,
+            ..self
+        }
+    }
+
+    const fn walking(self, walk: Walk) -> Program {
+        Program { walk, ..self }
+    }
+
+    const fn reading_contents(self) -> Program {
+        Program {
+            contents: true,
+            ..self
+        }
+    }
+
+    const fn paths_after(self, paths_after: usize) -> Program {
+        Program {
+            paths_after,
+            ..self
+        }
+    }
+
+    const fn skipping_hidden(self) -> Program {
+        Program {
+            skips_hidden: true,
+            ..self
+        }
+    }
+
+    const fn data_filter(self) -> Program {
+        Program {
+            filter: true,
+            ..self
+        }
+    }
+
+    const fn evaluating_subscripts(self) -> Program {
+        Program {
+            subscripts: true,
+            ..self
+        }
+    }
+}
+
+/// The families of records, each in its own file.
+const FAMILIES: &[&[Program]] = &[
+    read::PROGRAMS,
+    builtin::PROGRAMS,
+    text::PROGRAMS,
+    files::PROGRAMS,
+    sys::PROGRAMS,
+    git::PROGRAMS,
+    dev::PROGRAMS,
+    tools::PROGRAMS,
+    interp::PROGRAMS,
+    net::PROGRAMS,
 ];
 
-const WRITES_FILE: &str = "writes its output to a file";
+/// Every record.
+fn all() -> impl Iterator<Item = &'static Program> {
+    FAMILIES.iter().flat_map(|family| family.iter())
+}
 
-/// The table. Names are basenames; `python3.12`-style versions are folded before lookup.
-const TABLE: &[(&[&str], Check)] = &[
-    (
-        &[
-            "ls",
-            "dir",
-            "vdir",
-            "cat",
-            "head",
-            "tail",
-            "wc",
-            "nl",
-            "tac",
-            "rev",
-            "cut",
-            "paste",
-            "join",
-            "comm",
-            "fold",
-            "fmt",
-            "expand",
-            "unexpand",
-            "column",
-            "tr",
-            "grep",
-            "egrep",
-            "fgrep",
-            "zgrep",
-            "zcat",
-            "bzcat",
-            "xzcat",
-            "zstdcat",
-            "ag",
-            "ack",
-            "diff",
-            "cmp",
-            "diff3",
-            "echo",
-            "printf",
-            "pwd",
-            "whoami",
-            "id",
-            "groups",
-            "uname",
-            "arch",
-            "nproc",
-            "cal",
-            "uptime",
-            "free",
-            "df",
-            "du",
-            "ps",
-            "pgrep",
-            "pidof",
-            "lsof",
-            "ss",
-            "netstat",
-            "which",
-            "whereis",
-            "type",
-            "file",
-            "stat",
-            "readlink",
-            "realpath",
-            "basename",
-            "dirname",
-            "md5sum",
-            "sha1sum",
-            "sha224sum",
-            "sha256sum",
-            "sha384sum",
-            "sha512sum",
-            "b2sum",
-            "cksum",
-            "sum",
-            "base32",
-            "base64",
-            "basenc",
-            "od",
-            "hexdump",
-            "hd",
-            "strings",
-            "jq",
-            "true",
-            "false",
-            "seq",
-            "sleep",
-            "printenv",
-            "locale",
-            "getconf",
-            "lscpu",
-            "lsblk",
-            "lsusb",
-            "lspci",
-            "lsmod",
-            "who",
-            "w",
-            "last",
-            "tty",
-            "nproc",
-            "numfmt",
-            "expr",
-            "factor",
-            "bc",
-            "bat",
-            "batcat",
-            "zipinfo",
-            "dirs",
-            "wait",
-            "exit",
-            "return",
-            "break",
-            "continue",
-            "shift",
-            "getopts",
-            ":",
-            "set",
-            "ulimit",
-            "times",
-            "whatis",
-            "apropos",
-            "help",
-            "cd",
-            "pushd",
-            "popd",
-            "mkdir",
-            "fd",
-            "fdfind",
-            "exa",
-            "eza",
-            "lsd",
-            "tokei",
-            "cloc",
-            "scc",
-            "wc",
-            "test",
-            "[",
-            "unset",
-            "read",
-            "let",
-            "local",
-            "declare",
-            "typeset",
-            "export",
-            "readonly",
-            "pstree",
-            "vmstat",
-            "iostat",
-            "mpstat",
-            "lsb_release",
-            "env",
-            "dmesg",
-            "cargo-clippy",
-            "clippy-driver",
-            "pyright",
-            "pycodestyle",
-            "pydocstyle",
-            "pytest",
-            "rspec",
-            "history",
-            "py.test",
-            "shellcheck",
-            "hadolint",
-            "yamllint",
-            "markdownlint",
-            "actionlint",
-            "golangci-lint",
-            "staticcheck",
-            "gotestsum",
-            "cargo-nextest",
-            "du",
-            "dust",
-            "duf",
-            "ncdu",
-            "htop",
-            "btop",
-            "top",
-            "procs",
-            "ldd",
-            "nm",
-            "objdump",
-            "readelf",
-            "size",
-            "addr2line",
-            "c++filt",
-            "file",
-            "pdfinfo",
-            "pdftotext",
-            "wc",
-            "uniq",
-            "alias",
-            "unalias",
-            "shopt",
-            "command",
-            "builtin",
-            "hostname",
-            "date",
-            "tree",
-            "sort",
-            "shuf",
-            "iconv",
-            "xxd",
-            "sdiff",
-            "rg",
-            "yq",
-            "sed",
-            "awk",
-            "gawk",
-            "mawk",
-            "nawk",
-        ],
-        table_check,
-    ),
-    (&["touch"], table_check),
-    (&["tee"], files::tee),
-    (&["cp", "mv"], files::copy),
-    (&["chmod"], files::chmod),
-    (&["zip"], files::zip),
-    (&["find"], find),
-    (&["xargs"], xargs),
-    (&["git"], git::git),
-    (&["cargo"], dev::cargo),
-    (&["npm", "pnpm", "yarn", "bun"], dev::node_package),
-    (&["go"], dev::go),
-    (
-        &["cmake", "ctest", "ninja", "less", "more", "man"],
-        tools::build_driver,
-    ),
-    (&["coverage"], tools::coverage),
-    (&["tox"], tools::tox),
-    (&["make", "gmake"], dev::make),
-    (&["mvn", "gradle", "gradlew", "dotnet"], dev::jvm_dotnet),
-    (
-        &[
-            "ruff", "black", "isort", "prettier", "eslint", "gofmt", "biome", "rustfmt", "mypy",
-            "flake8", "pylint", "tsc", "jest", "vitest",
-        ],
-        tools::formatter,
-    ),
-    (
-        &[
-            "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby",
-            "php", "deno", "lua", "Rscript",
-        ],
-        interp::interpreter,
-    ),
-    (
-        &[
-            "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "source", ".",
-        ],
-        interp::shell,
-    ),
-    (&["eval"], eval),
-    (&["trap"], trap),
-    (&["watch"], watch),
-    (&["curl", "wget"], net::fetch),
-    (
-        &[
-            "docker",
-            "podman",
-            "kubectl",
-            "oc",
-            "terraform",
-            "tofu",
-            "aws",
-            "gcloud",
-            "az",
-            "gh",
-        ],
-        net::infra,
-    ),
-    (
-        &[
-            "systemctl",
-            "journalctl",
-            "service",
-            "apt",
-            "apt-get",
-            "apt-cache",
-            "dpkg",
-            "dpkg-query",
-            "pip",
-            "pip3",
-            "brew",
-            "rustup",
-            "crontab",
-            "sysctl",
-            "mount",
-            "findmnt",
-            "ip",
-            "ifconfig",
-            "ssh-keygen",
-            "tar",
-            "unzip",
-            "gzip",
-            "gunzip",
-            "bzip2",
-            "xz",
-            "zstd",
-        ],
-        sys::system,
-    ),
-];
+/// The record of a program by its basename (versions folded), if it has one.
+pub(crate) fn find(base: &str) -> Option<&'static Program> {
+    let name = fold_version(base);
+    all().find(|program| program.names.contains(&name))
+}
+
+/// Whether a here-document fed to `base` is data to it rather than code.
+pub(crate) fn is_filter(base: &str) -> bool {
+    find(base).is_some_and(|program| program.filter)
+}
+
+/// Whether `base` prints its operands as words and opens none (`echo`, `printf`).
+pub(crate) fn prints_words(base: &str) -> bool {
+    find(base).is_some_and(|program| program.operands == Operands::Words)
+}
 
 /// Judges one simple command by its program's basename and arguments.
 pub(crate) fn judge(base: &str, args: &[Word]) -> Judged {
+    let name = fold_version(base);
+    let Some(program) = find(base) else {
+        return Judged::default();
+    };
     let mut judged = Judged {
-        names_only: NAMES_ONLY.contains(&base),
+        known: true,
+        names_only: program.operands == Operands::Names,
         ..Judged::default()
     };
-    let name = fold_version(base);
-    let Some((_, check)) = TABLE.iter().find(|(names, _)| names.contains(&name)) else {
-        return judged;
+    judged.recursive = match program.walk {
+        Walk::Never => false,
+        Walk::Always => true,
+        Walk::Recursive => ["-r", "-R", "--recursive", "--dereference-recursive"]
+            .iter()
+            .any(|flag| has_flag(args, flag)),
     };
-    judged.known = true;
-    check(name, args, &mut judged);
+    judged.contents = judged.recursive && program.contents;
+    for (flag, why) in program.asks {
+        if has_flag(args, flag) {
+            judged.ask(format!("`{name} {flag}` {why}"));
+        }
+    }
+    if let Some(check) = program.check {
+        check(name, args, &mut judged);
+    }
+    if program.subscripts
+        && args
+            .iter()
+            .any(|a| !a.dynamic && (a.text.contains("$(") || a.text.contains('`')))
+    {
+        judged.ask(format!(
+            "`{name}` evaluates text that can run commands (an array subscript)"
+        ));
+    }
     judged
 }
 
@@ -371,341 +249,5 @@ fn fold_version(base: &str) -> &str {
     }
 }
 
-/// The checks of the first entry's programs, by name.
-fn table_check(name: &str, args: &[Word], judged: &mut Judged) {
-    let ask_flags = |judged: &mut Judged, flags: &[(&str, &str)]| {
-        for (flag, why) in flags {
-            if has_flag(args, flag) {
-                judged.ask(format!("`{name} {flag}` {why}"));
-            }
-        }
-    };
-    match name {
-        "sort" => ask_flags(
-            judged,
-            &[
-                ("-o", WRITES_FILE),
-                ("--output", WRITES_FILE),
-                ("--compress-program", "runs another program"),
-                ("--files0-from", "reads file names computed at run time"),
-            ],
-        ),
-        "shuf" | "iconv" => ask_flags(judged, &[("-o", WRITES_FILE), ("--output", WRITES_FILE)]),
-        "tree" => ask_flags(judged, &[("-o", WRITES_FILE)]),
-        "sdiff" => ask_flags(judged, &[("-o", WRITES_FILE), ("--output", WRITES_FILE)]),
-        "rg" => ask_flags(
-            judged,
-            &[
-                ("--pre", "runs a preprocessor program on every file"),
-                ("-z", "runs decompression programs"),
-                ("--search-zip", "runs decompression programs"),
-            ],
-        ),
-        "wc" | "du" if args.iter().any(|a| a.text.starts_with("--files0-from")) => {
-            judged.ask(format!(
-                "`{name} --files0-from` reads file names computed at run time"
-            ));
-        }
-        "pytest" | "py.test" => interp::pytest(args, judged),
-        "bat" | "batcat" if args.iter().any(|a| a.text.starts_with("--pager")) => {
-            judged.ask(format!("`{name} --pager` runs another program"));
-        }
-        "file" if has_flag(args, "-C") || has_flag(args, "--compile") => {
-            judged.ask("`file -C` writes a compiled magic file");
-        }
-        // Creating files and directories in the project; any option changes times or modes.
-        "touch" | "mkdir" => {
-            let plain = |a: &&Word| {
-                !a.text.starts_with('-')
-                    || (name == "mkdir" && matches!(a.text.as_str(), "-p" | "-v" | "--parents"))
-            };
-            if !args.iter().all(|a| plain(&a)) {
-                judged.ask(format!("`{name}` with options changes file times or modes"));
-            }
-            judged.outputs.extend(operands(args).cloned());
-        }
-        "jq" if args
-            .iter()
-            .any(|a| a.text.contains("include") || a.text.contains("import")) =>
-        {
-            judged.ask("the `jq` program loads modules from files");
-        }
-        "jq" if args.iter().any(|a| {
-            a.text.contains("env") || a.text.contains("$ENV") || a.text.contains("input_filename")
-        }) =>
-        {
-            judged.ask("the `jq` program reads the environment, tokens included");
-        }
-        "export" | "set" | "declare" | "typeset" | "readonly" | "alias"
-            if operands(args).next().is_none()
-                && !has_flag(args, "-e")
-                && !has_flag(args, "-o") =>
-        {
-            judged.ask(format!(
-                "`{name}` alone prints every variable, tokens included"
-            ));
-        }
-        "declare" | "typeset" if has_flag(args, "-p") => {
-            judged.ask(format!("`{name} -p` prints variables, tokens included"));
-        }
-        "ps" if args
-            .iter()
-            .any(|a| !a.text.starts_with('-') && a.text.contains('e')) =>
-        {
-            judged.ask("`ps e` prints other processes' environments, tokens included");
-        }
-        "printenv" => {
-            if let Some(arg) = args.iter().find(|a| super::danger::secret_name(&a.text)) {
-                judged.ask(format!("`printenv {}` prints a secret", arg.text));
-            }
-        }
-        "dmesg" => ask_flags(
-            judged,
-            &[
-                ("-C", "clears the kernel log"),
-                ("-c", "clears the kernel log"),
-                ("-D", "changes the console"),
-                ("-E", "changes the console"),
-                ("-n", "changes the console"),
-                ("--clear", "clears the kernel log"),
-                ("--read-clear", "clears the kernel log"),
-                ("--console-off", "changes the console"),
-                ("--console-on", "changes the console"),
-                ("--console-level", "changes the console"),
-            ],
-        ),
-        "ss" => ask_flags(
-            judged,
-            &[("-K", "kills connections"), ("--kill", "kills connections")],
-        ),
-        "shopt" if has_flag(args, "-s") || has_flag(args, "-u") => {
-            judged.ask("`shopt` changes how the shell expands words and runs commands");
-        }
-        "printf" => {
-            for var in option_values(args, &["-v"]) {
-                if let Some(why) = super::danger::risky_variable(&var.text) {
-                    judged.ask(format!("`printf -v {}` {why}", var.text));
-                }
-            }
-        }
-        "read" => {
-            for var in operands(args) {
-                if let Some(why) = super::danger::risky_variable(&var.text) {
-                    judged.ask(format!("`read {}` {why}", var.text));
-                }
-            }
-        }
-        "declare" | "typeset" | "local" | "export" | "readonly"
-            if has_flag(args, "-n") || has_flag(args, "-f") =>
-        {
-            judged.ask(format!(
-                "`{name} -n`/`-f` makes a name stand for another variable or a function"
-            ));
-        }
-        "yq" => ask_flags(
-            judged,
-            &[
-                ("-i", "edits files in place"),
-                ("--inplace", "edits files in place"),
-            ],
-        ),
-        "uniq" | "xxd" if operands(args).count() > 1 => {
-            judged.ask(format!("`{name}` with two files writes the second"));
-        }
-        "date" => ask_flags(
-            judged,
-            &[("-s", "sets the clock"), ("--set", "sets the clock")],
-        ),
-        "hostname" if operands(args).next().is_some() || has_flag(args, "-F") => {
-            judged.ask("`hostname NAME` renames the machine");
-        }
-        "alias" if args.iter().any(|a| a.text.contains('=')) => {
-            judged.ask("`alias` redefines what a command name runs");
-        }
-        "sed" => text::sed(args, judged),
-        "awk" | "gawk" | "mawk" | "nawk" => text::awk(args, judged),
-        "env" => sys::env(args, judged),
-        "command" | "builtin"
-            if !args
-                .iter()
-                .take_while(|a| a.text.starts_with('-'))
-                .any(|a| a.text == "-v" || a.text == "-V") =>
-        {
-            judged.inner.push(skip_options(args, &[]).to_vec());
-        }
-        "set" | "ulimit" | "unset" => {}
-        _ => {}
-    }
-    if matches!(
-        name,
-        "test"
-            | "["
-            | "let"
-            | "printf"
-            | "read"
-            | "unset"
-            | "declare"
-            | "typeset"
-            | "local"
-            | "export"
-            | "readonly"
-            | "wait"
-    ) && args
-        .iter()
-        .any(|a| !a.dynamic && (a.text.contains("$(") || a.text.contains('`')))
-    {
-        judged.ask(format!(
-            "`{name}` evaluates text that can run commands (an array subscript)"
-        ));
-    }
-    if matches!(
-        name,
-        "grep"
-            | "egrep"
-            | "fgrep"
-            | "zgrep"
-            | "rg"
-            | "ag"
-            | "ack"
-            | "du"
-            | "tree"
-            | "fd"
-            | "fdfind"
-            | "ls"
-            | "eza"
-            | "exa"
-            | "lsd"
-            | "tokei"
-            | "cloc"
-            | "scc"
-            | "diff"
-    ) {
-        let recursive = matches!(
-            name,
-            "rg" | "ag" | "ack" | "fd" | "fdfind" | "tree" | "tokei" | "cloc" | "scc"
-        ) || has_flag(args, "-r")
-            || has_flag(args, "-R")
-            || has_flag(args, "--recursive")
-            || has_flag(args, "--dereference-recursive");
-        judged.recursive = recursive && name != "ls" && name != "du";
-        judged.contents = judged.recursive
-            && matches!(
-                name,
-                "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "diff"
-            );
-    }
-}
-
-fn find(_name: &str, args: &[Word], judged: &mut Judged) {
-    judged.recursive = true;
-    judged.contents = args
-        .iter()
-        .any(|a| matches!(a.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        match arg.text.as_str() {
-            "-delete" => judged.ask("`find -delete` deletes the files it finds"),
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let rest = &args[i + 1..];
-                let end = rest
-                    .iter()
-                    .position(|w| w.text == ";" || w.text == "+")
-                    .unwrap_or(rest.len());
-                judged.inner.push(rest[..end].to_vec());
-                i += end;
-            }
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                judged.ask(format!("`find {}` writes to a file", arg.text));
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-}
-
-fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
-    let rest = skip_options(
-        args,
-        &[
-            "-I",
-            "-L",
-            "-n",
-            "-P",
-            "-s",
-            "-d",
-            "-E",
-            "-a",
-            "--max-args",
-            "--max-procs",
-            "--delimiter",
-            "--arg-file",
-        ],
-    );
-    if let Some(program) = rest.first().map(|w| super::danger::basename(&w.text))
-        && super::kind::runs_code(program)
-    {
-        judged.ask(format!(
-            "`xargs {program}` hands text from its input to {program} as arguments, which it may \
-             run as code"
-        ));
-    }
-    if !rest.is_empty() {
-        // The arguments come from stdin: the inner command gets words nobody has seen, also
-        // wherever the replacement string stands (`xargs -I{} sh -c '{}'`).
-        let replace: Vec<String> = option_values(args, &["-I", "--replace", "-i"])
-            .into_iter()
-            .map(|w| w.text)
-            .chain(has_flag(args, "-i").then(|| "{}".to_string()))
-            .collect();
-        let mut inner: Vec<Word> = rest
-            .iter()
-            .map(|w| {
-                if replace
-                    .iter()
-                    .any(|r| !r.is_empty() && w.text.contains(r.as_str()))
-                {
-                    Word::computed(w.text.clone())
-                } else {
-                    w.clone()
-                }
-            })
-            .collect();
-        inner.push(Word::computed("<arguments from stdin>"));
-        judged.inner.push(inner);
-        judged.contents = true;
-    }
-}
-
-fn eval(_name: &str, args: &[Word], judged: &mut Judged) {
-    judged.strings.push(join(args));
-}
-
-/// `trap 'commands' SIGNAL`: the commands run later, when the signal comes.
-fn trap(_name: &str, args: &[Word], judged: &mut Judged) {
-    let rest = skip_options(args, &[]);
-    if let Some(action) = rest.first()
-        && rest.len() > 1
-        && !action.text.is_empty()
-        && action.text != "-"
-    {
-        judged.strings.push(action.clone());
-    }
-}
-
-fn watch(_name: &str, args: &[Word], judged: &mut Judged) {
-    let rest = skip_options(args, &["-n", "--interval"]);
-    judged.strings.push(join(rest));
-}
-
-fn join(words: &[Word]) -> Word {
-    let text = words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if words.iter().any(|w| w.dynamic) {
-        Word::computed(text)
-    } else {
-        Word::literal(text)
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -2,9 +2,26 @@
 //! upload, method or config file; output only into the project), and container, cloud and infra
 //! CLIs only with their read-only verbs.
 
+use super::Program;
 use crate::policy::args::{operands, subcommand};
 use crate::policy::judged::Judged;
 use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["curl"]).checked(fetch),
+    Program::new(&["wget"]).checked(fetch),
+    // Container, cloud and forge clients: read-only subcommands only (`infra`).
+    Program::new(&["docker"]).checked(infra),
+    Program::new(&["podman"]).checked(infra),
+    Program::new(&["kubectl"]).checked(infra),
+    Program::new(&["oc"]).checked(infra),
+    Program::new(&["terraform"]).checked(infra),
+    Program::new(&["tofu"]).checked(infra),
+    Program::new(&["aws"]).checked(infra),
+    Program::new(&["gcloud"]).checked(infra),
+    Program::new(&["az"]).checked(infra),
+    Program::new(&["gh"]).checked(infra),
+];
 
 /// `curl`, `wget`: every request can carry what the model has read (in its URL, its headers or
 /// its body), so none runs unasked; `file://` and `@file` arguments are still checked for secrets

@@ -1,9 +1,114 @@
 //! The safe table's system tools: service, package, network and archive programs, each safe only
 //! in its read-only forms (`systemctl status`, `apt list`, `ip addr`, `tar -t`, `crontab -l`).
 
+use super::Program;
 use crate::policy::args::{has_flag, operands, option_values, skip_options, subcommand};
+use crate::policy::danger::secret_name;
 use crate::policy::judged::Judged;
 use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    // The machine and its processes, read.
+    Program::new(&["whoami"]),
+    Program::new(&["id"]),
+    Program::new(&["groups"]),
+    Program::new(&["uname"]),
+    Program::new(&["arch"]),
+    Program::new(&["nproc"]),
+    Program::new(&["cal"]),
+    Program::new(&["uptime"]),
+    Program::new(&["free"]),
+    Program::new(&["df"]),
+    Program::new(&["ps"]).checked(ps),
+    Program::new(&["pgrep"]),
+    Program::new(&["pidof"]),
+    Program::new(&["lsof"]),
+    Program::new(&["ss"]).asking(&[("-K", "kills connections"), ("--kill", "kills connections")]),
+    Program::new(&["netstat"]),
+    Program::new(&["printenv"]).checked(printenv),
+    Program::new(&["env"]).checked(env),
+    Program::new(&["locale"]),
+    Program::new(&["getconf"]),
+    Program::new(&["lscpu"]),
+    Program::new(&["lsblk"]),
+    Program::new(&["lsusb"]),
+    Program::new(&["lspci"]),
+    Program::new(&["lsmod"]),
+    Program::new(&["who"]),
+    Program::new(&["w"]),
+    Program::new(&["last"]),
+    Program::new(&["tty"]),
+    Program::new(&["dmesg"]).asking(&[
+        ("-C", "clears the kernel log"),
+        ("-c", "clears the kernel log"),
+        ("-D", "changes the console"),
+        ("-E", "changes the console"),
+        ("-n", "changes the console"),
+        ("--clear", "clears the kernel log"),
+        ("--read-clear", "clears the kernel log"),
+        ("--console-off", "changes the console"),
+        ("--console-on", "changes the console"),
+        ("--console-level", "changes the console"),
+    ]),
+    Program::new(&["pstree"]),
+    Program::new(&["vmstat"]),
+    Program::new(&["iostat"]),
+    Program::new(&["mpstat"]),
+    Program::new(&["lsb_release"]),
+    Program::new(&["htop"]),
+    Program::new(&["btop"]),
+    Program::new(&["top"]),
+    Program::new(&["procs"]),
+    Program::new(&["hostname"]).checked(hostname),
+    Program::new(&["date"]).asking(&[("-s", "sets the clock"), ("--set", "sets the clock")]),
+    // Services, packages, network and archives: read-only forms only (`system`).
+    Program::new(&["systemctl"]).checked(system),
+    Program::new(&["journalctl"]).checked(system),
+    Program::new(&["service"]).checked(system),
+    Program::new(&["apt"]).checked(system),
+    Program::new(&["apt-get"]).checked(system),
+    Program::new(&["apt-cache"]).checked(system),
+    Program::new(&["dpkg"]).checked(system),
+    Program::new(&["dpkg-query"]).checked(system),
+    Program::new(&["pip", "pip3"]).checked(system),
+    Program::new(&["brew"]).checked(system),
+    Program::new(&["rustup"]).checked(system),
+    Program::new(&["crontab"]).checked(system),
+    Program::new(&["sysctl"]).checked(system),
+    Program::new(&["mount"]).checked(system),
+    Program::new(&["findmnt"]).checked(system),
+    Program::new(&["ip"]).checked(system),
+    Program::new(&["ifconfig"]).checked(system),
+    Program::new(&["ssh-keygen"]).checked(system),
+    Program::new(&["tar"]).checked(system),
+    Program::new(&["unzip"]).checked(system),
+    Program::new(&["gzip"]).checked(system),
+    Program::new(&["gunzip"]).checked(system),
+    Program::new(&["bzip2"]).checked(system),
+    Program::new(&["xz"]).checked(system),
+    Program::new(&["zstd"]).checked(system),
+];
+
+fn ps(_name: &str, args: &[Word], judged: &mut Judged) {
+    if args
+        .iter()
+        .any(|a| !a.text.starts_with('-') && a.text.contains('e'))
+    {
+        judged.ask("`ps e` prints other processes' environments, tokens included");
+    }
+}
+
+fn printenv(_name: &str, args: &[Word], judged: &mut Judged) {
+    if let Some(arg) = args.iter().find(|a| secret_name(&a.text)) {
+        judged.ask(format!("`printenv {}` prints a secret", arg.text));
+    }
+}
+
+fn hostname(_name: &str, args: &[Word], judged: &mut Judged) {
+    if operands(args).next().is_some() || has_flag(args, "-F") {
+        judged.ask("`hostname NAME` renames the machine");
+    }
+}
 
 pub(crate) fn system(name: &str, args: &[Word], judged: &mut Judged) {
     let sub = subcommand(args).unwrap_or("");
@@ -243,7 +348,7 @@ fn system_reason(name: &str, sub: &str) -> String {
 }
 
 /// `env [-i] [NAME=value]... [command]`: the command is judged, and so are the assignments.
-pub(crate) fn env(args: &[Word], judged: &mut Judged) {
+pub(crate) fn env(_name: &str, args: &[Word], judged: &mut Judged) {
     let strings = env_split(args);
     if !strings.is_empty() {
         judged.strings.extend(strings);

@@ -1,9 +1,54 @@
 //! The safe table's other build drivers, linters, formatters and test runners: safe in their
 //! checking forms with options from short lists known to change nothing but what they print.
 
+use super::Program;
+use super::interp::pytest;
 use crate::policy::args::{option_values, subcommand};
 use crate::policy::judged::Judged;
 use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["cmake"]).checked(build_driver),
+    Program::new(&["ctest"]).checked(build_driver),
+    Program::new(&["ninja"]).checked(build_driver),
+    Program::new(&["man"]).checked(build_driver),
+    Program::new(&["less"]).data_filter().checked(build_driver),
+    Program::new(&["more"]).data_filter().checked(build_driver),
+    Program::new(&["coverage"]).checked(coverage),
+    Program::new(&["tox"]).checked(tox),
+    Program::new(&["pytest", "py.test"]).checked(pytest),
+    // Formatters, linters, type checkers and test runners with options to check (`formatter`).
+    Program::new(&["ruff"]).checked(formatter),
+    Program::new(&["black"]).checked(formatter),
+    Program::new(&["isort"]).checked(formatter),
+    Program::new(&["prettier"]).checked(formatter),
+    Program::new(&["eslint"]).checked(formatter),
+    Program::new(&["gofmt"]).checked(formatter),
+    Program::new(&["biome"]).checked(formatter),
+    Program::new(&["rustfmt"]).checked(formatter),
+    Program::new(&["mypy"]).checked(formatter),
+    Program::new(&["flake8"]).checked(formatter),
+    Program::new(&["pylint"]).checked(formatter),
+    Program::new(&["tsc"]).checked(formatter),
+    Program::new(&["jest"]).checked(formatter),
+    Program::new(&["vitest"]).checked(formatter),
+    // Linters and test runners whose options all only read.
+    Program::new(&["cargo-clippy"]),
+    Program::new(&["clippy-driver"]),
+    Program::new(&["cargo-nextest"]),
+    Program::new(&["pyright"]),
+    Program::new(&["pycodestyle"]),
+    Program::new(&["pydocstyle"]),
+    Program::new(&["rspec"]),
+    Program::new(&["shellcheck"]),
+    Program::new(&["hadolint"]),
+    Program::new(&["yamllint"]),
+    Program::new(&["markdownlint"]),
+    Program::new(&["actionlint"]),
+    Program::new(&["golangci-lint"]),
+    Program::new(&["staticcheck"]),
+    Program::new(&["gotestsum"]),
+];
 
 /// Build drivers of C/C++ projects, safe when they only build an existing build directory in the
 /// project (`cmake --build build`, `ctest --test-dir build`, `ninja -C build`), and pagers and man
