@@ -583,6 +583,39 @@ fn recursive_reads_of_home_ask() {
     );
 }
 
+/// Every program that reads the contents of whole trees, one row each: how it is told to read
+/// hidden files too. A new recursive reader is its record and a row here.
+const RECURSIVE_READERS: &[&str] = &[
+    "grep -r",
+    "egrep -R",
+    "fgrep --recursive",
+    "rg --hidden",
+    "ag --hidden",
+    "ack",
+    "git grep --no-index",
+];
+
+#[test]
+fn recursive_readers_ask_before_reading_a_secret_in_their_tree() {
+    let world = world();
+    for reader in RECURSIVE_READERS {
+        check_with(
+            &world.policy,
+            &[
+                (&format!("{reader} API ."), ".env included"),
+                (&format!("{reader} password ~"), "secrets included"),
+                (&format!("cd ~ && {reader} token"), "secrets included"),
+            ],
+            Verdict::Ask,
+        );
+        check_with(
+            &world.policy,
+            &[(&format!("{reader} fn src"), "")],
+            Verdict::Allow,
+        );
+    }
+}
+
 #[test]
 fn catastrophic_commands_are_denied() {
     check(
