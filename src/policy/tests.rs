@@ -593,6 +593,7 @@ const RECURSIVE_READERS: &[&str] = &[
     "ag --hidden",
     "ack",
     "git grep --no-index",
+    "ugrep",
 ];
 
 #[test]

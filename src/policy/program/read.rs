@@ -110,6 +110,19 @@ pub(super) const PROGRAMS: &[Program] = &[
         ]),
     searcher(&["ag"], Walk::Always).skipping_hidden(),
     searcher(&["ack"], Walk::Always),
+    // ugrep reads the directories it is given whole, `-r` or not; it skips hidden files unless
+    // told otherwise (`--hidden`, `-.`, also in clusters), which is not relied on here.
+    searcher(&["ugrep"], Walk::Always)
+        .asking(&[
+            ("--filter", "runs filter programs on the files it reads"),
+            ("--pager", "runs another program"),
+            ("--view", "runs another program"),
+            ("-Q", "opens a query screen that runs other programs"),
+            ("--query", "opens a query screen that runs other programs"),
+            ("--config", "reads its options from a file"),
+            ("--save-config", "writes its options to a file"),
+        ])
+        .checked(ugrep),
     Program::new(&["diff"])
         .walking(Walk::Recursive)
         .reading_contents()
@@ -160,6 +173,13 @@ fn jq(_name: &str, args: &[Word], judged: &mut Judged) {
         a.text.contains("env") || a.text.contains("$ENV") || a.text.contains("input_filename")
     }) {
         judged.ask("the `jq` program reads the environment, tokens included");
+    }
+}
+
+/// `---FILE` is ugrep's short spelling of `--config=FILE`.
+fn ugrep(_name: &str, args: &[Word], judged: &mut Judged) {
+    if args.iter().any(|a| a.text.starts_with("---")) {
+        judged.ask("`ugrep ---FILE` reads its options from a file");
     }
 }
 
