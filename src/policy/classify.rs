@@ -591,7 +591,7 @@ impl Judge<'_> {
         let all: Vec<&Word> = operands(args).collect();
         let record = program::find(base);
         let paths: &[&Word] = all
-            .get(record.map_or(0, |p| p.paths_after)..)
+            .get(record.map_or(0, |p| p.paths_start(args))..)
             .unwrap_or(&[]);
         let mut targets: Vec<PathBuf> = paths
             .iter()
@@ -608,8 +608,10 @@ impl Judge<'_> {
                 && !args.iter().any(|a| {
                     a.text.starts_with("--hidden")
                         || a.text.starts_with("--no-ignore")
-                        || a.text.starts_with("-u")
-                        || a.text == "-."
+                        // `-u`, `-uu`, `-.` and `-L` also in clusters (`rg -i.`, `rg -iuu`).
+                        || (!a.text.starts_with("--")
+                            && a.text.starts_with('-')
+                            && a.text.contains(['u', '.', 'L']))
                         || a.text == "--no-index"
                         || a.text == "--follow"
                         || a.text == "-L"

@@ -618,6 +618,34 @@ fn recursive_readers_ask_before_reading_a_secret_in_their_tree() {
 }
 
 #[test]
+fn a_pattern_given_by_an_option_does_not_hide_the_tree_searched() {
+    // With `-e`/`-f` no operand is the pattern: `~` is the tree, not the pattern.
+    check(
+        &[
+            ("cd src && grep -r -eAPI ~", "secrets included"),
+            ("cd src && grep -r --regexp=API ~", "secrets included"),
+            ("cd src && grep -reAPI ~", "secrets included"),
+            ("cd src && rg -eAPI ~", "secrets included"),
+            ("cd src && rg -f pats ~", "secrets included"),
+            ("cd src && ugrep -eAPI ~", "secrets included"),
+            ("cd src && git grep --no-index -eAPI ~", "secrets included"),
+        ],
+        Verdict::Ask,
+    );
+}
+
+#[test]
+fn hidden_files_shown_by_a_flag_in_a_cluster_are_walked() {
+    check(
+        &[
+            ("rg -i. API", ".env included"),
+            ("rg -iuu API", ".env included"),
+        ],
+        Verdict::Ask,
+    );
+}
+
+#[test]
 fn catastrophic_commands_are_denied() {
     check(
         &[

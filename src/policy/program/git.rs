@@ -10,6 +10,7 @@ pub(super) const PROGRAMS: &[Program] = &[
     // `git grep PATTERN DIR`: paths after the subcommand and the pattern; hidden files skipped.
     Program::new(&["git"])
         .paths_after(2)
+        .pattern_options(&["-e", "-f"])
         .skipping_hidden()
         .checked(git),
 ];

@@ -18,7 +18,7 @@ mod sys;
 mod text;
 mod tools;
 
-use super::args::has_flag;
+use super::args::{has_flag, option_values};
 use super::judged::Judged;
 use super::shell::Word;
 
@@ -63,6 +63,9 @@ pub(crate) struct Program {
     /// How many operands come before its paths: 1 for a pattern (`grep PATTERN DIR`), 2 for
     /// `git grep PATTERN`.
     pub(crate) paths_after: usize,
+    /// Options that give the pattern instead (`grep -e PATTERN DIR`): with one, no operand is a
+    /// pattern.
+    pub(crate) pattern_options: &'static [&'static str],
     /// It skips hidden and ignored files unless told otherwise (`rg`, `fd`, `git grep`).
     pub(crate) skips_hidden: bool,
     /// It reads its input as data: a here-document fed to it is text, not code.
@@ -82,6 +85,7 @@ impl Program {
             walk: Walk::Never,
             contents: false,
             paths_after: 0,
+            pattern_options: &[],
             skips_hidden: false,
             filter: false,
             subscripts: false,
@@ -129,6 +133,20 @@ impl Program {
             paths_after,
             ..self
         }
+    }
+
+    const fn pattern_options(self, pattern_options: &'static [&'static str]) -> Program {
+        Program {
+            pattern_options,
+            ..self
+        }
+    }
+
+    /// How many operands of `args` come before the paths: a pattern given by an option
+    /// (`grep -eAPI ~`) leaves none in the operands.
+    pub(crate) fn paths_start(&self, args: &[Word]) -> usize {
+        let by_option = !option_values(args, self.pattern_options).is_empty();
+        self.paths_after.saturating_sub(usize::from(by_option))
     }
 
     const fn skipping_hidden(self) -> Program {

@@ -11,12 +11,16 @@ const WRITES_FILE: &str = "writes its output to a file";
 const FILES0_FROM: &[(&str, &str)] = &[("--files0-from", "reads file names computed at run time")];
 const OUTPUT: &[(&str, &str)] = &[("-o", WRITES_FILE), ("--output", WRITES_FILE)];
 
-/// A searcher: pattern first, then the trees it reads.
+/// The options of grep, rg and ugrep that give the pattern instead of the first operand.
+const PATTERN_OPTIONS: &[&str] = &["-e", "--regexp", "-f", "--file"];
+
+/// A searcher: pattern first (or by `-e`/`-f`), then the trees it reads.
 const fn searcher(names: &'static [&'static str], walk: Walk) -> Program {
     Program::new(names)
         .walking(walk)
         .reading_contents()
         .paths_after(1)
+        .pattern_options(PATTERN_OPTIONS)
 }
 
 pub(super) const PROGRAMS: &[Program] = &[
@@ -108,8 +112,11 @@ pub(super) const PROGRAMS: &[Program] = &[
             ("-z", "runs decompression programs"),
             ("--search-zip", "runs decompression programs"),
         ]),
-    searcher(&["ag"], Walk::Always).skipping_hidden(),
-    searcher(&["ack"], Walk::Always),
+    // ag and ack take the pattern as the first operand only (`ag -f` is `--follow`).
+    searcher(&["ag"], Walk::Always)
+        .pattern_options(&[])
+        .skipping_hidden(),
+    searcher(&["ack"], Walk::Always).pattern_options(&[]),
     // ugrep reads the directories it is given whole, `-r` or not; it skips hidden files unless
     // told otherwise (`--hidden`, `-.`, also in clusters), which is not relied on here.
     searcher(&["ugrep"], Walk::Always)
