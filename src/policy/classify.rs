@@ -588,10 +588,11 @@ impl Judge<'_> {
         }
         // The trees it walks: its path operands (after the pattern, for the grep family; before
         // the expression, for find), else where it runs.
-        let all: Vec<&Word> = operands(args).collect();
         let record = program::find(base);
+        let own = record.map_or(args, |p| p.own_args(args));
+        let all: Vec<&Word> = operands(own).collect();
         let paths: &[&Word] = all
-            .get(record.map_or(0, |p| p.paths_start(args))..)
+            .get(record.map_or(0, |p| p.paths_start(own))..)
             .unwrap_or(&[]);
         let mut targets: Vec<PathBuf> = paths
             .iter()
@@ -604,19 +605,7 @@ impl Judge<'_> {
                 targets.push(self.place.cwd.clone());
             }
             // rg, ag, fd and git grep skip hidden and ignored files unless told otherwise.
-            let skips_hidden = record.is_some_and(|p| p.skips_hidden)
-                && !args.iter().any(|a| {
-                    a.text.starts_with("--hidden")
-                        || a.text.starts_with("--no-ignore")
-                        // `-u`, `-uu`, `-.` and `-L` also in clusters (`rg -i.`, `rg -iuu`).
-                        || (!a.text.starts_with("--")
-                            && a.text.starts_with('-')
-                            && a.text.contains(['u', '.', 'L']))
-                        || a.text == "--no-index"
-                        || a.text == "--follow"
-                        || a.text == "-L"
-                        || a.text == "--untracked"
-                });
+            let skips_hidden = record.is_some_and(|p| p.skips_hidden(own));
             let walk: Vec<PathBuf> = (targets.iter())
                 .filter(|d| {
                     judged.contents

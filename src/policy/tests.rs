@@ -640,9 +640,26 @@ fn hidden_files_shown_by_a_flag_in_a_cluster_are_walked() {
         &[
             ("rg -i. API", ".env included"),
             ("rg -iuu API", ".env included"),
+            ("rg --unrestricted --unrestricted API", ".env included"),
+            ("fd -HI -x cat", ".env included"),
         ],
         Verdict::Ask,
     );
+}
+
+#[test]
+fn fd_exec_runs_its_command_judged() {
+    check(
+        &[
+            ("fd . -x rm", "rm"),
+            ("fd -e rs -X python3 -c 1", "runs code"),
+            ("fd --exec-batch chmod 777", "chmod"),
+            ("fd -Hx rm", "runs a command on every file"),
+            ("fd -H -x cat", ".env included"),
+        ],
+        Verdict::Ask,
+    );
+    check(&[("fd -e rs -x wc -l", "")], Verdict::Allow);
 }
 
 #[test]

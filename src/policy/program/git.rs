@@ -11,7 +11,7 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["git"])
         .paths_after(2)
         .pattern_options(&["-e", "-f"])
-        .skipping_hidden()
+        .skipping_hidden(&[])
         .checked(git),
 ];
 

@@ -18,7 +18,7 @@ mod sys;
 mod text;
 mod tools;
 
-use super::args::{has_flag, option_values};
+use super::args::{flag_matches, has_flag, option_values};
 use super::judged::Judged;
 use super::shell::Word;
 
@@ -66,8 +66,13 @@ pub(crate) struct Program {
     /// Options that give the pattern instead (`grep -e PATTERN DIR`): with one, no operand is a
     /// pattern.
     pub(crate) pattern_options: &'static [&'static str],
-    /// It skips hidden and ignored files unless told otherwise (`rg`, `fd`, `git grep`).
-    pub(crate) skips_hidden: bool,
+    /// It skips hidden and ignored files unless told otherwise (`rg`, `fd`, `git grep`)...
+    pub(crate) hides: bool,
+    /// ...by these options besides `SHOWS_HIDDEN` (`fd -H`).
+    pub(crate) shows_hidden: &'static [&'static str],
+    /// Options after which the rest of the words, up to a `;`, are a command it runs on what
+    /// it finds (`fd -x CMD`).
+    pub(crate) runs_the_rest: &'static [&'static str],
     /// It reads its input as data: a here-document fed to it is text, not code.
     pub(crate) filter: bool,
     /// It evaluates array subscripts in its words (`test`, `let`, `read`): `$(...)` there runs.
@@ -86,7 +91,9 @@ impl Program {
             contents: false,
             paths_after: 0,
             pattern_options: &[],
-            skips_hidden: false,
+            hides: false,
+            shows_hidden: &[],
+            runs_the_rest: &[],
             filter: false,
             subscripts: false,
         }
@@ -149,11 +156,71 @@ impl Program {
         self.paths_after.saturating_sub(usize::from(by_option))
     }
 
-    const fn skipping_hidden(self) -> Program {
+    const fn skipping_hidden(self, shows_hidden: &'static [&'static str]) -> Program {
         Program {
-            skips_hidden: true,
+            hides: true,
+            shows_hidden,
             ..self
         }
+    }
+
+    /// Whether this command skips hidden and ignored files: its program does, and no option of
+    /// `args` says otherwise. A short option counts anywhere in a cluster (`rg -i.`); a long
+    /// one by any prefix (`--no-ignore-vcs`, `--hid`).
+    pub(crate) fn skips_hidden(&self, args: &[Word]) -> bool {
+        let shown = |flag: &&str| {
+            args.iter().any(|a| match flag.strip_prefix("--") {
+                Some(_) => a.text.starts_with(flag) || flag_matches(&a.text, flag),
+                None => {
+                    a.text == *flag
+                        || (!a.text.starts_with("--")
+                            && a.text.starts_with('-')
+                            && flag.get(1..).is_some_and(|f| a.text[1..].contains(f)))
+                }
+            })
+        };
+        self.hides && !SHOWS_HIDDEN.iter().chain(self.shows_hidden).any(shown)
+    }
+
+    const fn running_the_rest(self, runs_the_rest: &'static [&'static str]) -> Program {
+        Program {
+            runs_the_rest,
+            ..self
+        }
+    }
+
+    /// Where in `args` the option that runs the rest stands, in any spelling.
+    fn runs_at(&self, args: &[Word]) -> Option<usize> {
+        args.iter()
+            .position(|a| (self.runs_the_rest.iter()).any(|flag| flag_matches(&a.text, flag)))
+    }
+
+    /// The words that are the program's own: those before the command it runs (`fd -x CMD`).
+    pub(crate) fn own_args<'a>(&self, args: &'a [Word]) -> &'a [Word] {
+        args.get(..self.runs_at(args).unwrap_or(args.len()))
+            .unwrap_or(args)
+    }
+
+    /// The command `args` make it run on what it finds: judged in turn. A spelling other than
+    /// the option alone (`fd -Hx rm`) asks.
+    fn run_the_rest(&self, name: &str, args: &[Word], judged: &mut Judged) {
+        let Some(at) = self.runs_at(args) else {
+            return;
+        };
+        let option = &args[at].text;
+        if !self.runs_the_rest.contains(&option.as_str()) {
+            judged.ask(format!(
+                "`{name} {option}` runs a command on every file it finds"
+            ));
+            return;
+        }
+        let rest = args.get(at + 1..).unwrap_or(&[]);
+        let end = rest
+            .iter()
+            .position(|w| w.text == ";")
+            .unwrap_or(rest.len());
+        judged.inner.push(rest[..end].to_vec());
+        judged.contents = true;
     }
 
     const fn data_filter(self) -> Program {
@@ -170,6 +237,18 @@ impl Program {
         }
     }
 }
+
+/// The options that make any program that skips hidden and ignored files read them too.
+const SHOWS_HIDDEN: &[&str] = &[
+    "--hidden",
+    "--no-ignore",
+    "-u",
+    "-.",
+    "-L",
+    "--follow",
+    "--no-index",
+    "--untracked",
+];
 
 /// The families of records, each in its own file.
 const FAMILIES: &[&[Program]] = &[
@@ -230,6 +309,7 @@ pub(crate) fn judge(base: &str, args: &[Word]) -> Judged {
             judged.ask(format!("`{name} {flag}` {why}"));
         }
     }
+    program.run_the_rest(name, args, &mut judged);
     if let Some(check) = program.check {
         check(name, args, &mut judged);
     }

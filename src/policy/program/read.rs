@@ -105,7 +105,7 @@ pub(super) const PROGRAMS: &[Program] = &[
     searcher(&["grep", "egrep", "fgrep"], Walk::Recursive).data_filter(),
     searcher(&["zgrep"], Walk::Recursive),
     searcher(&["rg"], Walk::Always)
-        .skipping_hidden()
+        .skipping_hidden(&["--unrestricted"])
         .data_filter()
         .asking(&[
             ("--pre", "runs a preprocessor program on every file"),
@@ -115,7 +115,7 @@ pub(super) const PROGRAMS: &[Program] = &[
     // ag and ack take the pattern as the first operand only (`ag -f` is `--follow`).
     searcher(&["ag"], Walk::Always)
         .pattern_options(&[])
-        .skipping_hidden(),
+        .skipping_hidden(&["--unrestricted", "-U", "--skip-vcs-ignores", "-f"]),
     searcher(&["ack"], Walk::Always).pattern_options(&[]),
     // ugrep reads the directories it is given whole, `-r` or not; it skips hidden files unless
     // told otherwise (`--hidden`, `-.`, also in clusters), which is not relied on here.
@@ -145,7 +145,8 @@ pub(super) const PROGRAMS: &[Program] = &[
         .asking(&[("-o", WRITES_FILE)]),
     Program::new(&["fd", "fdfind"])
         .walking(Walk::Always)
-        .skipping_hidden(),
+        .skipping_hidden(&["-H", "-I", "--unrestricted"])
+        .running_the_rest(&["-x", "--exec", "-X", "--exec-batch"]),
     Program::new(&["tokei"]).walking(Walk::Always),
     Program::new(&["cloc"]).walking(Walk::Always),
     Program::new(&["scc"]).walking(Walk::Always),
