@@ -590,7 +590,10 @@ impl Judge<'_> {
         // the expression, for find), else where it runs.
         let record = program::find(base);
         let own = record.map_or(args, |p| p.own_args(args));
-        let all: Vec<&Word> = operands(own).collect();
+        let all: Vec<&Word> = match record {
+            Some(program) => program.operands(own),
+            None => operands(own).collect(),
+        };
         let paths: &[&Word] = all
             .get(record.map_or(0, |p| p.paths_start(own))..)
             .unwrap_or(&[]);

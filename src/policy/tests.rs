@@ -663,6 +663,34 @@ fn fd_exec_runs_its_command_judged() {
 }
 
 #[test]
+fn an_options_value_is_not_the_tree_searched() {
+    // `2` is the value of `-C`, `API` the pattern: grep walks the working directory.
+    check(
+        &[
+            ("grep -r -C 2 API", ".env included"),
+            ("grep -rA 3 API", ".env included"),
+            ("grep -r --context 2 API", ".env included"),
+            ("ugrep -m 1 API", ".env included"),
+        ],
+        Verdict::Ask,
+    );
+    check(&[("grep -r -C 2 fn src", "")], Verdict::Allow);
+}
+
+#[test]
+fn grep_told_to_recurse_by_directories_walks() {
+    check(
+        &[
+            ("grep -d recurse password ~", "secrets included"),
+            ("grep --directories=recurse password ~", "secrets included"),
+            ("grep -d rec API .", ".env included"),
+        ],
+        Verdict::Ask,
+    );
+    check(&[("grep -d skip fn src", "")], Verdict::Allow);
+}
+
+#[test]
 fn catastrophic_commands_are_denied() {
     check(
         &[

@@ -18,7 +18,7 @@ mod sys;
 mod text;
 mod tools;
 
-use super::args::{flag_matches, has_flag, option_values};
+use super::args::{flag_matches, has_flag, operands, operands_with, option_values};
 use super::judged::Judged;
 use super::shell::Word;
 
@@ -47,6 +47,17 @@ pub(crate) enum Operands {
     Names,
 }
 
+/// A program's options as its `--help` lists them: those that take the next word as their
+/// value (`-e PATTERN`, `--file FILE`), and the rest (flags, and values only given with `=`).
+/// Empty where not yet written down; a unit test holds each table to the program's `--help`.
+#[derive(Debug)]
+pub(crate) struct Options {
+    pub(crate) values: &'static [&'static str],
+    // Only the `--help` test reads the flags: the classifier needs no more than the values.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) flags: &'static [&'static str],
+}
+
 /// Everything the policy knows about one program (or the spellings of one program).
 #[derive(Debug)]
 pub(crate) struct Program {
@@ -54,10 +65,14 @@ pub(crate) struct Program {
     pub(crate) names: &'static [&'static str],
     /// Options that make it ask, each with why (`` `sort -o` writes its output to a file ``).
     pub(crate) asks: &'static [(&'static str, &'static str)],
+    pub(crate) options: Options,
     /// The check of everything else about its arguments, if anything else matters.
     pub(crate) check: Option<Check>,
     pub(crate) operands: Operands,
     pub(crate) walk: Walk,
+    /// Options whose value `recurse` makes it walk (`grep -d recurse`); any value but `read` and
+    /// `skip` counts.
+    pub(crate) recurse_by: &'static [&'static str],
     /// When it walks, it reads the contents of what it finds (`grep -r`), not only names.
     pub(crate) contents: bool,
     /// How many operands come before its paths: 1 for a pattern (`grep PATTERN DIR`), 2 for
@@ -86,6 +101,11 @@ impl Program {
             names,
             asks: &[],
             check: None,
+            options: Options {
+                values: &[],
+                flags: &[],
+            },
+            recurse_by: &[],
             operands: Operands::Files,
             walk: Walk::Never,
             contents: false,
@@ -122,6 +142,14 @@ impl Program {
             operands: Operands::Names,
             ..self
         }
+    }
+
+    const fn with_options(self, options: Options) -> Program {
+        Program { options, ..self }
+    }
+
+    const fn recursing_by(self, recurse_by: &'static [&'static str]) -> Program {
+        Program { recurse_by, ..self }
     }
 
     const fn walking(self, walk: Walk) -> Program {
@@ -186,6 +214,16 @@ impl Program {
         Program {
             runs_the_rest,
             ..self
+        }
+    }
+
+    /// Its operands in `args`: by its options table where it has one, which knows the values of
+    /// options (`grep -C 2 API`: `API` is the pattern), else every word not an option.
+    pub(crate) fn operands<'a>(&self, args: &'a [Word]) -> Vec<&'a Word> {
+        if self.options.values.is_empty() {
+            operands(args).collect()
+        } else {
+            operands_with(args, self.options.values)
         }
     }
 
@@ -299,9 +337,14 @@ pub(crate) fn judge(base: &str, args: &[Word]) -> Judged {
     judged.recursive = match program.walk {
         Walk::Never => false,
         Walk::Always => true,
-        Walk::Recursive => ["-r", "-R", "--recursive", "--dereference-recursive"]
-            .iter()
-            .any(|flag| has_flag(args, flag)),
+        Walk::Recursive => {
+            ["-r", "-R", "--recursive", "--dereference-recursive"]
+                .iter()
+                .any(|flag| has_flag(args, flag))
+                || option_values(args, program.recurse_by)
+                    .iter()
+                    .any(|v| v.dynamic || !matches!(v.text.as_str(), "read" | "skip"))
+        }
     };
     judged.contents = judged.recursive && program.contents;
     for (flag, why) in program.asks {

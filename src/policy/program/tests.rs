@@ -101,3 +101,78 @@ fn what_a_record_says_a_command_does() {
         assert_eq!(!judged.asks.is_empty(), *asks, "{line}: {:?}", judged.asks);
     }
 }
+
+/// The options a `--help` text defines, each with whether it must take the next word: from its
+/// option lines only (`  -e, --regexp=PATTERNS  use ...`, `    -A NUM, --after-context=NUM`),
+/// not the descriptions. Numeric options (`-NUM`, ugrep's `-1`...`-9`) and optional values
+/// (`--color[=WHEN]`, `-K [MIN,][MAX]`) give no verdict on taking a value.
+fn help_options(help: &str) -> Vec<(String, Option<bool>)> {
+    let mut out = Vec::new();
+    for line in help.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let line = line.trim_start();
+        if !line.starts_with('-') || indent > 8 {
+            continue;
+        }
+        let synopsis = line.split("  ").next().unwrap_or(line);
+        // The spellings of one option share its value: `-e, --regexp=PATTERNS`.
+        let mut spellings = Vec::new();
+        for part in synopsis.split(", ") {
+            let end = part.find(['=', ' ', '[']).unwrap_or(part.len());
+            let (name, after) = part.split_at(end);
+            let numeric = name
+                .trim_start_matches('-')
+                .chars()
+                .all(|c| c.is_ascii_digit());
+            if !name.starts_with('-') || name.starts_with("---") || numeric || name == "-NUM" {
+                continue;
+            }
+            let value = match after.trim_start_matches(['=', ' ']) {
+                "" => Some(false),
+                rest if rest.starts_with('[') || after.starts_with('[') => None,
+                _ => Some(true),
+            };
+            spellings.push((name.to_string(), value));
+        }
+        let value = if spellings.iter().any(|(_, v)| v.is_none()) {
+            None
+        } else {
+            Some(spellings.iter().any(|(_, v)| *v == Some(true)))
+        };
+        out.extend(spellings.into_iter().map(|(name, _)| (name, value)));
+    }
+    out
+}
+
+#[test]
+fn every_options_table_matches_the_programs_help_where_installed() {
+    let mut checked = Vec::new();
+    for program in all().filter(|p| !p.options.values.is_empty()) {
+        let name = program.names[0];
+        let Ok(out) = std::process::Command::new(name).arg("--help").output() else {
+            continue; // not installed here
+        };
+        let help = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        let table = &program.options;
+        let both = table.values.iter().find(|v| table.flags.contains(v));
+        assert_eq!(both, None, "`{name}`: both a value and a flag");
+        let mut wrong = Vec::new();
+        for (option, takes_value) in help_options(&help) {
+            let value = table.values.contains(&option.as_str());
+            if !value && !table.flags.contains(&option.as_str()) {
+                wrong.push(format!("{option} is missing"));
+            } else if takes_value.is_some_and(|t| t != value) {
+                wrong.push(format!("{option} takes a value: {takes_value:?}"));
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "`{name}` options table:\n{}",
+            wrong.join("\n")
+        );
+        checked.push(name);
+    }
+    // grep is everywhere: the check ran at least there.
+    assert!(checked.contains(&"grep"), "checked: {checked:?}");
+}
