@@ -350,6 +350,8 @@ mod tests_readings;
 #[cfg(test)]
 mod tests_spelling;
 #[cfg(test)]
+mod tests_walks;
+#[cfg(test)]
 mod tests_wreck;
 #[cfg(test)]
 mod tests_writes;
