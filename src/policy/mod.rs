@@ -338,15 +338,25 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_changes;
+#[cfg(test)]
 mod tests_code;
 #[cfg(test)]
+mod tests_elsewhere;
+#[cfg(test)]
 mod tests_everyday;
+#[cfg(test)]
+mod tests_fetch;
 #[cfg(test)]
 mod tests_found;
 #[cfg(test)]
 mod tests_history;
 #[cfg(test)]
 mod tests_readings;
+#[cfg(test)]
+mod tests_runs;
+#[cfg(test)]
+mod tests_secrets;
 #[cfg(test)]
 mod tests_spelling;
 #[cfg(test)]

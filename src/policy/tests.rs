@@ -670,9 +670,6 @@ fn untrusted_inputs_are_named() {
     );
 }
 
-#[path = "tests_review.rs"]
-mod review;
-
 /// Brace expansion builds words bash sees and this reading would not: an option, a vanished
 /// argument, a command name. Each asks; braces that only build file names do not.
 #[test]
