@@ -417,7 +417,7 @@ impl Judge<'_> {
         self.programs(base, args, findings);
         self.fetch(base, args, findings);
         self.sets(base, args, findings);
-        self.out.prints_environment |= super::kind::prints_environment(base, args);
+        self.out.prints_environment |= program::prints_environment(base, args);
         self.by_tables(base, args, context, wraps, findings);
     }
 

@@ -36,20 +36,25 @@ pub(super) const PROGRAMS: &[Program] = &[
     // Variables: listing them prints tokens; some spellings make a name run code.
     Program::new(&["export"])
         .evaluating_subscripts()
+        .printing_env(lists_variables)
         .checked(variables),
     Program::new(&["readonly"])
         .evaluating_subscripts()
         .checked(variables),
     Program::new(&["declare"])
         .evaluating_subscripts()
+        .printing_env(lists_variables)
         .checked(variables),
     Program::new(&["typeset"])
         .evaluating_subscripts()
+        .printing_env(lists_variables)
         .checked(variables),
     Program::new(&["local"])
         .evaluating_subscripts()
         .checked(variables),
-    Program::new(&["set"]).checked(variables),
+    Program::new(&["set"])
+        .printing_env(lists_variables)
+        .checked(variables),
     Program::new(&["unset"]).evaluating_subscripts(),
     Program::new(&["read"])
         .data_filter()
@@ -140,6 +145,14 @@ fn variables(name: &str, args: &[Word], judged: &mut Judged) {
             "`{name} -n`/`-f` makes a name stand for another variable or a function"
         ));
     }
+}
+
+/// `set`, `export`, `declare -p`: with no words, or a `p` among the options, they list variables.
+fn lists_variables(args: &[Word]) -> bool {
+    args.is_empty()
+        || args
+            .iter()
+            .any(|a| a.text.starts_with('-') && a.text.contains('p'))
 }
 
 fn shopt(_name: &str, args: &[Word], judged: &mut Judged) {

@@ -9,12 +9,20 @@ use crate::policy::shell::Word;
 
 pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["cargo"]).checked(cargo),
-    Program::new(&["npm"]).checked(node_package),
-    Program::new(&["pnpm"]).checked(node_package),
-    Program::new(&["yarn"]).checked(node_package),
+    Program::new(&["npm"])
+        .printing_env(runs_env_script)
+        .checked(node_package),
+    Program::new(&["pnpm"])
+        .printing_env(runs_env_script)
+        .checked(node_package),
+    Program::new(&["yarn"])
+        .printing_env(runs_env_script)
+        .checked(node_package),
     Program::new(&["bun"]).checked(node_package),
     Program::new(&["go"]).checked(go),
-    Program::new(&["make", "gmake"]).checked(make),
+    Program::new(&["make", "gmake"])
+        .printing_env(prints_data_base)
+        .checked(make),
     Program::new(&["mvn"]).checked(jvm_dotnet),
     Program::new(&["gradle", "gradlew"]).checked(jvm_dotnet),
     Program::new(&["dotnet"]).checked(jvm_dotnet),
@@ -365,4 +373,22 @@ pub(crate) fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
         }
     }
     judged.network = true;
+}
+
+/// `make -p`, `make --print-data-base`: the data base holds every variable.
+fn prints_data_base(args: &[Word]) -> bool {
+    args.iter().any(|w| {
+        w.text == "--print-data-base"
+            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains('p'))
+    })
+}
+
+/// `npm run env`, `npm env`: the environment npm gives scripts.
+fn runs_env_script(args: &[Word]) -> bool {
+    let mut rest = args.iter().filter(|w| !w.text.starts_with('-'));
+    match rest.next().map(|w| w.text.as_str()) {
+        Some("run" | "run-script") => rest.next().is_some_and(|w| w.text == "env"),
+        Some("env") => true,
+        _ => false,
+    }
 }

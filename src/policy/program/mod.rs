@@ -88,6 +88,9 @@ pub(crate) struct Program {
     /// Options after which the rest of the words, up to a `;`, are a command it runs on what
     /// it finds (`fd -x CMD`).
     pub(crate) runs_the_rest: &'static [&'static str],
+    /// Whether a command of it prints the environment it was given, tokens included (`env`,
+    /// `export`, `make -p`, `npm run env`).
+    pub(crate) prints_env: Option<fn(&[Word]) -> bool>,
     /// It reads its input as data: a here-document fed to it is text, not code.
     pub(crate) filter: bool,
     /// It evaluates array subscripts in its words (`test`, `let`, `read`): `$(...)` there runs.
@@ -114,6 +117,7 @@ impl Program {
             hides: false,
             shows_hidden: &[],
             runs_the_rest: &[],
+            prints_env: None,
             filter: false,
             subscripts: false,
         }
@@ -261,6 +265,13 @@ impl Program {
         judged.contents = true;
     }
 
+    const fn printing_env(self, prints_env: fn(&[Word]) -> bool) -> Program {
+        Program {
+            prints_env: Some(prints_env),
+            ..self
+        }
+    }
+
     const fn data_filter(self) -> Program {
         Program {
             filter: true,
@@ -321,6 +332,15 @@ pub(crate) fn is_filter(base: &str) -> bool {
 /// Whether `base` prints its operands as words and opens none (`echo`, `printf`).
 pub(crate) fn prints_words(base: &str) -> bool {
     find(base).is_some_and(|program| program.operands == Operands::Words)
+}
+
+/// Whether the command prints the environment it was given: `env` and `printenv` with no
+/// program to run, `set`, `export`, `declare`/`typeset` listing, make's data base (`make -p`),
+/// `npm run env`.
+pub(crate) fn prints_environment(base: &str, args: &[Word]) -> bool {
+    find(base)
+        .and_then(|program| program.prints_env)
+        .is_some_and(|prints| prints(args))
 }
 
 /// Judges one simple command by its program's basename and arguments.

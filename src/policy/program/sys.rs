@@ -25,8 +25,10 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["lsof"]),
     Program::new(&["ss"]).asking(&[("-K", "kills connections"), ("--kill", "kills connections")]),
     Program::new(&["netstat"]),
-    Program::new(&["printenv"]).checked(printenv),
-    Program::new(&["env"]).checked(env),
+    Program::new(&["printenv"])
+        .printing_env(|_| true)
+        .checked(printenv),
+    Program::new(&["env"]).printing_env(env_prints).checked(env),
     Program::new(&["locale"]),
     Program::new(&["getconf"]),
     Program::new(&["lscpu"]),
@@ -102,6 +104,19 @@ fn printenv(_name: &str, args: &[Word], judged: &mut Judged) {
     if let Some(arg) = args.iter().find(|a| secret_name(&a.text)) {
         judged.ask(format!("`printenv {}` prints a secret", arg.text));
     }
+}
+
+/// `env` runs its first operand that is not `NAME=VALUE`; with none it prints.
+fn env_prints(args: &[Word]) -> bool {
+    let mut rest = args.iter().map(|w| w.text.as_str());
+    while let Some(word) = rest.next() {
+        if matches!(word, "-u" | "--unset" | "-C" | "--chdir") {
+            rest.next();
+        } else if !word.starts_with('-') && !word.contains('=') {
+            return false;
+        }
+    }
+    true
 }
 
 fn hostname(_name: &str, args: &[Word], judged: &mut Judged) {

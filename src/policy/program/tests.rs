@@ -1,7 +1,7 @@
 //! The records as a whole: each name has one record, each record is the one its names find, and
 //! the lists read off them are the ones the classifier relies on.
 
-use super::{FAMILIES, Operands, Walk, all, find, is_filter, judge};
+use super::{FAMILIES, Operands, Walk, all, find, is_filter, judge, prints_environment};
 use crate::policy::shell::parse;
 
 #[test]
@@ -175,4 +175,33 @@ fn every_options_table_matches_the_programs_help_where_installed() {
     }
     // grep is everywhere: the check ran at least there.
     assert!(checked.contains(&"grep"), "checked: {checked:?}");
+}
+
+#[test]
+fn commands_that_print_the_environment_and_ones_that_do_not() {
+    let table: &[(&str, bool)] = &[
+        ("env", true),
+        ("env -0", true),
+        ("env | sort", true),
+        ("env -u PATH", true),
+        ("printenv", true),
+        ("printenv HOME", true),
+        ("make -p", true),
+        ("make -pn", true),
+        ("make --print-data-base", true),
+        ("npm run env", true),
+        ("pnpm run-script env", true),
+        ("env FOO=1 cargo test", false),
+        ("env cargo build", false),
+        ("make", false),
+        ("make -j4", false),
+        ("npm run build", false),
+        ("yarn env", true),
+    ];
+    for (line, expected) in table {
+        let script = parse(line);
+        let first = script.commands.first().expect("a simple command");
+        let (name, args) = first.words.split_first().expect("a program");
+        assert_eq!(prints_environment(&name.text, args), *expected, "{line}");
+    }
 }
