@@ -1,5 +1,5 @@
-//! How programs read their options, so the safe table reads them the same way: clusters of short
-//! flags, glued values, `--name=value`, GNU-style abbreviations of long options, and `--`.
+//! How programs read their options, so the program records read them the same way: clusters of
+//! short flags, glued values, `--name=value`, GNU-style abbreviations of long options, and `--`.
 
 use super::shell::Word;
 

@@ -421,7 +421,7 @@ impl Judge<'_> {
         self.by_tables(base, args, context, wraps, findings);
     }
 
-    /// The program's own rows: the safe table's verdict and what it follows, writes and
+    /// The program's own rows: its record's verdict and what it follows, writes and
     /// reads; the deny rules; and, for a program no table knows, a question.
     fn by_tables(
         &mut self,
@@ -433,7 +433,7 @@ impl Judge<'_> {
     ) {
         let judged = program::judge(base, args);
         let explained = danger::explain(base, args);
-        // A program in the safe table has its own reasons; only the deny rules still apply.
+        // A program with a record has its own reasons; only the deny rules still apply.
         findings.extend(
             explained
                 .into_iter()

@@ -2,9 +2,10 @@
 //! Tools never decide for themselves; the agent asks here, then asks the user if needed.
 //!
 //! Commands are judged as an allowlist: a line runs without asking only when every simple command
-//! in it is known safe (`program`), nothing in it reaches a secret by any spelling (`reach`), and no
-//! rule of the user's says otherwise (`rules`). Data flows one way: `shell` parses, `classify`
-//! walks what was parsed, the program records (`program`) and `danger` judge one command at a time.
+//! in it has a record that says it is safe (`program`), nothing in it reaches a secret by any
+//! spelling (`reach`), and no rule of the user's says otherwise (`rules`). Data flows one way:
+//! `shell` parses, `classify` walks what was parsed, the program records (`program`) and
+//! `danger` judge one command at a time.
 
 mod args;
 mod bash;

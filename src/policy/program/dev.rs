@@ -1,4 +1,4 @@
-//! The safe table's package managers and build tools: the build and test commands of cargo,
+//! Records of package managers and build tools: the build and test commands of cargo,
 //! npm/pnpm/yarn, go, make and maven/gradle/dotnet (project code the user already trusts), never
 //! pointed outside the project or at another registry.
 

@@ -1,4 +1,4 @@
-//! The safe table's file makers: `tee`, `cp`, `mv`, `chmod +x`, `tar -c` and `zip`, with the
+//! Records of file makers: `tee`, `cp`, `mv`, `chmod +x`, `tar -c` and `zip`, with the
 //! options that only copy, archive or add read and execute bits. Where they write is judged by
 //! `write` (a new or ignored file in the project runs unasked; a tracked one asks).
 

@@ -1,4 +1,4 @@
-//! The safe table's git: read-only subcommands without options that run programs, write files or
+//! Records of git: read-only subcommands without options that run programs, write files or
 //! read another configuration; listing forms of `branch` and `tag` read exactly.
 
 use super::Program;

@@ -1,4 +1,4 @@
-//! The safe table's interpreters and shells: a script from the project is project code; inline
+//! Records of interpreters and shells: a script from the project is project code; inline
 //! code, code on stdin and scripts from elsewhere ask. Options are read with each interpreter's own
 //! table of which one-letter options take a value.
 

@@ -1,4 +1,4 @@
-//! The safe table's network and infrastructure clients: `curl`/`wget` only fetch (no data, form,
+//! Records of network and infrastructure clients: `curl`/`wget` only fetch (no data, form,
 //! upload, method or config file; output only into the project), and container, cloud and infra
 //! CLIs only with their read-only verbs.
 

@@ -1,4 +1,4 @@
-//! The safe table's system tools: service, package, network and archive programs, each safe only
+//! Records of system tools: service, package, network and archive programs, each safe only
 //! in its read-only forms (`systemctl status`, `apt list`, `ip addr`, `tar -t`, `crontab -l`).
 
 use super::Program;

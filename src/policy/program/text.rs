@@ -1,4 +1,4 @@
-//! The safe table's text processors: `sed` and `awk` are read-only filters unless their program
+//! Records of text processors: `sed` and `awk` are read-only filters unless their program
 //! writes files (`w`, `print > f`), reads others (`r`, `getline <`) or runs commands (`e`,
 //! `system()`, pipes). Their programs are scanned for those; what cannot be scanned asks.
 

@@ -1,4 +1,4 @@
-//! The safe table's other build drivers, linters, formatters and test runners: safe in their
+//! Records of other build drivers, linters, formatters and test runners: safe in their
 //! checking forms with options from short lists known to change nothing but what they print.
 
 use super::Program;
