@@ -478,10 +478,6 @@ const OVERSIZE: &[(&str, &str)] = &[
         "policy v3: one record per program",
     ),
     (
-        "policy/program/sys.rs: fn system",
-        "policy v3: one record per program",
-    ),
-    (
         "policy/program/interp.rs: fn interpreter",
         "policy v3: one record per program",
     ),

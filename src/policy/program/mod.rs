@@ -7,6 +7,7 @@
 //! Review the records like code: every one is a promise that the command cannot delete,
 //! overwrite, upload, run code ai cannot see, or start something that outlives the call.
 
+mod admin;
 mod builtin;
 mod dev;
 mod files;
@@ -306,6 +307,7 @@ const FAMILIES: &[&[Program]] = &[
     text::PROGRAMS,
     files::PROGRAMS,
     sys::PROGRAMS,
+    admin::PROGRAMS,
     git::PROGRAMS,
     dev::PROGRAMS,
     tools::PROGRAMS,
