@@ -10,17 +10,14 @@ use crate::policy::shell::Word;
 pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["curl"]).checked(fetch),
     Program::new(&["wget"]).checked(fetch),
-    // Container, cloud and forge clients: read-only subcommands only (`infra`).
-    Program::new(&["docker"]).checked(infra),
-    Program::new(&["podman"]).checked(infra),
-    Program::new(&["kubectl"]).checked(infra),
-    Program::new(&["oc"]).checked(infra),
-    Program::new(&["terraform"]).checked(infra),
-    Program::new(&["tofu"]).checked(infra),
-    Program::new(&["aws"]).checked(infra),
-    Program::new(&["gcloud"]).checked(infra),
-    Program::new(&["az"]).checked(infra),
-    Program::new(&["gh"]).checked(infra),
+    // Container, cloud and forge clients: read-only subcommands only (`client`).
+    Program::new(&["docker", "podman"]).checked(docker),
+    Program::new(&["kubectl", "oc"]).checked(kubectl),
+    Program::new(&["terraform", "tofu"]).checked(terraform),
+    Program::new(&["aws"]).checked(aws),
+    Program::new(&["gcloud"]).checked(gcloud_az),
+    Program::new(&["az"]).checked(gcloud_az),
+    Program::new(&["gh"]).checked(gh),
 ];
 
 /// `curl`, `wget`: every request can carry what the model has read (in its URL, its headers or
@@ -45,37 +42,40 @@ const SECRET_WORDS: &[&str] = &[
     "auth",
 ];
 
-/// Container, cluster, infrastructure and cloud CLIs: only their read-only verbs.
-pub(crate) fn infra(name: &str, args: &[Word], judged: &mut Judged) {
+/// Its read-only forms, by its first operand, all its operands and its arguments.
+type ReadOnly = fn(&str, &[&str], &[Word]) -> bool;
+
+/// Options that point a client at another server, account or directory of code.
+const ELSEWHERE: &[&str] = &[
+    "--server",
+    "-s",
+    "--kubeconfig",
+    "--token",
+    "--context",
+    "--cluster",
+    "--as",
+    "--endpoint-url",
+    "--profile",
+    "-H",
+    "--host",
+    "--config",
+    "-chdir",
+    "--chdir",
+    "--registry-config",
+    "--post-renderer",
+    "--repo",
+    "-out",
+    "--kube-apiserver",
+];
+
+/// A container, cluster, infrastructure or cloud client: it talks to the network; options that
+/// point it elsewhere ask; only its read-only forms (`safe`), naming no secret, run unasked.
+fn client(name: &str, args: &[Word], judged: &mut Judged, changes: &str, safe: ReadOnly) {
     judged.network = true;
-    let ops: Vec<&str> = operands(args).map(|w| w.text.as_str()).collect();
-    // Options that point the client at another server, account or directory of code.
-    const ELSEWHERE: &[&str] = &[
-        "--server",
-        "-s",
-        "--kubeconfig",
-        "--token",
-        "--context",
-        "--cluster",
-        "--as",
-        "--endpoint-url",
-        "--profile",
-        "-H",
-        "--host",
-        "--config",
-        "-chdir",
-        "--chdir",
-        "--registry-config",
-        "--post-renderer",
-        "--repo",
-        "-out",
-        "--kube-apiserver",
-    ];
     if let Some(arg) = args.iter().find(|a| {
         let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
         ELSEWHERE.contains(&name) || name.starts_with("--flat") || name.starts_with("--raw")
     }) {
-        judged.network = true;
         judged.ask(format!(
             "`{name} {}` points it at another server, account or directory, or prints raw \
              credentials",
@@ -87,9 +87,30 @@ pub(crate) fn infra(name: &str, args: &[Word], judged: &mut Judged) {
         let lower = arg.text.to_ascii_lowercase();
         SECRET_WORDS.iter().any(|s| lower.contains(s)) || lower.starts_with("--raw")
     });
+    let ops: Vec<&str> = operands(args).map(|w| w.text.as_str()).collect();
     let first = ops.first().copied().unwrap_or("");
-    let safe = match name {
-        "docker" | "podman" => match first {
+    let safe = safe(first, &ops, args);
+    if names_secret && safe {
+        let words: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+        judged.ask(format!(
+            "`{name} {}` reads secrets or credentials",
+            words.join(" ")
+        ));
+    } else if !safe {
+        let what = subcommand(args).unwrap_or("");
+        judged.ask(format!(
+            "`{name} {what}` can change {changes} (only read-only verbs run without asking)"
+        ));
+    }
+}
+
+fn docker(name: &str, args: &[Word], judged: &mut Judged) {
+    client(
+        name,
+        args,
+        judged,
+        "containers or images",
+        |first, ops, args| match first {
             "ps" | "images" | "logs" | "version" | "info" | "history" | "port" | "top"
             | "stats" => first != "stats" || args.iter().any(|a| a.text == "--no-stream"),
             "compose" => matches!(
@@ -102,7 +123,16 @@ pub(crate) fn infra(name: &str, args: &[Word], judged: &mut Judged) {
             "" => args.iter().any(|a| a.text == "--version" || a.text == "-v"),
             _ => false,
         },
-        "kubectl" | "oc" => match first {
+    );
+}
+
+fn kubectl(name: &str, args: &[Word], judged: &mut Judged) {
+    client(
+        name,
+        args,
+        judged,
+        "a cluster",
+        |first, ops, args| match first {
             "get" | "describe" | "logs" | "explain" | "top" | "api-resources" | "api-versions"
             | "cluster-info" | "version" => true,
             "config" => {
@@ -116,38 +146,50 @@ pub(crate) fn infra(name: &str, args: &[Word], judged: &mut Judged) {
             "auth" => ops.get(1) == Some(&"can-i"),
             _ => false,
         },
-        "helm" => matches!(
-            first,
-            "list"
-                | "ls"
-                | "status"
-                | "version"
-                | "history"
-                | "lint"
-                | "template"
-                | "show"
-                | "search"
-        ),
-        "terraform" | "tofu" => match first {
+    );
+}
+
+fn terraform(name: &str, args: &[Word], judged: &mut Judged) {
+    client(
+        name,
+        args,
+        judged,
+        "real infrastructure",
+        |first, _, args| match first {
             "plan" | "validate" | "version" | "providers" | "graph" => true,
             "fmt" => args
                 .iter()
                 .any(|a| a.text == "-check" || a.text == "--check"),
             _ => false,
         },
-        "aws" => {
-            let verb = ops.get(1).copied().unwrap_or("");
-            verb.starts_with("describe-")
-                || (verb.starts_with("list-") || verb.starts_with("get-")) && verb != "get-object"
-                || (first == "s3" && verb == "ls")
-                || first == "--version"
-        }
-        "gcloud" | "az" => {
-            ops.iter()
-                .any(|op| matches!(*op, "list" | "describe" | "show"))
-                || first == "version"
-        }
-        "gh" => match first {
+    );
+}
+
+fn aws(name: &str, args: &[Word], judged: &mut Judged) {
+    client(name, args, judged, "cloud resources", |first, ops, _| {
+        let verb = ops.get(1).copied().unwrap_or("");
+        verb.starts_with("describe-")
+            || (verb.starts_with("list-") || verb.starts_with("get-")) && verb != "get-object"
+            || (first == "s3" && verb == "ls")
+            || first == "--version"
+    });
+}
+
+fn gcloud_az(name: &str, args: &[Word], judged: &mut Judged) {
+    client(name, args, judged, "cloud resources", |first, ops, _| {
+        ops.iter()
+            .any(|op| matches!(*op, "list" | "describe" | "show"))
+            || first == "version"
+    });
+}
+
+fn gh(name: &str, args: &[Word], judged: &mut Judged) {
+    client(
+        name,
+        args,
+        judged,
+        "remote state",
+        |first, ops, _| match first {
             "pr" | "issue" | "run" | "release" | "repo" | "workflow" => {
                 matches!(
                     ops.get(1).copied(),
@@ -157,27 +199,5 @@ pub(crate) fn infra(name: &str, args: &[Word], judged: &mut Judged) {
             "status" | "search" | "version" | "--version" => true,
             _ => false,
         },
-        _ => false,
-    };
-    if names_secret && safe {
-        let words: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
-        judged.ask(format!(
-            "`{name} {}` reads secrets or credentials",
-            words.join(" ")
-        ));
-    } else if !safe {
-        let what = subcommand(args).unwrap_or("");
-        judged.ask(infra_reason(name, what));
-    }
-}
-
-fn infra_reason(name: &str, what: &str) -> String {
-    let changes = match name {
-        "docker" | "podman" => "containers or images",
-        "kubectl" | "oc" | "helm" => "a cluster",
-        "terraform" | "tofu" => "real infrastructure",
-        "aws" | "gcloud" | "az" => "cloud resources",
-        _ => "remote state",
-    };
-    format!("`{name} {what}` can change {changes} (only read-only verbs run without asking)")
+    );
 }
