@@ -482,10 +482,6 @@ const OVERSIZE: &[(&str, &str)] = &[
         "policy v3: one record per program",
     ),
     (
-        "policy/program/tools.rs: fn formatter",
-        "policy v3: one record per program",
-    ),
-    (
         "policy/wrap.rs: fn wrapper",
         "policy v3: two readings of the line",
     ),

@@ -13,6 +13,7 @@ mod dev;
 mod files;
 mod git;
 mod interp;
+mod lint;
 mod net;
 mod read;
 mod sys;
@@ -311,6 +312,7 @@ const FAMILIES: &[&[Program]] = &[
     git::PROGRAMS,
     dev::PROGRAMS,
     tools::PROGRAMS,
+    lint::PROGRAMS,
     interp::PROGRAMS,
     net::PROGRAMS,
 ];
