@@ -474,10 +474,6 @@ const OVERSIZE: &[(&str, &str)] = &[
         "policy v3: one record per program",
     ),
     (
-        "policy/program/interp.rs: fn interpreter",
-        "policy v3: one record per program",
-    ),
-    (
         "policy/runner.rs: fn node_runner",
         "policy v3: one record per program",
     ),

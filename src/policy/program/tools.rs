@@ -149,7 +149,7 @@ pub(crate) fn coverage(_name: &str, args: &[Word], judged: &mut Judged) {
                 .iter()
                 .position(|a| a.text == "run")
                 .map_or(0, |i| i + 1);
-            super::interp::interpreter("python3", args.get(at..).unwrap_or(&[]), judged);
+            super::interp::python("python3", args.get(at..).unwrap_or(&[]), judged);
         }
         Some("report" | "html" | "xml" | "json" | "lcov" | "combine" | "erase" | "debug") => {}
         other => judged.ask(format!(
