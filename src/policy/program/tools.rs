@@ -8,12 +8,12 @@ use crate::policy::judged::Judged;
 use crate::policy::shell::Word;
 
 pub(super) const PROGRAMS: &[Program] = &[
-    Program::new(&["cmake"]).checked(build_driver),
-    Program::new(&["ctest"]).checked(build_driver),
-    Program::new(&["ninja"]).checked(build_driver),
-    Program::new(&["man"]).checked(build_driver),
-    Program::new(&["less"]).data_filter().checked(build_driver),
-    Program::new(&["more"]).data_filter().checked(build_driver),
+    Program::new(&["cmake"]).checked(cmake),
+    Program::new(&["ctest"]).checked(ctest),
+    Program::new(&["ninja"]).checked(ninja),
+    Program::new(&["man"]).checked(pager),
+    Program::new(&["less"]).data_filter().checked(pager),
+    Program::new(&["more"]).data_filter().checked(pager),
     Program::new(&["coverage"]).checked(coverage),
     Program::new(&["tox"]).checked(tox),
     Program::new(&["pytest", "py.test"]).checked(pytest),
@@ -38,47 +38,60 @@ pub(super) const PROGRAMS: &[Program] = &[
 /// Build drivers of C/C++ projects, safe when they only build an existing build directory in the
 /// project (`cmake --build build`, `ctest --test-dir build`, `ninja -C build`), and pagers and man
 /// pages read without options.
-pub(crate) fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
-    judged.project_code = !matches!(name, "less" | "more" | "man");
-    let (allowed, dirs): (&[&str], &[&str]) = match name {
-        "cmake" if args.first().is_some_and(|a| a.text == "--build") => (
-            &[
-                "--build=",
-                "-j=",
-                "--parallel=",
-                "--target=",
-                "-t=",
-                "--config=",
-                "--verbose",
-                "-v",
-            ],
-            &["--build"],
-        ),
-        "ctest" => (
-            &[
-                "--output-on-failure",
-                "-j=",
-                "--parallel=",
-                "-R=",
-                "-E=",
-                "-L=",
-                "--test-dir=",
-                "-C=",
-                "--build-config=",
-                "-V",
-                "--verbose",
-                "-N",
-                "--show-only",
-            ],
-            &["--test-dir"],
-        ),
-        "ninja" => (&["-C=", "-j=", "-k=", "-v", "-n"], &["-C"]),
-        "less" | "more" | "man" => (&[], &[]),
-        _ => {
-            judged.ask(format!("`{name}` with these arguments runs unchecked code"));
-            return;
-        }
-    };
+/// cmake only as `cmake --build DIR` with options that only choose what to build.
+fn cmake(name: &str, args: &[Word], judged: &mut Judged) {
+    if args.first().is_none_or(|a| a.text != "--build") {
+        judged.project_code = true;
+        return judged.ask(format!("`{name}` with these arguments runs unchecked code"));
+    }
+    let allowed = &[
+        "--build=",
+        "-j=",
+        "--parallel=",
+        "--target=",
+        "-t=",
+        "--config=",
+        "--verbose",
+        "-v",
+    ];
+    drive(name, args, judged, (allowed, &["--build"]), false);
+}
+
+fn ctest(name: &str, args: &[Word], judged: &mut Judged) {
+    let allowed = &[
+        "--output-on-failure",
+        "-j=",
+        "--parallel=",
+        "-R=",
+        "-E=",
+        "-L=",
+        "--test-dir=",
+        "-C=",
+        "--build-config=",
+        "-V",
+        "--verbose",
+        "-N",
+        "--show-only",
+    ];
+    drive(name, args, judged, (allowed, &["--test-dir"]), false);
+}
+
+fn ninja(name: &str, args: &[Word], judged: &mut Judged) {
+    let allowed = &["-C=", "-j=", "-k=", "-v", "-n"];
+    drive(name, args, judged, (allowed, &["-C"]), false);
+}
+
+/// less, more, man: no options; `+cmd` runs pager commands.
+fn pager(name: &str, args: &[Word], judged: &mut Judged) {
+    drive(name, args, judged, (&[], &[]), true);
+}
+
+/// A build driver's or pager's own rules: no `--` passing arguments on, no install, uninstall or
+/// clean target, only its allowed options (`options.0`); `options.1` name the directories it
+/// works in. A build driver runs project code; a pager does not, but its `+cmd` runs commands.
+fn drive(name: &str, args: &[Word], judged: &mut Judged, options: (&[&str], &[&str]), pager: bool) {
+    let (allowed, dirs) = options;
+    judged.project_code = !pager;
     if args.iter().any(|a| a.text == "--")
         || option_values(args, &["--target", "-t"])
             .iter()
@@ -95,7 +108,7 @@ pub(crate) fn build_driver(name: &str, args: &[Word], judged: &mut Judged) {
     };
     for word in operands {
         let text = word.text.as_str();
-        if text.starts_with('+') && matches!(name, "less" | "more" | "man") {
+        if text.starts_with('+') && pager {
             return judged.ask(format!(
                 "`{name} +...` runs pager commands, which can run programs"
             ));
