@@ -1,5 +1,5 @@
-//! How programs read their options, so the safe table reads them the same way: clusters of short
-//! flags, glued values, `--name=value`, GNU-style abbreviations of long options, and `--`.
+//! How programs read their options, so the program records read them the same way: clusters of
+//! short flags, glued values, `--name=value`, GNU-style abbreviations of long options, and `--`.
 
 use super::shell::Word;
 
@@ -100,6 +100,41 @@ pub(crate) fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
         .iter()
         .filter(|a| !a.text.starts_with('-') || a.text == "-")
         .chain(args.get(end + 1..).unwrap_or(&[]))
+}
+
+/// The operands of a program whose options that take a value are `values`: the value of
+/// `-C 2`, `-rA 3` or `--context 2` is not an operand (`-C2`, `--context=2` are one word anyway).
+pub(crate) fn operands_with<'a>(args: &'a [Word], values: &[&str]) -> Vec<&'a Word> {
+    let mut out = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let text = arg.text.as_str();
+        if text == "--" {
+            out.extend(rest.by_ref());
+        } else if text.starts_with("--") {
+            if !text.contains('=') && values.contains(&text) {
+                rest.next();
+            }
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            // The first letter that takes a value ends the cluster; last, its value is next.
+            let takes = |c: char| {
+                values
+                    .iter()
+                    .any(|v| v.strip_prefix('-') == Some(&*c.to_string()))
+            };
+            if let Some(at) = cluster
+                .char_indices()
+                .find(|(_, c)| takes(*c))
+                .map(|(i, _)| i)
+                && at + 1 == cluster.len()
+            {
+                rest.next();
+            }
+        } else {
+            out.push(arg);
+        }
+    }
+    out
 }
 
 /// The first operand: the subcommand of `git`, `cargo`, `npm`, ...

@@ -12,11 +12,11 @@ use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
 use super::glob::glob_makes_options;
 use super::judged::Judged;
-use super::kind::{FILTERS, in_system_bin, is_descriptor, is_source, named_at_run_time};
+use super::kind::{in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
+use super::program;
 use super::reach::{Place, braces_make_words, expand_words, has_glob, too_much_brace};
 use super::runs;
-use super::safe;
 use super::shell::{self, Redirect, RedirectKind, Word};
 use super::wreck::Ground;
 use super::{Approver, Finding, Verdict};
@@ -211,7 +211,7 @@ impl Judge<'_> {
             let mut findings = Vec::new();
             if command.inline_input
                 && let Some(name) = command.words.first()
-                && !FILTERS.contains(&basename(&name.text))
+                && !program::is_filter(basename(&name.text))
             {
                 findings.push(ask(format!(
                     "`{}` is fed input written in the command line, which it may run as code",
@@ -417,11 +417,11 @@ impl Judge<'_> {
         self.programs(base, args, findings);
         self.fetch(base, args, findings);
         self.sets(base, args, findings);
-        self.out.prints_environment |= super::kind::prints_environment(base, args);
+        self.out.prints_environment |= program::prints_environment(base, args);
         self.by_tables(base, args, context, wraps, findings);
     }
 
-    /// The program's own rows: the safe table's verdict and what it follows, writes and
+    /// The program's own rows: its record's verdict and what it follows, writes and
     /// reads; the deny rules; and, for a program no table knows, a question.
     fn by_tables(
         &mut self,
@@ -431,9 +431,9 @@ impl Judge<'_> {
         wraps: usize,
         findings: &mut Vec<Finding>,
     ) {
-        let judged = safe::judge(base, args);
+        let judged = program::judge(base, args);
         let explained = danger::explain(base, args);
-        // A program in the safe table has its own reasons; only the deny rules still apply.
+        // A program with a record has its own reasons; only the deny rules still apply.
         findings.extend(
             explained
                 .into_iter()
@@ -450,7 +450,7 @@ impl Judge<'_> {
         self.writes(base, &judged, findings);
         if !judged.names_only {
             // `echo` and `printf` print their words and open none.
-            self.secrets_in(args, !matches!(base, "echo" | "printf"), findings);
+            self.secrets_in(args, !program::prints_words(base), findings);
             self.reads(base, args, &judged, findings);
         }
         if judged.history {
@@ -577,7 +577,7 @@ impl Judge<'_> {
     /// Reading programs: computed paths ask, whole-home reads ask, outside files taint.
     fn reads(&mut self, base: &str, args: &[Word], judged: &Judged, findings: &mut Vec<Finding>) {
         if judged.known
-            && !matches!(base, "echo" | "printf")
+            && !program::prints_words(base)
             && args
                 .iter()
                 .any(|a| a.dynamic && (a.text.contains("$(") || a.text.contains('`')))
@@ -588,14 +588,15 @@ impl Judge<'_> {
         }
         // The trees it walks: its path operands (after the pattern, for the grep family; before
         // the expression, for find), else where it runs.
-        let all: Vec<&Word> = operands(args).collect();
-        let paths: &[&Word] = match base {
-            "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" => {
-                all.get(1..).unwrap_or(&[])
-            }
-            "git" => all.get(2..).unwrap_or(&[]),
-            _ => &all,
+        let record = program::find(base);
+        let own = record.map_or(args, |p| p.own_args(args));
+        let all: Vec<&Word> = match record {
+            Some(program) => program.operands(own),
+            None => operands(own).collect(),
         };
+        let paths: &[&Word] = all
+            .get(record.map_or(0, |p| p.paths_start(own))..)
+            .unwrap_or(&[]);
         let mut targets: Vec<PathBuf> = paths
             .iter()
             .filter_map(|w| self.place.paths(w))
@@ -607,17 +608,7 @@ impl Judge<'_> {
                 targets.push(self.place.cwd.clone());
             }
             // rg, ag, fd and git grep skip hidden and ignored files unless told otherwise.
-            let skips_hidden = matches!(base, "rg" | "ag" | "fd" | "fdfind" | "git")
-                && !args.iter().any(|a| {
-                    a.text.starts_with("--hidden")
-                        || a.text.starts_with("--no-ignore")
-                        || a.text.starts_with("-u")
-                        || a.text == "-."
-                        || a.text == "--no-index"
-                        || a.text == "--follow"
-                        || a.text == "-L"
-                        || a.text == "--untracked"
-                });
+            let skips_hidden = record.is_some_and(|p| p.skips_hidden(own));
             let walk: Vec<PathBuf> = (targets.iter())
                 .filter(|d| {
                     judged.contents

@@ -106,7 +106,7 @@ impl Findings {
     }
 }
 
-/// Why a program that is not in the safe table asks, for the categories a person recognises.
+/// Why a program that is without a record (`program`) asks, for the categories a person recognises.
 pub(crate) fn category(base: &str) -> Option<String> {
     const CATEGORIES: &[(&[&str], &str)] = &[
         (

@@ -1,5 +1,5 @@
-//! What the safe table finds out about one simple command: why it asks, and what the classifier
-//! must check next (inner commands, scripts, paths). Plain data the table's checks fill in.
+//! What a program's record finds out about one simple command: why it asks, and what the
+//! classifier must check next (inner commands, scripts, paths). Plain data the checks fill in.
 
 use super::shell::Word;
 
@@ -48,7 +48,7 @@ pub(crate) struct Judged {
     pub(crate) names_only: bool,
     /// It prints file contents from git history: safe only while no secret was ever committed.
     pub(crate) history: bool,
-    /// The program is in the table.
+    /// The program has a record.
     pub(crate) known: bool,
 }
 

@@ -1,58 +1,10 @@
 //! What a word of a command line names, judged on its text and the file system: a descriptor,
-//! a source or auto-loaded file, a system program, a text filter, a project's own scripts and
+//! a source or auto-loaded file, a system program, a project's own scripts and
 //! tools (package.json scripts, `node_modules/.bin`).
 
 use std::path::Path;
 
 use super::shell::Word;
-
-/// Programs that only read their input as data: a here-document fed to them is text, not code.
-pub(crate) const FILTERS: &[&str] = &[
-    "cat",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "sed",
-    "awk",
-    "gawk",
-    "mawk",
-    "jq",
-    "yq",
-    "wc",
-    "head",
-    "tail",
-    "sort",
-    "uniq",
-    "tr",
-    "cut",
-    "paste",
-    "column",
-    "fold",
-    "fmt",
-    "nl",
-    "tac",
-    "rev",
-    "base64",
-    "xxd",
-    "od",
-    "hexdump",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "diff",
-    "cmp",
-    "tee",
-    "xargs",
-    "read",
-    "echo",
-    "printf",
-    "true",
-    ":",
-    "less",
-    "more",
-];
 
 /// `/dev/fd/2`: a copy of a descriptor, not a file (`/dev/fd/../cwd/x` is a file).
 pub(crate) fn is_descriptor(path: &str, dynamic: bool) -> bool {
@@ -218,77 +170,4 @@ pub(crate) fn named_at_run_time(word: &Word) -> Option<String> {
             word.text
         )
     })
-}
-
-/// Whether the command prints the environment it was given: `env` and `printenv` with no
-/// program to run, `set`, `export`, `declare`/`typeset` listing, make's data base
-/// (`make -p`), `npm run env`.
-pub(crate) fn prints_environment(base: &str, args: &[Word]) -> bool {
-    let words: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
-    let operands = || words.iter().filter(|w| !w.starts_with('-'));
-    match base {
-        "printenv" => true,
-        // `env` runs its first operand that is not `NAME=VALUE`; with none it prints.
-        "env" => {
-            let mut rest = words.iter();
-            while let Some(word) = rest.next() {
-                if matches!(*word, "-u" | "--unset" | "-C" | "--chdir") {
-                    rest.next();
-                } else if !word.starts_with('-') && !word.contains('=') {
-                    return false;
-                }
-            }
-            true
-        }
-        "set" | "export" | "declare" | "typeset" => {
-            words.is_empty() || words.iter().any(|w| w.starts_with('-') && w.contains('p'))
-        }
-        "make" | "gmake" => words.iter().any(|w| {
-            *w == "--print-data-base"
-                || (w.starts_with('-') && !w.starts_with("--") && w.contains('p'))
-        }),
-        "npm" | "pnpm" | "yarn" => {
-            let mut rest = operands();
-            match rest.next() {
-                Some(&"run" | &"run-script") => rest.next() == Some(&"env"),
-                Some(&"env") => true,
-                _ => false,
-            }
-        }
-        _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::prints_environment;
-    use crate::policy::shell::parse;
-
-    #[test]
-    fn commands_that_print_the_environment_and_ones_that_do_not() {
-        let table: &[(&str, bool)] = &[
-            ("env", true),
-            ("env -0", true),
-            ("env | sort", true),
-            ("env -u PATH", true),
-            ("printenv", true),
-            ("printenv HOME", true),
-            ("make -p", true),
-            ("make -pn", true),
-            ("make --print-data-base", true),
-            ("npm run env", true),
-            ("pnpm run-script env", true),
-            ("env FOO=1 cargo test", false),
-            ("env cargo build", false),
-            ("make", false),
-            ("make -j4", false),
-            ("npm run build", false),
-        ];
-        for (line, expected) in table {
-            let script = parse(line);
-            let first = script.commands.first().expect("a simple command");
-            let (name, args) = first.words.split_first().expect("a program");
-            assert_eq!(prints_environment(&name.text, args), *expected, "{line}");
-        }
-    }
 }

@@ -2,9 +2,10 @@
 //! Tools never decide for themselves; the agent asks here, then asks the user if needed.
 //!
 //! Commands are judged as an allowlist: a line runs without asking only when every simple command
-//! in it is known safe (`safe`), nothing in it reaches a secret by any spelling (`reach`), and no
-//! rule of the user's says otherwise (`rules`). Data flows one way: `shell` parses, `classify`
-//! walks what was parsed, the tables (`safe*`, `danger`) judge one command at a time.
+//! in it has a record that says it is safe (`program`), nothing in it reaches a secret by any
+//! spelling (`reach`), and no rule of the user's says otherwise (`rules`). Data flows one way:
+//! `shell` parses, `classify` walks what was parsed, the program records (`program`) and
+//! `danger` judge one command at a time.
 
 mod args;
 mod bash;
@@ -19,21 +20,13 @@ mod history;
 mod judged;
 mod kind;
 mod path;
+mod program;
 mod project;
 mod py_module;
 mod reach;
 mod rules;
 mod runner;
 mod runs;
-mod safe;
-mod safe_dev;
-mod safe_files;
-mod safe_git;
-mod safe_interp;
-mod safe_net;
-mod safe_sys;
-mod safe_text;
-mod safe_tools;
 mod shell;
 mod words;
 mod wrap;
@@ -346,9 +339,15 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_changes;
+#[cfg(test)]
 mod tests_code;
 #[cfg(test)]
+mod tests_elsewhere;
+#[cfg(test)]
 mod tests_everyday;
+#[cfg(test)]
+mod tests_fetch;
 #[cfg(test)]
 mod tests_found;
 #[cfg(test)]
@@ -356,7 +355,13 @@ mod tests_history;
 #[cfg(test)]
 mod tests_readings;
 #[cfg(test)]
+mod tests_runs;
+#[cfg(test)]
+mod tests_secrets;
+#[cfg(test)]
 mod tests_spelling;
+#[cfg(test)]
+mod tests_walks;
 #[cfg(test)]
 mod tests_wreck;
 #[cfg(test)]

@@ -5,13 +5,13 @@
 use super::Finding;
 use super::classify::{Judge, ask};
 use super::kind::{package_script, project_bin};
-use super::safe;
+use super::program;
 use super::shell::Word;
 
 impl Judge<'_> {
     /// `yarn NAME ...` / `pnpm exec NAME ...`: a package.json script runs as project code; a tool
     /// in `node_modules/.bin` is judged as that tool; anything else asks. `None` leaves the
-    /// package manager's own subcommands (install, add, ...) to the safe table.
+    /// package manager's own subcommands (install, add, ...) to their records.
     pub(super) fn node_runner<'w>(
         &mut self,
         base: &str,
@@ -108,8 +108,8 @@ impl Judge<'_> {
         }
         if project_bin(project, &name.text) {
             let rest = &args[at..];
-            // A tool the table knows is judged as itself; one it does not is project code.
-            return if safe::judge(&name.text, &rest[1..]).known {
+            // A tool with a record is judged as itself; one without is project code.
+            return if program::judge(&name.text, &rest[1..]).known {
                 Some(rest)
             } else {
                 Some(&[])

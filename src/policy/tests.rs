@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use super::{Policy, Roots, Rules, Verdict};
 use crate::config::PolicyConfig;
 
-struct World {
+pub(super) struct World {
     _dir: tempfile::TempDir,
-    policy: Policy,
+    pub(super) policy: Policy,
 }
 
-fn world() -> World {
+pub(super) fn world() -> World {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = std::fs::canonicalize(dir.path()).expect("canonical");
     let home = root.join("home");
@@ -63,7 +63,7 @@ fn world() -> World {
     World { _dir: dir, policy }
 }
 
-fn check(table: &[(&str, &str)], verdict: Verdict) {
+pub(super) fn check(table: &[(&str, &str)], verdict: Verdict) {
     check_with(&world().policy, table, verdict);
 }
 
@@ -669,9 +669,6 @@ fn untrusted_inputs_are_named() {
             .is_some()
     );
 }
-
-#[path = "tests_review.rs"]
-mod review;
 
 /// Brace expansion builds words bash sees and this reading would not: an option, a vanished
 /// argument, a command name. Each asks; braces that only build file names do not.

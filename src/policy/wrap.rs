@@ -230,7 +230,7 @@ impl Judge<'_> {
         });
         match local {
             Some(bin) if plain => {
-                if super::safe::judge(&bin.text, &rest[1..]).known {
+                if super::program::judge(&bin.text, &rest[1..]).known {
                     Some(rest)
                 } else {
                     Some(&[])

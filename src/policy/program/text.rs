@@ -1,11 +1,20 @@
-//! The safe table's text processors: `sed` and `awk` are read-only filters unless their program
+//! Records of text processors: `sed` and `awk` are read-only filters unless their program
 //! writes files (`w`, `print > f`), reads others (`r`, `getline <`) or runs commands (`e`,
 //! `system()`, pipes). Their programs are scanned for those; what cannot be scanned asks.
 
-use super::judged::Judged;
-use super::shell::Word;
+use super::Program;
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
 
-pub(crate) fn sed(args: &[Word], judged: &mut Judged) {
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["sed"]).data_filter().checked(sed),
+    Program::new(&["awk", "gawk", "mawk"])
+        .data_filter()
+        .checked(awk),
+    Program::new(&["nawk"]).checked(awk),
+];
+
+pub(crate) fn sed(_name: &str, args: &[Word], judged: &mut Judged) {
     match sed_scripts(args) {
         Err(why) => judged.ask(why),
         Ok(scripts) => {
@@ -221,8 +230,8 @@ fn skip_delimited(chars: &[char], mut i: usize, delimiter: char) -> Option<usize
     None
 }
 
-pub(crate) fn awk(args: &[Word], judged: &mut Judged) {
-    let loads = super::args::option_values(
+pub(crate) fn awk(_name: &str, args: &[Word], judged: &mut Judged) {
+    let loads = crate::policy::args::option_values(
         args,
         &[
             "-f",

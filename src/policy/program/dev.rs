@@ -1,10 +1,32 @@
-//! The safe table's package managers and build tools: the build and test commands of cargo,
+//! Records of package managers and build tools: the build and test commands of cargo,
 //! npm/pnpm/yarn, go, make and maven/gradle/dotnet (project code the user already trusts), never
 //! pointed outside the project or at another registry.
 
-use super::args::{has_flag, operands, option_values, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use super::Program;
+use crate::policy::args::{has_flag, operands, option_values, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["cargo"]).checked(cargo),
+    Program::new(&["npm"])
+        .printing_env(runs_env_script)
+        .checked(node_package),
+    Program::new(&["pnpm"])
+        .printing_env(runs_env_script)
+        .checked(node_package),
+    Program::new(&["yarn"])
+        .printing_env(runs_env_script)
+        .checked(node_package),
+    Program::new(&["bun"]).checked(node_package),
+    Program::new(&["go"]).checked(go),
+    Program::new(&["make", "gmake"])
+        .printing_env(prints_data_base)
+        .checked(make),
+    Program::new(&["mvn"]).checked(jvm_dotnet),
+    Program::new(&["gradle", "gradlew"]).checked(jvm_dotnet),
+    Program::new(&["dotnet"]).checked(jvm_dotnet),
+];
 
 /// cargo subcommands that build, test or read the project.
 const CARGO_SAFE: &[&str] = &[
@@ -242,7 +264,7 @@ pub(crate) fn make(_name: &str, args: &[Word], judged: &mut Judged) {
         if let Some((var, value)) = text.split_once('=') {
             if let Some(why) = make_variable_reason(var, value) {
                 judged.ask(format!("`make {text}` {why}"));
-            } else if let Some(why) = super::danger::risky_assignment(var, value) {
+            } else if let Some(why) = crate::policy::danger::risky_assignment(var, value) {
                 judged.ask(format!("`make {var}=` {why}"));
             }
         } else if !dry_run && let Some(what) = make_target_reason(text) {
@@ -351,4 +373,22 @@ pub(crate) fn jvm_dotnet(name: &str, args: &[Word], judged: &mut Judged) {
         }
     }
     judged.network = true;
+}
+
+/// `make -p`, `make --print-data-base`: the data base holds every variable.
+fn prints_data_base(args: &[Word]) -> bool {
+    args.iter().any(|w| {
+        w.text == "--print-data-base"
+            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains('p'))
+    })
+}
+
+/// `npm run env`, `npm env`: the environment npm gives scripts.
+fn runs_env_script(args: &[Word]) -> bool {
+    let mut rest = args.iter().filter(|w| !w.text.starts_with('-'));
+    match rest.next().map(|w| w.text.as_str()) {
+        Some("run" | "run-script") => rest.next().is_some_and(|w| w.text == "env"),
+        Some("env") => true,
+        _ => false,
+    }
 }

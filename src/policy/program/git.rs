@@ -1,9 +1,19 @@
-//! The safe table's git: read-only subcommands without options that run programs, write files or
+//! Records of git: read-only subcommands without options that run programs, write files or
 //! read another configuration; listing forms of `branch` and `tag` read exactly.
 
-use super::args::{has_flag, operands, option_values, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use super::Program;
+use crate::policy::args::{has_flag, operands, option_values, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    // `git grep PATTERN DIR`: paths after the subcommand and the pattern; hidden files skipped.
+    Program::new(&["git"])
+        .paths_after(2)
+        .pattern_options(&["-e", "-f"])
+        .skipping_hidden(&[])
+        .checked(git),
+];
 
 /// git subcommands that only read the repository.
 const GIT_READ: &[&str] = &[
@@ -139,7 +149,7 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     for (flag, why) in GIT_UNSAFE_OPTIONS {
         if sub_args
             .iter()
-            .any(|a| super::args::flag_matches(&a.text, flag))
+            .any(|a| crate::policy::args::flag_matches(&a.text, flag))
         {
             judged.ask(format!("`git {sub_text} {flag}` {why}"));
         }

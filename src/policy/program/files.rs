@@ -1,10 +1,32 @@
-//! The safe table's file makers: `tee`, `cp`, `mv`, `chmod +x`, `tar -c` and `zip`, with the
+//! Records of file makers: `tee`, `cp`, `mv`, `chmod +x`, `tar -c` and `zip`, with the
 //! options that only copy, archive or add read and execute bits. Where they write is judged by
 //! `write` (a new or ignored file in the project runs unasked; a tracked one asks).
 
-use super::args::{operands, option_values};
-use super::judged::Judged;
-use super::shell::Word;
+use super::Program;
+use crate::policy::args::{operands, option_values};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["touch"]).checked(touch_mkdir),
+    Program::new(&["mkdir"]).checked(touch_mkdir),
+    Program::new(&["tee"]).data_filter().checked(tee),
+    Program::new(&["cp", "mv"]).checked(copy),
+    Program::new(&["chmod"]).checked(chmod),
+    Program::new(&["zip"]).checked(zip),
+];
+
+/// Creating files and directories in the project; any option changes times or modes.
+fn touch_mkdir(name: &str, args: &[Word], judged: &mut Judged) {
+    let plain = |a: &Word| {
+        !a.text.starts_with('-')
+            || (name == "mkdir" && matches!(a.text.as_str(), "-p" | "-v" | "--parents"))
+    };
+    if !args.iter().all(plain) {
+        judged.ask(format!("`{name}` with options changes file times or modes"));
+    }
+    judged.outputs.extend(operands(args).cloned());
+}
 
 /// Words that name no file to write.
 fn is_stream(text: &str) -> bool {

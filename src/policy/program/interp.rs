@@ -1,10 +1,31 @@
-//! The safe table's interpreters and shells: a script from the project is project code; inline
+//! Records of interpreters and shells: a script from the project is project code; inline
 //! code, code on stdin and scripts from elsewhere ask. Options are read with each interpreter's own
 //! table of which one-letter options take a value.
 
-use super::args::{has_flag, operands, option_values, skip_options, subcommand};
-use super::judged::Judged;
-use super::shell::Word;
+use super::Program;
+use crate::policy::args::{has_flag, operands, option_values, skip_options, subcommand};
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    Program::new(&["python", "python2", "python3"]).checked(python),
+    Program::new(&["pypy", "pypy3"]).checked(python),
+    Program::new(&["node", "nodejs"]).checked(node),
+    Program::new(&["perl"]).checked(perl),
+    Program::new(&["ruby"]).checked(ruby),
+    Program::new(&["php"]).checked(php),
+    Program::new(&["deno"]).checked(deno),
+    Program::new(&["lua"]).checked(lua),
+    Program::new(&["Rscript"]).checked(rscript),
+    Program::new(&["sh"]).checked(shell),
+    Program::new(&["bash"]).checked(shell),
+    Program::new(&["zsh"]).checked(shell),
+    Program::new(&["dash"]).checked(shell),
+    Program::new(&["ksh", "mksh"]).checked(shell),
+    Program::new(&["fish"]).checked(shell),
+    Program::new(&["csh", "tcsh"]).checked(shell),
+    Program::new(&["source", "."]).checked(shell),
+];
 
 /// Python modules whose `-m` run is a test runner or a read-only tool.
 const PYTHON_SAFE_MODULES: &[&str] = &[
@@ -24,120 +45,157 @@ const PYTHON_SAFE_MODULES: &[&str] = &[
     "this",
 ];
 
-/// Interpreters: running a script from the project is project code; inline code and code on stdin
-/// are not something ai can check.
-pub(crate) fn interpreter(name: &str, args: &[Word], judged: &mut Judged) {
-    let inline: &[&str] = match name {
-        "python" | "python2" | "python3" | "pypy" | "pypy3" => &["-c"],
-        "node" | "nodejs" | "deno" => &[
-            "-e",
-            "--eval",
-            "-p",
-            "--print",
-            "-r",
-            "--require",
-            "--import",
-            "--loader",
-            "--experimental-loader",
-            "--experimental-policy",
-            "--inspect-brk",
-        ],
-        "perl" => &["-e", "-E", "-M", "-m", "-i", "-n", "-p", "-S", "-d", "-D"],
-        "ruby" => &["-e", "-i", "-r", "-n", "-p", "-S"],
-        "php" => &["-r", "-B", "-R", "-E", "-F", "-S", "-d", "-c", "-t"],
-        "lua" => &["-e", "-l"],
-        _ => &["-e"],
-    };
-    // Version and help only as the whole command: `python3 -c '...' -v` still runs the code.
+/// What runs inline code, per interpreter: these options take code (or a module or a loader
+/// that runs it) rather than a file.
+const NODE_INLINE: &[&str] = &[
+    "-e",
+    "--eval",
+    "-p",
+    "--print",
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "--experimental-policy",
+    "--inspect-brk",
+];
+
+/// Version and help only as the whole command (`python3 -c '...' -v` still runs the code); an
+/// option of `inline` asks. Whether the command is left to judge further.
+fn interpret(name: &str, args: &[Word], judged: &mut Judged, inline: &[&str]) -> bool {
     if args.len() == 1
         && matches!(
             args[0].text.as_str(),
             "--version" | "-V" | "-v" | "--help" | "-h"
         )
     {
-        return;
+        return false;
     }
     if let Some(flag) = inline.iter().find(|f| has_flag(args, f)) {
         judged.ask(format!("`{name} {flag}` runs code that ai cannot check"));
+        return false;
+    }
+    true
+}
+
+/// An interpreter that runs its script operand, with `inline` as its code-taking options.
+fn scripted(name: &str, args: &[Word], judged: &mut Judged, inline: &[&str]) {
+    if interpret(name, args, judged, inline) {
+        script_operand(name, args, judged);
+    }
+}
+
+/// python, pypy: `-c` asks; `-m MODULE` runs only modules known to be safe, with their options
+/// read (`-m` also hides in a cluster, `-Im timeit`, or is glued to its module, `-mtimeit`).
+pub(crate) fn python(name: &str, args: &[Word], judged: &mut Judged) {
+    if !interpret(name, args, judged, &["-c"]) {
         return;
     }
-    let python = matches!(name, "python" | "python3" | "python2" | "pypy" | "pypy3");
-    // `-m` also hides in a cluster (`-Im timeit`) or is glued to its module (`-mtimeit`).
-    if python && let Some(module) = option_values(args, &["-m"]).into_iter().next() {
-        let module = module.text.as_str();
-        let after = args
-            .iter()
-            .position(|a| a.text == module || a.text.ends_with(&format!("m{module}")))
-            .map_or(&[][..], |i| args.get(i + 1..).unwrap_or(&[]));
-        let pip_read = module == "pip"
-            && matches!(
-                after.first().map(|w| w.text.as_str()),
-                Some("list" | "show" | "freeze" | "check" | "--version")
-            );
-        let discover_elsewhere = module == "unittest"
-            && !option_values(
-                after,
-                &["-s", "-t", "--start-directory", "--top-level-directory"],
-            )
-            .is_empty();
-        if discover_elsewhere {
-            judged.dirs.extend(option_values(
-                after,
-                &["-s", "-t", "--start-directory", "--top-level-directory"],
-            ));
+    match option_values(args, &["-m"]).into_iter().next() {
+        Some(module) => python_module(name, &module.text, args, judged),
+        None => script_operand(name, args, judged),
+    }
+}
+
+fn python_module(name: &str, module: &str, args: &[Word], judged: &mut Judged) {
+    let after = args
+        .iter()
+        .position(|a| a.text == module || a.text.ends_with(&format!("m{module}")))
+        .map_or(&[][..], |i| args.get(i + 1..).unwrap_or(&[]));
+    let pip_read = module == "pip"
+        && matches!(
+            after.first().map(|w| w.text.as_str()),
+            Some("list" | "show" | "freeze" | "check" | "--version")
+        );
+    let discover_elsewhere = module == "unittest"
+        && !option_values(
+            after,
+            &["-s", "-t", "--start-directory", "--top-level-directory"],
+        )
+        .is_empty();
+    if discover_elsewhere {
+        judged.dirs.extend(option_values(
+            after,
+            &["-s", "-t", "--start-directory", "--top-level-directory"],
+        ));
+    }
+    if module == "json.tool" && operands(after).count() > 1 {
+        judged.outputs.extend(operands(after).nth(1).cloned());
+    }
+    if module == "pytest" {
+        pytest("pytest", after, judged);
+    }
+    crate::policy::py_module::options(name, module, after, judged);
+    if module == "venv" {
+        // A new environment directory named like one; into an existing directory it would
+        // overwrite files (`venv .` replaces the project's `bin/`), `--clear` deletes.
+        let named_like_one = operands(after).all(|w| {
+            let name = w.text.trim_end_matches('/');
+            matches!(name, ".venv" | "venv" | "env" | ".env-py") || name.starts_with(".venv")
+        });
+        if !named_like_one
+            || ["--clear", "--upgrade", "--upgrade-deps"]
+                .iter()
+                .any(|flag| has_flag(after, flag))
+        {
+            judged.ask("`python -m venv` here would overwrite or delete a directory");
         }
-        if module == "json.tool" && operands(after).count() > 1 {
-            judged.outputs.extend(operands(after).nth(1).cloned());
-        }
-        if module == "pytest" {
-            pytest(after, judged);
-        }
-        super::py_module::options(name, module, after, judged);
-        if module == "venv" {
-            // A new environment directory named like one; into an existing directory it would
-            // overwrite files (`venv .` replaces the project's `bin/`), `--clear` deletes.
-            let named_like_one = operands(after).all(|w| {
-                let name = w.text.trim_end_matches('/');
-                matches!(name, ".venv" | "venv" | "env" | ".env-py") || name.starts_with(".venv")
-            });
-            if !named_like_one
-                || ["--clear", "--upgrade", "--upgrade-deps"]
-                    .iter()
-                    .any(|flag| has_flag(after, flag))
-            {
-                judged.ask("`python -m venv` here would overwrite or delete a directory");
-            }
-            judged.dirs.extend(operands(after).cloned());
-        }
-        if !PYTHON_SAFE_MODULES.contains(&module) && !pip_read {
-            judged.ask(format!(
-                "`{name} -m {module}` runs a module ai does not know to be safe"
-            ));
-        }
+        judged.dirs.extend(operands(after).cloned());
+    }
+    if !PYTHON_SAFE_MODULES.contains(&module) && !pip_read {
+        judged.ask(format!(
+            "`{name} -m {module}` runs a module ai does not know to be safe"
+        ));
+    }
+}
+
+fn node(name: &str, args: &[Word], judged: &mut Judged) {
+    scripted(name, args, judged, NODE_INLINE);
+}
+
+fn perl(name: &str, args: &[Word], judged: &mut Judged) {
+    let inline = &["-e", "-E", "-M", "-m", "-i", "-n", "-p", "-S", "-d", "-D"];
+    scripted(name, args, judged, inline);
+}
+
+fn ruby(name: &str, args: &[Word], judged: &mut Judged) {
+    scripted(name, args, judged, &["-e", "-i", "-r", "-n", "-p", "-S"]);
+}
+
+fn php(name: &str, args: &[Word], judged: &mut Judged) {
+    let inline = &["-r", "-B", "-R", "-E", "-F", "-S", "-d", "-c", "-t"];
+    scripted(name, args, judged, inline);
+}
+
+fn lua(name: &str, args: &[Word], judged: &mut Judged) {
+    scripted(name, args, judged, &["-e", "-l"]);
+}
+
+fn rscript(name: &str, args: &[Word], judged: &mut Judged) {
+    scripted(name, args, judged, &["-e"]);
+}
+
+/// deno: its checking subcommands, or `run` with a file (judged as a script).
+fn deno(name: &str, args: &[Word], judged: &mut Judged) {
+    if !interpret(name, args, judged, NODE_INLINE) {
         return;
     }
-    if matches!(name, "deno" | "bun") {
-        match subcommand(args) {
-            Some("test" | "check" | "lint" | "fmt") if !has_flag(args, "--fix") => return,
-            Some("run") => {
-                let after = args
-                    .iter()
-                    .position(|a| a.text == "run")
-                    .map_or(0, |i| i + 1);
-                let rest = skip_options(args.get(after..).unwrap_or(&[]), &[]);
-                match rest.first() {
-                    Some(script) => judged.scripts.push(script.clone()),
-                    None => judged.ask(format!("`{name} run` without a file")),
-                }
-                return;
-            }
-            _ => {
-                judged.ask(format!("`{name}` runs code ai cannot check"));
-                return;
+    match subcommand(args) {
+        Some("test" | "check" | "lint" | "fmt") if !has_flag(args, "--fix") => {}
+        Some("run") => {
+            let after = args
+                .iter()
+                .position(|a| a.text == "run")
+                .map_or(0, |i| i + 1);
+            let rest = skip_options(args.get(after..).unwrap_or(&[]), &[]);
+            match rest.first() {
+                Some(script) => judged.scripts.push(script.clone()),
+                None => judged.ask(format!("`{name} run` without a file")),
             }
         }
+        _ => judged.ask(format!("`{name}` runs code ai cannot check")),
     }
-    script_operand(name, args, judged);
 }
 
 /// Shells: `-c` strings are parsed and judged; a script file must be the project's; stdin asks.
@@ -189,7 +247,7 @@ pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
 
 /// pytest runs the project's tests; options that load plugins, read other configurations,
 /// delete or write files, or upload results ask, and test paths must be the project's.
-pub(crate) fn pytest(args: &[Word], judged: &mut Judged) {
+pub(crate) fn pytest(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
     for flag in [
         "--basetemp",
@@ -217,7 +275,7 @@ pub(crate) fn pytest(args: &[Word], judged: &mut Judged) {
                 || (flag.len() == 2 && !flag.starts_with("--") && a.text.starts_with(flag))
         });
         let disables_plugins = flag == "-p"
-            && super::args::option_values(args, &["-p"])
+            && crate::policy::args::option_values(args, &["-p"])
                 .iter()
                 .all(|v| v.text.starts_with("no:"));
         if given && !disables_plugins {

@@ -1,0 +1,193 @@
+//! Records of the programs that read the machine: who, what runs, what is mounted and free,
+//! its environment (`env`, `printenv`), its clock and name, each asking where it would change one.
+
+use super::Program;
+use crate::policy::args::{has_flag, operands, option_values, skip_options};
+use crate::policy::danger::secret_name;
+use crate::policy::judged::Judged;
+use crate::policy::shell::Word;
+
+pub(super) const PROGRAMS: &[Program] = &[
+    // The machine and its processes, read.
+    Program::new(&["whoami"]),
+    Program::new(&["id"]),
+    Program::new(&["groups"]),
+    Program::new(&["uname"]),
+    Program::new(&["arch"]),
+    Program::new(&["nproc"]),
+    Program::new(&["cal"]),
+    Program::new(&["uptime"]),
+    Program::new(&["free"]),
+    Program::new(&["df"]),
+    Program::new(&["ps"]).checked(ps),
+    Program::new(&["pgrep"]),
+    Program::new(&["pidof"]),
+    Program::new(&["lsof"]),
+    Program::new(&["ss"]).asking(&[("-K", "kills connections"), ("--kill", "kills connections")]),
+    Program::new(&["netstat"]),
+    Program::new(&["printenv"])
+        .printing_env(|_| true)
+        .checked(printenv),
+    Program::new(&["env"]).printing_env(env_prints).checked(env),
+    Program::new(&["locale"]),
+    Program::new(&["getconf"]),
+    Program::new(&["lscpu"]),
+    Program::new(&["lsblk"]),
+    Program::new(&["lsusb"]),
+    Program::new(&["lspci"]),
+    Program::new(&["lsmod"]),
+    Program::new(&["who"]),
+    Program::new(&["w"]),
+    Program::new(&["last"]),
+    Program::new(&["tty"]),
+    Program::new(&["dmesg"]).asking(&[
+        ("-C", "clears the kernel log"),
+        ("-c", "clears the kernel log"),
+        ("-D", "changes the console"),
+        ("-E", "changes the console"),
+        ("-n", "changes the console"),
+        ("--clear", "clears the kernel log"),
+        ("--read-clear", "clears the kernel log"),
+        ("--console-off", "changes the console"),
+        ("--console-on", "changes the console"),
+        ("--console-level", "changes the console"),
+    ]),
+    Program::new(&["pstree"]),
+    Program::new(&["vmstat"]),
+    Program::new(&["iostat"]),
+    Program::new(&["mpstat"]),
+    Program::new(&["lsb_release"]),
+    Program::new(&["htop"]),
+    Program::new(&["btop"]),
+    Program::new(&["top"]),
+    Program::new(&["procs"]),
+    Program::new(&["hostname"]).checked(hostname),
+    Program::new(&["date"]).asking(&[("-s", "sets the clock"), ("--set", "sets the clock")]),
+];
+
+fn ps(_name: &str, args: &[Word], judged: &mut Judged) {
+    if args
+        .iter()
+        .any(|a| !a.text.starts_with('-') && a.text.contains('e'))
+    {
+        judged.ask("`ps e` prints other processes' environments, tokens included");
+    }
+}
+
+fn printenv(_name: &str, args: &[Word], judged: &mut Judged) {
+    if let Some(arg) = args.iter().find(|a| secret_name(&a.text)) {
+        judged.ask(format!("`printenv {}` prints a secret", arg.text));
+    }
+}
+
+/// `env` runs its first operand that is not `NAME=VALUE`; with none it prints.
+fn env_prints(args: &[Word]) -> bool {
+    let mut rest = args.iter().map(|w| w.text.as_str());
+    while let Some(word) = rest.next() {
+        if matches!(word, "-u" | "--unset" | "-C" | "--chdir") {
+            rest.next();
+        } else if !word.starts_with('-') && !word.contains('=') {
+            return false;
+        }
+    }
+    true
+}
+
+fn hostname(_name: &str, args: &[Word], judged: &mut Judged) {
+    if operands(args).next().is_some() || has_flag(args, "-F") {
+        judged.ask("`hostname NAME` renames the machine");
+    }
+}
+
+/// `env [-i] [NAME=value]... [command]`: the command is judged, and so are the assignments.
+pub(crate) fn env(_name: &str, args: &[Word], judged: &mut Judged) {
+    let strings = env_split(args);
+    if !strings.is_empty() {
+        judged.strings.extend(strings);
+        return;
+    }
+    if let Some(odd) = args
+        .iter()
+        .take_while(|a| a.text.starts_with('-'))
+        .find(|a| {
+            let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
+            name.starts_with("--")
+                && name.len() > 2
+                && !ENV_LONGS.iter().any(|l| l.starts_with(name))
+        })
+    {
+        judged.ask(format!("`env {}` is an option ai does not know", odd.text));
+    }
+    judged.dirs.extend(option_values(args, &["-C", "--chdir"]));
+    let rest = skip_options(args, &["-u", "--unset", "-C", "--chdir"]);
+    let start = rest
+        .iter()
+        .position(|a| !a.text.contains('='))
+        .unwrap_or(rest.len());
+    for assignment in &rest[..start] {
+        if let Some((name, value)) = assignment.text.split_once('=')
+            && let Some(why) = crate::policy::danger::risky_assignment(name, value)
+        {
+            judged.ask(format!("`{name}=` {why}"));
+        }
+        if let Some((name, _)) = assignment.text.split_once('=')
+            && crate::policy::runs::assignment(name, assignment).is_some()
+        {
+            // The program it names is judged on its own (`env GIT_SSH_COMMAND=CMD git ...`).
+            let value = assignment.text[name.len() + 1..].to_string();
+            judged.strings.push(Word {
+                text: value,
+                ..assignment.clone()
+            });
+        }
+    }
+    // Alone it prints the environment: the sandbox gives commands an allowlisted one, with
+    // no token, key or credential in it.
+    if start < rest.len() {
+        judged.inner.push(rest[start..].to_vec());
+    }
+}
+
+/// env's long options, so an abbreviation reads as env reads it (`--s` is `--split-string`).
+const ENV_LONGS: &[&str] = &[
+    "--ignore-environment",
+    "--null",
+    "--unset",
+    "--chdir",
+    "--split-string",
+    "--block-signal",
+    "--default-signal",
+    "--ignore-signal",
+    "--list-signal-handling",
+    "--debug",
+    "--help",
+    "--version",
+];
+
+/// The command lines `env -S` / `--split-string` (any abbreviation: `--s`) runs, with env's
+/// own separator `\_` read as the space it stands for.
+fn env_split(args: &[Word]) -> Vec<Word> {
+    let mut strings = option_values(args, &["-S", "--split-string"]);
+    for (i, arg) in args.iter().enumerate() {
+        let (name, value) = match arg.text.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (arg.text.as_str(), None),
+        };
+        if name.len() == 3 && "--split-string".starts_with(name) {
+            strings.push(match value {
+                Some(value) => Word {
+                    text: value.to_string(),
+                    ..arg.clone()
+                },
+                None => args
+                    .get(i + 1)
+                    .cloned()
+                    .unwrap_or_else(|| Word::computed("")),
+            });
+        }
+    }
+    for string in &mut strings {
+        string.text = string.text.replace("\\_", " ");
+    }
+    strings
+}
