@@ -301,6 +301,10 @@ fn stage_two(request: &Request) -> i32 {
     if !request.net || !request.prefetch.is_empty() {
         // Offline: go says so at once instead of failing to connect.
         command.env("GOPROXY", "off");
+    } else {
+        // The command itself gets the network (`npm view`): the package manager it runs, and
+        // the `node` npm's first line asks for, are never the project's.
+        command.env("PATH", trusted_path(request));
     }
     use std::os::unix::process::CommandExt;
     let err = command.exec();
@@ -316,11 +320,18 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
     // process forked during the fetch would otherwise keep the network and the caches.
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     if let Some((program, args)) = request.prefetch.split_first() {
-        // Its failure is the command's to meet, offline, with a message of its own.
-        let _ = std::process::Command::new(program)
-            .args(args)
-            .envs(fetch_environment())
-            .status();
+        // Its failure is the command's to meet, offline, with a message of its own. The
+        // package manager (and the `node` npm's first line asks for) is looked for where no
+        // call could have put one: a project's `.venv/bin` or `node_modules/.bin` on PATH
+        // would run the project's code with the network and the caches.
+        let path = trusted_path(request);
+        if let Some(program) = find_program(program, &path) {
+            let _ = std::process::Command::new(program)
+                .args(args)
+                .envs(fetch_environment())
+                .env("PATH", &path)
+                .status();
+        }
     }
     super::isolate::kill_descendants();
     let mut offline = request.clone();
@@ -336,6 +347,38 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
     } else {
         Err("cannot close the network after the fetch".into())
     }
+}
+
+/// PATH without the directories a call can write (the project, temp, the caches), nor any
+/// that does not resolve.
+fn trusted_path(request: &Request) -> OsString {
+    let writable: Vec<PathBuf> = (request.write.iter())
+        .chain(&request.caches)
+        .filter_map(|root| root.canonicalize().ok())
+        .collect();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|dir| {
+            dir.canonicalize()
+                .is_ok_and(|real| !writable.iter().any(|root| real.starts_with(root)))
+        })
+        .collect();
+    std::env::join_paths(kept).unwrap_or_default()
+}
+
+/// The program `name` as `path` finds it; none for a path (`.venv/bin/npm`: it may be the
+/// project's).
+fn find_program(name: &str, path: &OsString) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    if name.contains('/') {
+        return None;
+    }
+    std::env::split_paths(path)
+        .map(|dir| dir.join(name))
+        .find(|file| {
+            file.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// What the fetch run first is told beside its arguments: run no scripts, whatever its words

@@ -28,12 +28,8 @@ const CARGO_SOURCES: &[&str] = &[
     "sparse+https://index.crates.io/",
 ];
 
-/// Directories of fetched or built things, not the project's own manifests (links in them
-/// are looked at all the same: the fetch writes `node_modules`).
-const FETCHED: &[&str] = &["node_modules", "target", ".venv", "venv", "vendor"];
-
-/// Directories not walked at all: git's (read-only to calls), a build's outputs (no fetch
-/// writes there).
+/// Directories not walked: git's (read-only to calls) and a build's outputs (no fetch writes
+/// there, and a path dependency into one is refused by its path).
 const NOT_WALKED: &[&str] = &[".git", "target"];
 
 /// Why a fetch of the project must not get the network, if it must not: a source other than
@@ -46,13 +42,8 @@ pub(crate) fn refusal(project: &Path) -> Option<String> {
             link_out = Some(path.to_path_buf());
         }
         let name = name.to_string_lossy();
-        let fetched = || {
-            let within = path.strip_prefix(project).unwrap_or(path);
-            within
-                .components()
-                .any(|c| FETCHED.iter().any(|f| c.as_os_str() == *f))
-        };
-        if kind.is_file() && MANIFESTS.contains(&name.as_ref()) && !fetched() {
+        // Installed packages' manifests too: npm reads them when it builds its tree.
+        if kind.is_file() && MANIFESTS.contains(&name.as_ref()) {
             manifests.push(path.to_path_buf());
         }
         kind.is_dir() && !NOT_WALKED.contains(&name.as_ref())
@@ -66,19 +57,20 @@ pub(crate) fn refusal(project: &Path) -> Option<String> {
             link.display()
         ));
     }
-    // npm's copy of the lockfile in `node_modules` steers the next fetch too.
-    let hidden_lock = project.join("node_modules/.package-lock.json");
-    if hidden_lock.is_file() {
-        manifests.push(hidden_lock);
-    }
     manifests.iter().find_map(|path| {
         let name = path.file_name()?.to_string_lossy();
-        let text = std::fs::read_to_string(path).ok()?;
-        foreign_source(&name, &text).map(|what| format!("{} names {what}", path.display()))
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return Some(format!("{} cannot be read as text", path.display()));
+        };
+        let dir = path.parent().unwrap_or(project);
+        foreign_source(&name, &text)
+            .or_else(|| local_path_out(&name, &text, dir, project))
+            .map(|what| format!("{} names {what}", path.display()))
     })
 }
 
 const MANIFESTS: &[&str] = &[
+    ".package-lock.json",
     "package.json",
     "package-lock.json",
     "npm-shrinkwrap.json",
@@ -108,22 +100,9 @@ fn foreign_source(name: &str, text: &str) -> Option<String> {
     match name {
         "package.json" => npm_manifest(text),
         "package-lock.json" | "npm-shrinkwrap.json" | ".package-lock.json" => npm_lock(text),
-        "yarn.lock" => text.lines().find_map(|line| {
-            let value = line.trim().strip_prefix("resolved ")?.trim_matches('"');
-            (!from_registry(value)).then(|| format!("the source {value}"))
-        }),
-        "pnpm-lock.yaml" => text.lines().find_map(|line| {
-            let line = line.trim();
-            let named = ["tarball:", "repo:", "url:"]
-                .iter()
-                .any(|k| line.contains(k));
-            named.then(|| format!("the source {line}"))
-        }),
+        "yarn.lock" | "pnpm-lock.yaml" => text_lock(text),
         "Cargo.toml" => cargo_manifest(text),
-        "Cargo.lock" => text.lines().find_map(|line| {
-            let value = line.trim().strip_prefix("source = ")?.trim_matches('"');
-            (!CARGO_SOURCES.contains(&value)).then(|| format!("the source {value}"))
-        }),
+        "Cargo.lock" => cargo_lock(text),
         _ => None,
     }
 }
@@ -154,6 +133,16 @@ fn npm_manifest(text: &str) -> Option<String> {
     }
     if let Some(value) = manifest.get("pnpm").and_then(|p| p.get("overrides")) {
         strings_in(value, &mut specs);
+    }
+    let mut workspaces = Vec::new();
+    if let Some(value) = manifest.get("workspaces") {
+        strings_in(value, &mut workspaces);
+    }
+    if let Some(out) = workspaces
+        .iter()
+        .find(|w| w.starts_with('/') || w.contains(".."))
+    {
+        return Some(format!("the workspace {out} outside the project"));
     }
     specs
         .into_iter()
@@ -220,26 +209,125 @@ fn resolved_in(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// A dependency of `Cargo.toml` from git or another registry, or a source replaced or patched:
-/// read by its keys, so a comment that names one refuses too (it fails closed).
+/// A source of a yarn or pnpm lockfile other than the registry: a URL elsewhere, or a
+/// protocol that fetches from elsewhere or runs something (`github:`, `git+`, `file:`,
+/// `patch:`, `exec:`).
+fn text_lock(text: &str) -> Option<String> {
+    const PROTOCOLS: &[&str] = &[
+        "@github:",
+        "@gitlab:",
+        "@bitbucket:",
+        "@git",
+        "@file:",
+        "@link:",
+        "@portal:",
+        "@patch:",
+        "@exec:",
+        "@http",
+    ];
+    for line in text.lines() {
+        let mut rest = line;
+        while let Some(at) = rest.find("://") {
+            let start = rest[..at]
+                .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '@'))
+                .map_or(0, |i| i + 1);
+            let url = rest[start..]
+                .split(['"', '\'', ' ', ',', '}', '#'])
+                .next()
+                .unwrap_or_default();
+            if !from_registry(url) {
+                return Some(format!("the source {url}"));
+            }
+            rest = &rest[at + 3..];
+        }
+        if let Some(protocol) = PROTOCOLS.iter().find(|p| line.contains(*p)) {
+            return Some(format!("a source by {}", protocol.trim_start_matches('@')));
+        }
+    }
+    None
+}
+
+/// Keys of `Cargo.toml` that name a source other than crates.io, wherever they are written
+/// (a dependency's table, a dotted key, a quoted one).
+const CARGO_FOREIGN_KEYS: &[&str] = &["git", "registry", "registry-index", "index"];
+
+/// Tables of `Cargo.toml` that replace or add sources.
+const CARGO_FOREIGN_TABLES: &[&str] = &["patch", "source", "registries", "replace"];
+
+/// A source of `Cargo.toml` other than crates.io: read as TOML, every key at every depth; what
+/// is not TOML refuses.
 fn cargo_manifest(text: &str) -> Option<String> {
-    text.lines().find_map(|line| {
-        let line = line.trim();
-        let key = |k: &str| {
-            line.split(['{', ',']).any(|part| {
-                let part = part.trim_start();
-                part.strip_prefix(k)
-                    .is_some_and(|rest| rest.trim_start().starts_with('='))
-            })
-        };
-        let foreign = key("git")
-            || key("registry")
-            || key("registry-index")
-            || line.starts_with("[patch")
-            || line.starts_with("[source")
-            || line.starts_with("[registries");
-        foreign.then(|| format!("the source in `{line}`"))
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return Some("something that is not TOML".into());
+    };
+    if let Some(table) = CARGO_FOREIGN_TABLES
+        .iter()
+        .find(|t| manifest.contains_key(**t))
+    {
+        return Some(format!("a [{table}] table"));
+    }
+    foreign_key(&toml::Value::Table(manifest))
+}
+
+fn foreign_key(value: &toml::Value) -> Option<String> {
+    match value {
+        toml::Value::Table(table) => table.iter().find_map(|(key, value)| {
+            if CARGO_FOREIGN_KEYS.contains(&key.as_str()) {
+                let shown = value.as_str().unwrap_or("…");
+                return Some(format!("the source `{key} = {shown}`"));
+            }
+            foreign_key(value)
+        }),
+        toml::Value::Array(items) => items.iter().find_map(foreign_key),
+        _ => None,
+    }
+}
+
+/// A `source` of `Cargo.lock` other than crates.io's index.
+fn cargo_lock(text: &str) -> Option<String> {
+    let Ok(lock) = text.parse::<toml::Table>() else {
+        return Some("something that is not TOML".into());
+    };
+    let packages = lock.get("package").and_then(toml::Value::as_array);
+    packages.into_iter().flatten().find_map(|package| {
+        let source = package.get("source")?.as_str()?;
+        (!CARGO_SOURCES.contains(&source)).then(|| format!("the source {source}"))
     })
+}
+
+/// A local path a `Cargo.toml` depends on that lies outside the project or in a build's
+/// outputs (`path = "../../x"`): the fetch would read there, and the walk did not look.
+fn local_path_out(name: &str, text: &str, dir: &Path, project: &Path) -> Option<String> {
+    if name != "Cargo.toml" {
+        return None;
+    }
+    let manifest = text.parse::<toml::Table>().ok()?;
+    let mut paths = Vec::new();
+    path_values(&toml::Value::Table(manifest), &mut paths);
+    paths.into_iter().find_map(|path| {
+        let full = super::gitconfig::lexical(&dir.join(&path));
+        let within = full.strip_prefix(project).ok();
+        let built = within.is_some_and(|w| {
+            w.components()
+                .any(|c| NOT_WALKED.iter().any(|n| c.as_os_str() == *n))
+        });
+        (within.is_none() || built).then(|| format!("the path {path} outside what was checked"))
+    })
+}
+
+fn path_values(value: &toml::Value, out: &mut Vec<String>) {
+    match value {
+        toml::Value::Table(table) => {
+            for (key, value) in table {
+                match (key.as_str(), value) {
+                    ("path", toml::Value::String(path)) => out.push(path.clone()),
+                    _ => path_values(value, out),
+                }
+            }
+        }
+        toml::Value::Array(items) => items.iter().for_each(|v| path_values(v, out)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -305,6 +393,47 @@ mod tests {
             let manifest = format!("[dependencies]\n{line}\n");
             assert!(foreign_source("Cargo.toml", &manifest).is_some(), "{line}");
         }
+        for spelling in [
+            "[dependencies]\nx.git = \"http://evil/x\"",
+            "[dependencies]\nx = { \"git\" = \"http://evil/x\" }",
+            "[ patch.crates-io ]\nx = { path = \"y\" }",
+            "[target.'cfg(unix)'.dependencies]\nx = { version = \"1\", registry-index = \"sparse+http://evil/\" }",
+            "[dependencies\nbroken",
+        ] {
+            assert!(
+                foreign_source("Cargo.toml", spelling).is_some(),
+                "{spelling}"
+            );
+        }
+        assert!(
+            foreign_source(
+                "Cargo.lock",
+                "[[package]]\nname=\"x\"\nsource=\"git+http://evil/x\"\n"
+            )
+            .is_some()
+        );
+        for lock in [
+            "\"x@npm:1.0.0\":\n  resolution: \"x@https://evil/x.tgz\"\n",
+            "\"x@github:o/r\":\n  resolution: \"x@github:o/r#abc\"\n",
+            "\"x@patch:x@1#./p.patch\":\n  version: 1\n",
+        ] {
+            assert!(foreign_source("yarn.lock", lock).is_some(), "{lock}");
+        }
+        let berry =
+            "\"left-pad@npm:^1.3.0\":\n  resolution: \"left-pad@npm:1.3.0\"\n  checksum: abc\n";
+        assert_eq!(foreign_source("yarn.lock", berry), None);
+        let workspaces = r#"{"workspaces": ["packages/*", "../elsewhere"]}"#;
+        assert!(foreign_source("package.json", workspaces).is_some());
+        let dir = Path::new("/p/crates/a");
+        let out = "[dependencies]\nx = { path = \"../../../elsewhere\" }\n";
+        assert!(local_path_out("Cargo.toml", out, dir, Path::new("/p")).is_some());
+        let built = "[dependencies]\nx = { path = \"../../target/x\" }\n";
+        assert!(local_path_out("Cargo.toml", built, dir, Path::new("/p")).is_some());
+        let inside = "[dependencies]\nx = { path = \"../b\" }\n";
+        assert_eq!(
+            local_path_out("Cargo.toml", inside, dir, Path::new("/p")),
+            None
+        );
         let lock = "[[package]]\nname = \"serde\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
         assert_eq!(foreign_source("Cargo.lock", lock), None);
         let git = "[[package]]\nname = \"x\"\nsource = \"git+http://127.0.0.1/x#abc\"\n";

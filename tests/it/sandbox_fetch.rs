@@ -224,15 +224,64 @@ fn a_fetch_told_to_work_elsewhere_gets_no_network() {
     }
 }
 
-/// A stand-in npm that does, in whichever phase it runs, what a project can steer the real one
-/// to do during its fetch: reach any host, and write wherever a link leads.
-const STEERED_NPM: &str = "#!/bin/sh\nsh WORK/evil.sh npm\n";
+/// A stand-in npm (or node, which npm's first line asks for) that a call put in the project,
+/// on PATH as an activated virtualenv or direnv puts it: it does what the project's code would
+/// do with the fetch's grants (reach a host, write the caches).
+const PLANTED: &str = "#!/bin/sh\nsh WORK/evil.sh npm\nexec /usr/bin/env -i false\n";
 
-/// The project with the stand-in npm first on PATH.
-fn with_steered_npm(ai: Ai) -> Ai {
+/// The project with its `bin` first on PATH.
+fn with_project_bin_on_path(ai: Ai) -> Ai {
     use std::os::unix::fs::PermissionsExt;
     let bin = ai.work().join("bin");
-    std::fs::set_permissions(bin.join("npm"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for name in ["npm", "node", "cargo"] {
+        let file = bin.join(name);
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    ai.env("PATH", &path)
+}
+
+/// Round 9: the fetch (and a command given the network itself, `npm view`) runs the package
+/// manager found where no call could have put one, never the project's on PATH.
+#[test]
+fn a_fetch_never_runs_a_package_manager_the_project_put_on_path() {
+    if !require_sandbox() {
+        return;
+    }
+    let files = [
+        ("bin/npm", PLANTED),
+        ("bin/node", PLANTED),
+        ("bin/cargo", PLANTED),
+    ];
+    for command in [
+        "npm install --no-audit",
+        "npm view left-pad version",
+        "cargo build",
+    ] {
+        let (got, _) = attack_in(&[command], "npm", &files, with_project_bin_on_path);
+        let held = got
+            .iter()
+            .all(|g| !g.contains("reached") && !g.contains("wrote"));
+        assert!(held, "{command}: {got:?}");
+    }
+}
+
+/// A stand-in npm installed where a real one would be (outside the project and temp, so the
+/// fetch runs it): in whichever phase it runs it does what a project can steer the real one to
+/// do during its fetch, reach any host and write wherever a link leads.
+fn with_steered_npm(ai: Ai) -> Ai {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("steered-npm-{}", std::process::id()));
+    std::fs::create_dir_all(&bin).unwrap();
+    let npm = bin.join("npm");
+    let script = format!("#!/bin/sh\nsh {}/evil.sh npm\n", ai.work().display());
+    std::fs::write(&npm, script).unwrap();
+    std::fs::set_permissions(&npm, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!(
         "{}:{}",
         bin.display(),
@@ -250,9 +299,7 @@ fn a_fetch_the_project_steers_elsewhere_gets_no_network_and_no_cache() {
         return;
     }
     let steered = |files: &[(&str, &str)], setup: &dyn Fn(&Ai)| {
-        let mut all = vec![("bin/npm", STEERED_NPM)];
-        all.extend_from_slice(files);
-        attack_in(&["npm install --no-audit"], "npm", &all, |ai| {
+        attack_in(&["npm install --no-audit"], "npm", files, |ai| {
             setup(&ai);
             with_steered_npm(ai)
         })
@@ -272,6 +319,10 @@ fn a_fetch_the_project_steers_elsewhere_gets_no_network_and_no_cache() {
     for (what, files) in [
         ("a URL dependency", vec![("package.json", url_dependency)]),
         ("a resolved URL", vec![("package-lock.json", resolved)]),
+        (
+            "one in a package's manifest",
+            vec![("node_modules/x/package.json", url_dependency)],
+        ),
     ] {
         let got = steered(&files, &|_| {});
         let held = got
