@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// The project a command may write to: the enclosing git root, else `cwd`; `Err` says why there
-/// is none (the home directory, `/`, a system directory, or a directory above home).
-pub(crate) fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
-    let repository = cwd.ancestors().find(|dir| dir.join(".git").exists());
-    let root = repository.unwrap_or(cwd).to_path_buf();
+/// The project `cwd` is in: the enclosing git root, else `cwd`; `Err` says why there is none
+/// (the home directory, `/`, a system directory, or a directory above home). Where to look for
+/// the project's instructions (AGENTS.md).
+pub(crate) fn project_dir(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+    let root = repository_of(cwd).unwrap_or(cwd).to_path_buf();
     if let Some(home) = home {
         if root == home {
             return Err(format!("{} is your home directory", root.display()));
@@ -16,21 +16,44 @@ pub(crate) fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, S
         if home.starts_with(&root) {
             return Err(format!("{} contains your home directory", root.display()));
         }
+    }
+    if is_system_dir(&root) {
+        return Err(format!("{} is a system directory", root.display()));
+    }
+    Ok(root)
+}
+
+fn repository_of(cwd: &Path) -> Option<&Path> {
+    cwd.ancestors().find(|dir| dir.join(".git").exists())
+}
+
+/// The project a command may write to: `project_dir`, but never one inside a hidden
+/// directory of the home, nor one of the home that is no repository; `Err` says why.
+pub(crate) fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+    let root = project_dir(cwd, home)?;
+    let repository = repository_of(cwd);
+    if let Some(home) = home {
         // `~/.config`, `~/.local/share`: what is written there runs later (autostart entries,
-        // systemd units, the global git config). Only a repository of its own there (dotfiles
-        // kept in git) is taken for a project.
+        // systemd units, the global git config, an editor's config), a repository of dotfiles
+        // too.
         let hidden = (root.strip_prefix(home).ok())
             .and_then(|rest| rest.components().next())
             .is_some_and(|first| first.as_os_str().to_string_lossy().starts_with('.'));
-        if hidden && repository.is_none() {
+        if hidden {
             return Err(format!(
                 "{} is inside a hidden directory of your home, not a project",
                 root.display()
             ));
         }
-    }
-    if is_system_dir(&root) {
-        return Err(format!("{} is a system directory", root.display()));
+        // Elsewhere in the home only a repository: a directory reached through a link a call
+        // planted (`frontend -> ~/bin`) is, once the shell has forgotten the link, nothing but
+        // a directory of the home, and `~/bin` holds what the next shell runs.
+        if repository.is_none() && root.starts_with(home) {
+            return Err(format!(
+                "{} is in your home but in no git repository",
+                root.display()
+            ));
+        }
     }
     Ok(root)
 }
@@ -81,10 +104,7 @@ mod tests {
         std::fs::create_dir_all(&sub).unwrap();
         std::fs::create_dir(home.join("code/app/.git")).unwrap();
         assert_eq!(project_root(&sub, Some(&home)), Ok(home.join("code/app")));
-        assert_eq!(
-            project_root(&home.join("code"), Some(&home)),
-            Ok(home.join("code"))
-        );
+        assert!(project_root(&home.join("code"), Some(&home)).is_err());
         assert!(project_root(&home, Some(&home)).is_err());
         assert!(project_root(dir.path(), Some(&home)).is_err());
         assert!(project_root(Path::new("/"), None).is_err());
@@ -93,7 +113,7 @@ mod tests {
     }
 
     #[test]
-    fn a_hidden_directory_of_the_home_is_a_project_only_with_a_repository_of_its_own() {
+    fn a_hidden_directory_of_the_home_is_never_a_project_not_even_a_repository() {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         for sub in [".config/systemd/user", ".local/share", ".config/nvim/.git"] {
@@ -102,10 +122,7 @@ mod tests {
         assert!(project_root(&home.join(".config"), Some(&home)).is_err());
         assert!(project_root(&home.join(".config/systemd/user"), Some(&home)).is_err());
         assert!(project_root(&home.join(".local/share"), Some(&home)).is_err());
-        assert_eq!(
-            project_root(&home.join(".config/nvim"), Some(&home)),
-            Ok(home.join(".config/nvim"))
-        );
+        assert!(project_root(&home.join(".config/nvim"), Some(&home)).is_err());
     }
 
     #[test]

