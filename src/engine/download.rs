@@ -4,9 +4,10 @@
 //! `X-Linked-ETag`) before the file is moved into place, with a progress bar on a terminal. The
 //! verified SHA-256 is recorded beside the model. A broken download leaves its `.part` for the
 //! next run, with the validator (ETag or Last-Modified) it began with: the resume asks with
-//! `If-Range`, so a file changed on the host since is read again whole, not spliced. A wrong
-//! download leaves nothing. One pull of a file at a time: a second waits for nothing and says
-//! another is under way (a lock beside the `.part`).
+//! `If-Range`, so a file changed on the host since is read again whole, not spliced (a part
+//! with no validator is continued only when a checksum is known). A wrong download leaves
+//! nothing. One pull into the models directory at a time: a second waits for nothing and says
+//! another is under way (a lock on the directory).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -100,15 +101,14 @@ fn lock(part: &Path) -> Result<Lock, FetchError> {
     let dir = part.parent().unwrap_or(Path::new("."));
     let file = std::fs::File::open(dir)
         .map_err(|err| FetchError::Io(format!("cannot open {}: {err}", dir.display())))?;
-    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
-        |_| {
-            FetchError::Io(format!(
-                "another ai is downloading a model into {}; wait for it to finish",
-                dir.display()
-            ))
-        },
-    )?;
-    Ok(Lock { _held: file })
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Err(rustix::io::Errno::WOULDBLOCK) => Err(FetchError::Io(format!(
+            "another ai is downloading a model into {}; wait for it to finish",
+            dir.display()
+        ))),
+        // A file system without locks (some network ones): nothing to wait for.
+        _ => Ok(Lock { _held: file }),
+    }
 }
 
 /// `path` with `suffix` added to its name.
@@ -222,11 +222,19 @@ async fn attempt(
         return Ok(());
     }
     let mut request = client.get(url);
+    // The bytes after `have` only if the file is still the one the `.part` began with. A part
+    // with no validator (the host sent none) is continued only when a checksum will tell a
+    // spliced file: else it starts over.
+    let kept = std::fs::read_to_string(validator_of(part)).ok();
+    let have = if kept.is_none() && expected.is_none() {
+        0
+    } else {
+        have
+    };
     if have > 0 {
         request = request.header("range", format!("bytes={have}-"));
-        // The bytes after `have` only if the file is still the one the `.part` began with.
-        if let Ok(validator) = std::fs::read_to_string(validator_of(part)) {
-            request = request.header("if-range", validator.trim());
+        if let Some(kept) = &kept {
+            request = request.header("if-range", kept.trim());
         }
     }
     let mut response = request.send().await.map_err(|err| {
