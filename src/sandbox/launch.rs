@@ -525,7 +525,7 @@ impl Grants {
 fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     use landlock::{
         ABI, Access, AccessFs, AccessNet, LandlockStatus, NetPort, Ruleset, RulesetAttr,
-        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+        RulesetCreatedAttr, RulesetStatus, Scope,
     };
     let abi = ABI::V6;
     let Grants {
@@ -533,6 +533,13 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
         listable,
         writable,
     } = grants;
+    // What a call (this one, or another running at the same time) can change: a directory
+    // there swapped for a link between the grants being worked out and being opened must not
+    // carry a grant to where the link leads.
+    let guarded: Vec<PathBuf> = (request.write.iter())
+        .chain(&request.caches)
+        .filter_map(|root| root.canonicalize().ok())
+        .collect();
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .map_err(|e| e.to_string())?;
@@ -552,9 +559,9 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
                 Ok::<_, landlock::RulesetError>(NetPort::new(*port, AccessNet::ConnectTcp))
             }))
         })
-        .and_then(|r| r.add_rules(path_beneath_rules(readable, AccessFs::from_read(abi))))
-        .and_then(|r| r.add_rules(path_beneath_rules(listable, AccessFs::ReadDir)))
-        .and_then(|r| r.add_rules(path_beneath_rules(writable, AccessFs::from_all(abi))))
+        .and_then(|r| r.add_rules(beneath(&readable, AccessFs::from_read(abi), &guarded)))
+        .and_then(|r| r.add_rules(beneath(&listable, AccessFs::ReadDir.into(), &guarded)))
+        .and_then(|r| r.add_rules(beneath(&writable, AccessFs::from_all(abi), &guarded)))
         .and_then(|r| r.restrict_self())
         .map_err(|err| format!("cannot set up Landlock: {err}"))?;
     let kernel = match status.landlock {
@@ -572,9 +579,65 @@ fn restrict(request: &Request, grants: Grants) -> Result<Enforced, String> {
     })
 }
 
+/// A Landlock rule granting `access` beneath each of `paths`, each opened by descriptor: one
+/// under a `guarded` root without following any link on the way (it was resolved already: a
+/// link there now was put there since), the rest as named (system paths such as `/dev/ptmx`
+/// may be links of the system's). A path that cannot be opened so is not granted.
+fn beneath(
+    paths: &[PathBuf],
+    access: landlock::BitFlags<landlock::AccessFs>,
+    guarded: &[PathBuf],
+) -> Vec<Result<landlock::PathBeneath<std::os::fd::OwnedFd>, landlock::RulesetError>> {
+    use rustix::fs::{CWD, Mode, OFlags, ResolveFlags};
+    let flags = OFlags::PATH | OFlags::CLOEXEC;
+    paths
+        .iter()
+        .filter_map(|path| {
+            let fd = if guarded.iter().any(|root| path.starts_with(root)) {
+                match rustix::fs::openat2(
+                    CWD,
+                    path,
+                    flags,
+                    Mode::empty(),
+                    ResolveFlags::NO_SYMLINKS,
+                ) {
+                    // A kernel before 5.6, or the seccomp filter of the first layer (a
+                    // second layer only narrows the first): no link at the end at least.
+                    Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+                        rustix::fs::open(path, flags | OFlags::NOFOLLOW, Mode::empty())
+                    }
+                    opened => opened,
+                }
+            } else {
+                rustix::fs::open(path, flags, Mode::empty())
+            };
+            fd.ok()
+        })
+        .map(|fd| Ok(landlock::PathBeneath::new(fd, access)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_under_a_writable_root_carries_no_grant_and_a_system_one_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::os::unix::fs::symlink("/", root.join("swapped")).unwrap();
+        let access = landlock::AccessFs::from_read(landlock::ABI::V6);
+        let guarded = [root.clone()];
+        let paths = [
+            root.join("src"),
+            root.join("swapped"),
+            root.join("swapped/etc"),
+        ];
+        assert_eq!(beneath(&paths, access, &guarded).len(), 1);
+        // Outside what calls can write, a link is the system's own and is followed.
+        assert_eq!(beneath(&[root.join("swapped")], access, &[]).len(), 1);
+    }
 
     fn value<'e>(env: &'e [(String, String)], name: &str) -> Option<&'e str> {
         env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
