@@ -342,10 +342,15 @@ impl Plan {
         if managers.is_empty() {
             return false;
         }
+        // Every directory above that a call could have written into: the project's, and a
+        // temp directory's above a project inside it (cargo reads `.cargo/config.toml` from
+        // every directory above).
         let top = self.project.as_ref().ok().unwrap_or(&self.cwd);
+        let writable =
+            |dir: &Path| dir.starts_with(top) || self.temp.iter().any(|t| dir.starts_with(t));
         self.cwd
             .ancestors()
-            .take_while(|dir| dir.starts_with(top))
+            .filter(|dir| writable(dir))
             .any(|dir| files.iter().any(|f| dir.join(f).symlink_metadata().is_ok()))
     }
 
