@@ -19,11 +19,11 @@ mod step;
 mod turn;
 
 #[cfg(test)]
+mod confinement_tests;
+#[cfg(test)]
 mod core_props;
 #[cfg(test)]
 mod core_tests;
-#[cfg(test)]
-mod review_tests;
 #[cfg(test)]
 mod test_kit;
 #[cfg(test)]

@@ -1,7 +1,7 @@
-//! Regression tests from a review of the state-machine rewrite: each pins a behaviour of the
-//! old async loop that a safety rule depends on (taint keeps whatever confinement the sandbox can
-//! give, an approval under taint never turns into a run outside the sandbox), or an event a
-//! consumer relies on (a stopped turn still completes its call and its turn).
+//! Rules of the loop that confinement and consumers rely on: under taint an approval keeps
+//! whatever confinement the sandbox can give and never turns into a run outside it (by `--yes`,
+//! "always", an edit or a rerun question); a blocked call still taints the turn; a stopped turn
+//! still completes its call and its turn in the event stream.
 
 use serde_json::json;
 
