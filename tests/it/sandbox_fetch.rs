@@ -229,11 +229,10 @@ fn a_fetch_told_to_work_elsewhere_gets_no_network() {
 /// do with the fetch's grants (reach a host, write the caches).
 const PLANTED: &str = "#!/bin/sh\nsh WORK/evil.sh npm\nexec /usr/bin/env -i false\n";
 
-/// The project with its `bin` first on PATH.
-fn with_project_bin_on_path(ai: Ai) -> Ai {
+/// `ai` with these programs (made executable) in `bin`, and `bin` first on PATH.
+pub fn with_programs_first(ai: Ai, bin: &std::path::Path, names: &[&str]) -> Ai {
     use std::os::unix::fs::PermissionsExt;
-    let bin = ai.work().join("bin");
-    for name in ["npm", "node", "cargo"] {
+    for name in names {
         let file = bin.join(name);
         std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
@@ -243,6 +242,12 @@ fn with_project_bin_on_path(ai: Ai) -> Ai {
         std::env::var("PATH").unwrap_or_default()
     );
     ai.env("PATH", &path)
+}
+
+/// The project with its `bin` first on PATH.
+fn with_project_bin_on_path(ai: Ai) -> Ai {
+    let bin = ai.work().join("bin");
+    with_programs_first(ai, &bin, &["npm", "node", "cargo"])
 }
 
 /// Round 9: the fetch (and a command given the network itself, `npm view`) runs the package
@@ -274,20 +279,12 @@ fn a_fetch_never_runs_a_package_manager_the_project_put_on_path() {
 /// fetch runs it): in whichever phase it runs it does what a project can steer the real one to
 /// do during its fetch, reach any host and write wherever a link leads.
 fn with_steered_npm(ai: Ai) -> Ai {
-    use std::os::unix::fs::PermissionsExt;
     let bin = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("steered-npm-{}", std::process::id()));
     std::fs::create_dir_all(&bin).unwrap();
-    let npm = bin.join("npm");
     let script = format!("#!/bin/sh\nsh {}/evil.sh npm\n", ai.work().display());
-    std::fs::write(&npm, script).unwrap();
-    std::fs::set_permissions(&npm, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    ai.env("PATH", &path)
+    std::fs::write(bin.join("npm"), script).unwrap();
+    with_programs_first(ai, &bin, &["npm"])
 }
 
 /// Round 8: the fetch runs no project code, but the project's files steer where it connects

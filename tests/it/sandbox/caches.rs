@@ -20,16 +20,8 @@ const FAKE_GO: &str = "#!/bin/sh\n\
 
 /// The project with the stand-in first on PATH.
 fn with_fake_go(ai: Ai) -> Ai {
-    use std::os::unix::fs::PermissionsExt;
     let bin = ai.work().join("bin");
-    let go = bin.join("go");
-    std::fs::set_permissions(&go, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    ai.env("PATH", &path)
+    crate::sandbox_fetch::with_programs_first(ai, &bin, &["go"])
 }
 
 /// Go fetches whatever host a module path names (through the module proxy too), so a go.mod
