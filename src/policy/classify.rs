@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
-use super::glob::glob_makes_options;
+use super::glob::{as_expanded, glob_makes_options, loop_splits_names};
 use super::judged::Judged;
 use super::kind::{in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
@@ -96,6 +96,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         temp: scope.temp,
         out: Judgement::default(),
         written: Vec::new(),
+        set_args: Vec::new(),
     };
     judge.line(line, 0);
     judge.out
@@ -114,6 +115,8 @@ pub(super) struct Judge<'a> {
     pub(super) out: Judgement,
     /// Files the line writes (what they hold now is not what a later command runs).
     pub(super) written: Vec<PathBuf>,
+    /// The shell's arguments as `set -- WORDS` set them, when a glob is among them.
+    pub(super) set_args: Vec<Word>,
 }
 
 impl Judge<'_> {
@@ -249,9 +252,12 @@ impl Judge<'_> {
             self.unit("{...}", vec![ask(why)]);
         }
         for (name, values) in &script.loop_variables {
+            self.loop_assigns(name, values);
             self.loop_variable(name, values);
             // `for f in *; do sort "$f"; done` passes each name where it may be read as an option.
-            if let Some(why) = glob_makes_options(values, &self.place.cwd) {
+            let why = glob_makes_options(values, &self.place.cwd)
+                .or_else(|| loop_splits_names(values, &self.place));
+            if let Some(why) = why {
                 self.unit(&format!("for {name} in"), vec![ask(why)]);
             }
         }
@@ -292,6 +298,24 @@ impl Judge<'_> {
             }
             None if fetch::harmless(base) => {}
             None => self.out.fetch.others = true,
+        }
+    }
+
+    /// `for NAME in WORDS` and `select NAME in WORDS` assign each word to NAME in turn: each is
+    /// judged like `NAME=WORD` (`for PATH in /tmp` is `PATH=/tmp`); with no words, the values
+    /// are the arguments, which ai cannot see.
+    fn loop_assigns(&mut self, name: &str, values: &[Word]) {
+        let mut findings = Vec::new();
+        if values.is_empty()
+            && let Some(why) = risky_assignment(name, "")
+        {
+            findings.push(ask(format!("`{name}=` {why}")));
+        }
+        for value in values {
+            self.assignment(name, value, &mut findings);
+        }
+        if findings.iter().any(|f| f.verdict > Verdict::Allow) {
+            self.unit(&format!("for {name} in"), findings);
         }
     }
 
@@ -386,7 +410,8 @@ impl Judge<'_> {
             return;
         }
         let args = &expand_words(args);
-        if let Some(why) = glob_makes_options(args, &self.place.cwd) {
+        let seen = as_expanded(args, &self.place, &self.set_args);
+        if let Some(why) = glob_makes_options(&seen, &self.place.cwd) {
             findings.push(ask(why));
         }
         if name.dynamic || has_glob(&name.text) {
@@ -484,6 +509,12 @@ impl Judge<'_> {
         if matches!(base, "read" | "mapfile" | "readarray" | "getopts") {
             for name in operands(args) {
                 self.place.unknown(&name.text);
+            }
+        }
+        if base == "set" {
+            let words: Vec<Word> = operands(args).cloned().collect();
+            if words.iter().any(|w| !w.quoted && has_glob(&w.text)) {
+                self.set_args = words;
             }
         }
         if base == "printf" {

@@ -12,6 +12,7 @@ mod bash;
 mod brace;
 mod classify;
 mod danger;
+mod declare;
 mod fetch;
 mod git_query;
 mod glob;
@@ -338,6 +339,8 @@ impl Policy {
 mod props;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_assign;
 #[cfg(test)]
 mod tests_changes;
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use tree_sitter::{Node, Parser};
 
+use super::declare::{self, Declared};
 use super::heredoc::{self, Expansion};
 
 /// How deep the syntax tree may nest before the line is judged too deeply nested to check.
@@ -169,8 +170,13 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 script.redirects.push(redirect);
             }
         }
-        "variable_assignment" if !is_command_prefix(node) => {
-            if let Some(assignment) = assignment(node, src) {
+        "variable_assignment" => {
+            script
+                .arithmetic
+                .extend(declare::subscripts(text_of(node, src)));
+            if !is_command_prefix(node)
+                && let Some(assignment) = assignment(node, src)
+            {
                 script.assignments.push(assignment);
             }
         }
@@ -310,6 +316,19 @@ fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
         .any(|t| !t.starts_with("--") && t.contains('i'))
     {
         script.arithmetic.push(text.to_string());
+    }
+    // Quoted or concatenated arguments are assignments too (`declare 'PATH=/tmp'`).
+    for child in children.iter() {
+        let raw = text_of(*child, src);
+        if child.kind() == "variable_assignment" || raw.starts_with(['-', '+']) {
+            continue;
+        }
+        script.arithmetic.extend(declare::subscripts(raw));
+        match declare::declared(raw, &word(*child, src)) {
+            Declared::Assignment(name, value) => script.assignments.push((name, value)),
+            Declared::Computed => script.indirect.push(text.to_string()),
+            Declared::Plain => {}
+        }
     }
 }
 

@@ -179,6 +179,22 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "sort +(-*)",
             "ls *.rs",
             "cd src && cd .. && sort *",
+            // A variable holding a glob is that glob wherever it is expanded.
+            "x=*; sort $x | tail -1",
+            "x='*'; sort $x",
+            "set -- *; sort \"$@\" | tail -1",
+            "set -- *; sort $*",
+            "set -- *; sort \"$1\"",
+            "for f in *; do sort $f; done",
+        ],
+        Verdict::Ask,
+    );
+    // A loop variable expanded unquoted is split at blanks: a name's later words are options.
+    judged_with(
+        &["data -S1 --compress-program=sh"],
+        &[
+            "for f in *; do sort $f | tail -1; done",
+            "for f in d*; do wc $f; done",
         ],
         Verdict::Ask,
     );
@@ -192,6 +208,8 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "cat '*'",
             "grep -n x -- *",
             "for f in ./*; do sort \"$f\"; done",
+            "x=*; sort \"$x\"",
+            "x=./*; sort $x",
         ],
         Verdict::Allow,
     );
