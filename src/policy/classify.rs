@@ -707,6 +707,23 @@ impl Judge<'_> {
             findings.push(ask(why));
             return;
         }
+        // Whatever its extension, a file the line writes first is not what it holds now.
+        let paths = self.place.paths(word).unwrap_or_default();
+        let git = self.project.map(|p| p.join(".git"));
+        let in_git = paths.iter().find(|p| {
+            let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            git.as_ref().is_some_and(|g| real.starts_with(g))
+        });
+        if let Some(path) = in_git {
+            let why = format!("runs {}, a file of git's own directory", path.display());
+            findings.push(ask(why));
+            return;
+        }
+        let written = paths.iter().find_map(|path| self.written_here(path));
+        if let Some(why) = written {
+            findings.push(ask(why));
+            return;
+        }
         self.inside(word, false, "runs", findings);
     }
 

@@ -139,7 +139,7 @@ impl Judge<'_> {
     }
 
     /// A file this line writes is not judged by what it holds before the line runs.
-    fn written_here(&self, path: &Path) -> Option<String> {
+    pub(super) fn written_here(&self, path: &Path) -> Option<String> {
         let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         self.written
             .iter()

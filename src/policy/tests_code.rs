@@ -260,3 +260,48 @@ fn brace_expansion_past_its_word_budget_asks_at_once() {
         Verdict::Allow,
     );
 }
+
+/// A file the line itself writes is not what any interpreter will run, whatever its name: its
+/// contents are only known once the line runs.
+#[test]
+fn a_file_the_line_writes_is_not_trusted_as_a_script_by_any_interpreter() {
+    super::tests::check(
+        &[
+            (
+                "echo 'import os' > memo.txt; python3 memo.txt",
+                "writes first",
+            ),
+            ("echo x > x.txt; node x.txt", "writes first"),
+            ("echo x > x.txt; perl x.txt", "writes first"),
+            ("echo x > x.txt; ruby x.txt", "writes first"),
+            ("echo x > x.txt; php x.txt", "writes first"),
+            ("echo x >| x.txt; python3 x.txt", "writes first"),
+            ("echo x > x; python3 x", "writes first"),
+            ("echo x > x.pyw; python3 x.pyw", "writes first"),
+            ("echo x > x.zip; python3 x.zip", "writes first"),
+            ("echo x | tee run.txt; python3 run.txt", "writes first"),
+            ("cp Makefile x.txt; python3 x.txt", "writes first"),
+            ("echo x > x.txt; python3.11 x.txt", "writes first"),
+            ("echo x > x.txt; python3 -B -u x.txt", "writes first"),
+            (
+                "printf '>>> 1\\n' > t.txt; python3 -m doctest t.txt",
+                "writes first",
+            ),
+            (
+                "cat > notes.md <<'EOF'\n>>> 1\nEOF\npython3 -m doctest notes.md",
+                "writes first",
+            ),
+            ("echo x > test_x.txt; pytest test_x.txt", ""),
+            ("echo x > test_x.txt; pytest", "build tools"),
+            ("python3 -m doctest .git/config", "git's own"),
+        ],
+        Verdict::Ask,
+    );
+    super::tests::check(
+        &[
+            ("python3 script.py", ""),
+            ("echo x > out.txt; cat out.txt", ""),
+        ],
+        Verdict::Allow,
+    );
+}
