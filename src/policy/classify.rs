@@ -766,10 +766,14 @@ impl Judge<'_> {
                 let project = self.project.map_or("there is no project here".into(), |p| {
                     format!("the project is {}", p.display())
                 });
-                findings.push(ask(format!(
-                    "{verb} {}, outside the project ({project})",
-                    real.display()
-                )));
+                let why = format!("{verb} {}, outside the project ({project})", real.display());
+                // Code or settings from outside are never run on a rule's word.
+                let approver = if temp_ok {
+                    Approver::Anyone
+                } else {
+                    Approver::YesOrPerson
+                };
+                findings.push(ask(why).narrowed(approver));
                 return;
             }
         }

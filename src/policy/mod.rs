@@ -340,6 +340,8 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_approvals;
+#[cfg(test)]
 mod tests_assign;
 #[cfg(test)]
 mod tests_changes;

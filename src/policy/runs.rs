@@ -75,11 +75,21 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
         "git" => git(args, &mut given),
         "make" | "gmake" | "cargo" | "npm" | "pnpm" | "yarn" => {
             if let Some(flag) = build_description(base, args) {
-                given(&flag, Vec::new());
+                given(&flag, recipe_lines(base, args));
             }
         }
         "ssh" | "scp" | "sftp" | "sshfs" | "rsync" | "autossh" => {
             remote_shell(base, args, &mut given)
+        }
+        "pytest" | "py.test" => pytest(args, &mut given),
+        _ if base.starts_with("python") || base.starts_with("pypy") => {
+            let module = args
+                .iter()
+                .position(|a| a.text == "pytest")
+                .filter(|&i| i > 0 && args[i - 1].text.ends_with('m'));
+            if let Some(at) = module {
+                pytest(args.get(at + 1..).unwrap_or(&[]), &mut given);
+            }
         }
         _ => {}
     }
@@ -110,6 +120,8 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
         ],
         "cargo" => &["--manifest-path", "-Z", "-C", "--config"],
         _ => &[
+            "--script-shell",
+            "--node-options",
             "--prefix",
             "-C",
             "--dir",
@@ -158,12 +170,13 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
         "GO",
         "CARGO",
     ];
+    // Any variable may reach a recipe's shell line (`test: ; pytest $(ARGS)`): a value with
+    // shell syntax in it (`ARGS='; rm -rf ~'`) runs there, under any name.
     let runs_code = |text: &str| {
         let (name, value) = text.split_once('=').unwrap_or((text, ""));
         name.ends_with('!')
-            || [name, value]
-                .iter()
-                .any(|t| t.contains("$(") || t.contains('`'))
+            || name.contains(['$', '`'])
+            || value.contains([';', '&', '|', '<', '>', '\n', '$', '`'])
     };
     super::args::operands(args)
         .filter(|a| make && a.text.contains('='))
@@ -172,6 +185,48 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
             let bare = name.trim_end_matches([':', '+', '?', '!']);
             (PROGRAM_NAMES.contains(&bare) || runs_code(&a.text)).then(|| format!("{bare}="))
         })
+}
+
+/// make's `NAME=value` operands with shell syntax, as the recipe line they may end up in
+/// (`ARGS='&& rm -rf ~'` is judged as `: && rm -rf ~`).
+fn recipe_lines(base: &str, args: &[Word]) -> Vec<Word> {
+    if !matches!(base, "make" | "gmake") {
+        return Vec::new();
+    }
+    super::args::operands(args)
+        .filter_map(|a| a.text.split_once('=').map(|(_, value)| value))
+        .filter(|value| value.contains([';', '&', '|', '<', '>', '\n']))
+        .map(|value| Word::literal(format!(": {value}")))
+        .collect()
+}
+
+/// pytest's options that load a plugin (`-p NAME`, not `-p no:NAME`) or read configuration from
+/// elsewhere (`-c`, `--rootdir`, `-o`): code or settings the line chooses.
+fn pytest(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    let plugins = option_values(args, &["-p"]);
+    if plugins.iter().any(|p| !p.text.starts_with("no:")) {
+        given("-p", Vec::new());
+    }
+    for flag in [
+        "-c",
+        "--config-file",
+        "--rootdir",
+        "--confcutdir",
+        "-o",
+        "--override-ini",
+        "--pyargs",
+    ] {
+        let takes_value = flag != "--pyargs";
+        let named = if takes_value {
+            !option_values(args, &[flag]).is_empty()
+        } else {
+            has_flag(args, flag)
+        };
+        if named {
+            given(flag, Vec::new());
+            return;
+        }
+    }
 }
 
 /// git's options that run programs: `--receive-pack`, `--upload-pack`, `--exec`, `-c` settings.
