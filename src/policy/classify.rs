@@ -478,6 +478,9 @@ impl Judge<'_> {
             self.secrets_in(args, !program::prints_words(base), findings);
             self.reads(base, args, &judged, findings);
         }
+        if judged.repository {
+            self.own_repository(&judged.dirs, findings);
+        }
         if judged.history {
             self.history_secrets(findings);
         }

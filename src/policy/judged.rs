@@ -48,6 +48,9 @@ pub(crate) struct Judged {
     pub(crate) names_only: bool,
     /// It prints file contents from git history: safe only while no secret was ever committed.
     pub(crate) history: bool,
+    /// It is git, which runs the configuration (fsmonitor, hooks, pagers) of the repository it
+    /// finds where it runs or in its `-C` directories: only the project's own is trusted.
+    pub(crate) repository: bool,
     /// The program has a record.
     pub(crate) known: bool,
 }

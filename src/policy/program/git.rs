@@ -100,6 +100,7 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
         }
         i += 1;
     }
+    judged.repository = true;
     judged
         .dirs
         .extend(option_values(args.get(..i).unwrap_or(&[]), &["-C"]));
@@ -148,9 +149,9 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.history = prints_history(sub_text, sub_args);
     for (flag, why) in GIT_UNSAFE_OPTIONS {
         // `--text` is an option of its own, not short for `--textconv`.
-        if sub_args.iter().any(|a| {
-            a.text != "--text" && crate::policy::args::flag_matches(&a.text, flag)
-        })
+        if sub_args
+            .iter()
+            .any(|a| a.text != "--text" && crate::policy::args::flag_matches(&a.text, flag))
         {
             judged.ask(format!("`git {sub_text} {flag}` {why}"));
         }
