@@ -301,25 +301,7 @@ impl Judge<'_> {
         }
     }
 
-    /// `for NAME in WORDS` and `select NAME in WORDS` assign each word to NAME in turn: each is
-    /// judged like `NAME=WORD` (`for PATH in /tmp` is `PATH=/tmp`); with no words, the values
-    /// are the arguments, which ai cannot see.
-    fn loop_assigns(&mut self, name: &str, values: &[Word]) {
-        let mut findings = Vec::new();
-        if values.is_empty()
-            && let Some(why) = risky_assignment(name, "")
-        {
-            findings.push(ask(format!("`{name}=` {why}")));
-        }
-        for value in values {
-            self.assignment(name, value, &mut findings);
-        }
-        if findings.iter().any(|f| f.verdict > Verdict::Allow) {
-            self.unit(&format!("for {name} in"), findings);
-        }
-    }
-
-    fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
+    pub(super) fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
         if fetch::points_elsewhere(name) {
             self.out.fetch.elsewhere = true;
             findings.push(ask(format!(
@@ -586,6 +568,9 @@ impl Judge<'_> {
         }
         for script in &judged.scripts {
             self.project_file(script, findings);
+        }
+        for module in &judged.imports {
+            self.project_module(module, findings);
         }
         for script in &judged.shell_scripts {
             self.shell_script(script, context, findings);

@@ -102,3 +102,45 @@ fn git_in_a_repository_other_than_the_projects_own_asks() {
         Verdict::Allow,
     );
 }
+
+/// `python -m unittest NAME` imports NAME: only a package or module of the project runs
+/// unasked; anything else importable (`antigravity` starts a browser) runs its own code.
+#[test]
+fn unittest_runs_only_the_projects_own_modules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let policy = super::tests_everyday::project(&root);
+    let project = root.join("home/project");
+    std::fs::write(project.join("tests/__init__.py"), "").expect("write");
+    std::fs::write(project.join("test_app.py"), "").expect("write");
+    super::tests::check_with(
+        &policy,
+        &[
+            (
+                "python3 -m unittest antigravity",
+                "not a module of the project",
+            ),
+            (
+                "python3 -m unittest webbrowser",
+                "not a module of the project",
+            ),
+            (
+                "python3 -m unittest -v http.server",
+                "not a module of the project",
+            ),
+            ("python3 -m unittest os.path", "not a module of the project"),
+            ("python3 -m unittest $M", "not a module of the project"),
+        ],
+        Verdict::Ask,
+    );
+    super::tests::check_with(
+        &policy,
+        &[
+            ("python3 -m unittest", ""),
+            ("python3 -m unittest tests.test_x", ""),
+            ("python3 -m unittest -v test_app.T.test_b", ""),
+            ("python3 -m unittest discover -s tests", ""),
+        ],
+        Verdict::Allow,
+    );
+}

@@ -2,11 +2,11 @@
 //! spelling (or a person's approval when a word is only known at run time), the variables a line
 //! or a loop sets, and `cd`.
 
-use super::Finding;
 use super::args::operands;
 use super::classify::{Judge, ask, deny};
 use super::danger;
 use super::shell::Word;
+use super::{Finding, Verdict};
 
 impl Judge<'_> {
     /// A loop's variable takes each of its values: known values become alternatives
@@ -25,6 +25,24 @@ impl Judge<'_> {
                 self.place.set(name, joined);
             }
             _ => self.place.unknown(name),
+        }
+    }
+
+    /// `for NAME in WORDS` and `select NAME in WORDS` assign each word to NAME in turn: each is
+    /// judged like `NAME=WORD` (`for PATH in /tmp` is `PATH=/tmp`); with no words, the values
+    /// are the arguments, which ai cannot see.
+    pub(super) fn loop_assigns(&mut self, name: &str, values: &[Word]) {
+        let mut findings = Vec::new();
+        if values.is_empty()
+            && let Some(why) = danger::risky_assignment(name, "")
+        {
+            findings.push(ask(format!("`{name}=` {why}")));
+        }
+        for value in values {
+            self.assignment(name, value, &mut findings);
+        }
+        if findings.iter().any(|f| f.verdict > Verdict::Allow) {
+            self.unit(&format!("for {name} in"), findings);
         }
     }
 
@@ -97,7 +115,8 @@ impl Judge<'_> {
 fn secret_variable(text: &str) -> Option<String> {
     text.split('$').skip(1).find_map(|rest| {
         let name: String = rest
-            .trim_start_matches('{')
+            // `${#TOKEN}` (its length) and `${TOKEN:0:3}` tell about the secret too.
+            .trim_start_matches(['{', '#'])
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
