@@ -5,42 +5,38 @@
 //! (`a=(['$(cmd)']=1)`, `declare -a 'b[$(cmd)]=1'`, `a+=([k]=v)`) are arithmetic, which runs
 //! the command substitutions in them, quoted or not.
 
-use super::shell::Word;
-
 /// What one non-option argument of a declaration builtin does.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Declared {
-    /// `NAME=value`, `NAME+=value`, `NAME[sub]=value`: an assignment to NAME.
-    Assignment(String, Word),
+    /// `NAME=value`, `NAME+=value`, `NAME[sub]=value`: an assignment to NAME of the value's
+    /// text.
+    Assignment(String, String),
     /// A name computed at run time (`$x=1`, `"$x"`): it may assign any variable.
     Computed,
     /// A plain name (`export PATH`) or nothing bash assigns.
     Plain,
 }
 
-/// Reads a declaration argument: `raw` as written, `word` its value after quote removal.
-pub(super) fn declared(raw: &str, word: &Word) -> Declared {
+/// Reads a declaration argument: `raw` as written, `text` its value after quote removal,
+/// `dynamic` when that value holds an expansion.
+pub(super) fn declared(raw: &str, text: &str, dynamic: bool) -> Declared {
     let unquoted_raw = without_quotes(raw);
     let name_part = unquoted_raw
         .split(['=', '['])
         .next()
         .unwrap_or("")
         .trim_end_matches('+');
-    if name_part.contains(['$', '`']) || (word.dynamic && !word.text.contains('=')) {
+    if name_part.contains(['$', '`']) || (dynamic && !text.contains('=')) {
         return Declared::Computed;
     }
-    let Some((left, value)) = word.text.split_once('=') else {
+    let Some((left, value)) = text.split_once('=') else {
         return Declared::Plain;
     };
     let name = left.split('[').next().unwrap_or("").trim_end_matches('+');
     if !is_name(name) {
         return Declared::Plain;
     }
-    let value = Word {
-        text: value.to_string(),
-        ..word.clone()
-    };
-    Declared::Assignment(name.to_string(), value)
+    Declared::Assignment(name.to_string(), value.to_string())
 }
 
 /// The subscripts an assignment word holds, quotes removed: `NAME[sub]=...` and the `[key]=`
@@ -129,15 +125,11 @@ mod tests {
 
     #[test]
     fn declaration_arguments_are_assignments() {
-        let word = Word::literal("PATH=/tmp");
         assert_eq!(
-            declared("'PATH=/tmp'", &word),
-            Declared::Assignment("PATH".into(), Word::literal("/tmp"))
+            declared("'PATH=/tmp'", "PATH=/tmp", false),
+            Declared::Assignment("PATH".into(), "/tmp".into())
         );
-        assert_eq!(
-            declared("$x=/tmp", &Word::computed("$x=/tmp")),
-            Declared::Computed
-        );
-        assert_eq!(declared("PATH", &Word::literal("PATH")), Declared::Plain);
+        assert_eq!(declared("$x=/tmp", "$x=/tmp", true), Declared::Computed);
+        assert_eq!(declared("PATH", "PATH", false), Declared::Plain);
     }
 }

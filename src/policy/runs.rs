@@ -103,6 +103,40 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
     runs
 }
 
+/// A `NAME=value` operand that names the program make runs for a recipe or a tool
+/// (`SHELL=`, `CC=`, `MAKEFLAGS=`); values that run code (`x!=cmd`, `$(shell ...)`) ask in
+/// make's own row. `CFLAGS=-O2`, `V=1`, `PREFIX=...` are everyday.
+const MAKE_PROGRAM_NAMES: &[&str] = &[
+    "SHELL",
+    ".SHELLFLAGS",
+    "MAKESHELL",
+    "MAKE",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "GNUMAKEFLAGS",
+    "CC",
+    "CXX",
+    "CPP",
+    "LD",
+    "AR",
+    "AS",
+    "FC",
+    "RM",
+    "RANLIB",
+    "STRIP",
+    "OBJCOPY",
+    "INSTALL",
+    "PATH",
+    "LEX",
+    "YACC",
+    "M4",
+    "PKG_CONFIG",
+    "PYTHON",
+    "PERL",
+    "GO",
+    "CARGO",
+];
+
 /// An option or operand that changes which build description is read, where, or with which
 /// toolchain or shell (`make -f`, `make SHELL=`, `cargo --manifest-path`, `npm --prefix`).
 fn build_description(base: &str, args: &[Word]) -> Option<String> {
@@ -137,39 +171,6 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
         return Some("+toolchain".into());
     }
     let make = matches!(base, "make" | "gmake");
-    // A `NAME=value` operand that names the program make runs for a recipe or a tool
-    // (`SHELL=`, `CC=`, `MAKEFLAGS=`); values that run code (`x!=cmd`, `$(shell ...)`) ask in
-    // make's own row. `CFLAGS=-O2`, `V=1`, `PREFIX=...` are everyday.
-    const PROGRAM_NAMES: &[&str] = &[
-        "SHELL",
-        ".SHELLFLAGS",
-        "MAKESHELL",
-        "MAKE",
-        "MAKEFLAGS",
-        "MFLAGS",
-        "GNUMAKEFLAGS",
-        "CC",
-        "CXX",
-        "CPP",
-        "LD",
-        "AR",
-        "AS",
-        "FC",
-        "RM",
-        "RANLIB",
-        "STRIP",
-        "OBJCOPY",
-        "INSTALL",
-        "PATH",
-        "LEX",
-        "YACC",
-        "M4",
-        "PKG_CONFIG",
-        "PYTHON",
-        "PERL",
-        "GO",
-        "CARGO",
-    ];
     // Any variable may reach a recipe's shell line (`test: ; pytest $(ARGS)`): a value with
     // shell syntax in it (`ARGS='; rm -rf ~'`) runs there, under any name.
     let runs_code = |text: &str| {
@@ -183,7 +184,7 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
         .find_map(|a| {
             let name = a.text.split('=').next().unwrap_or("");
             let bare = name.trim_end_matches([':', '+', '?', '!']);
-            (PROGRAM_NAMES.contains(&bare) || runs_code(&a.text)).then(|| format!("{bare}="))
+            (MAKE_PROGRAM_NAMES.contains(&bare) || runs_code(&a.text)).then(|| format!("{bare}="))
         })
 }
 

@@ -324,8 +324,12 @@ fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
             continue;
         }
         script.arithmetic.extend(declare::subscripts(raw));
-        match declare::declared(raw, &word(*child, src)) {
-            Declared::Assignment(name, value) => script.assignments.push((name, value)),
+        let whole = word(*child, src);
+        match declare::declared(raw, &whole.text, whole.dynamic) {
+            Declared::Assignment(name, text) => {
+                let value = Word { text, ..whole };
+                script.assignments.push((name, value));
+            }
             Declared::Computed => script.indirect.push(text.to_string()),
             Declared::Plain => {}
         }
