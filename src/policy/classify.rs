@@ -467,10 +467,11 @@ impl Judge<'_> {
             self.history_secrets(findings);
         }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
-            findings.push(ask(format!(
+            let why = format!(
                 "`{base}` runs the build, test or lint code of {}, which is not the project",
                 self.place.cwd.display()
-            )));
+            );
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
     }
 

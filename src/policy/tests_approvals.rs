@@ -62,6 +62,8 @@ fn options_that_run_programs_or_read_foreign_config_are_never_approved_by_a_rule
             "docker compose -f /tmp/x up",
             "python3 src/../../x.py",
             "node ../../x.js",
+            "cd /tmp && make",
+            "cd /tmp && npm test",
         ],
     );
     check(

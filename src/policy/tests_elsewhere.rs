@@ -79,6 +79,7 @@ fn git_in_a_repository_other_than_the_projects_own_asks() {
     }
     std::fs::write(project.join("bare/HEAD"), "ref: refs/heads/main\n").expect("write");
     std::fs::write(project.join("deep/.git"), "gitdir: /tmp/x\n").expect("write");
+    std::fs::create_dir_all(root.join("other/.git")).expect("mkdir");
     super::tests::check_with(
         &policy,
         &[
@@ -89,6 +90,8 @@ fn git_in_a_repository_other_than_the_projects_own_asks() {
             ("git -C nested log --oneline", "not the project's own"),
             ("cd deep/er/x && git status", "not the project's own"),
             ("pushd bare && git log", "not the project's own"),
+            ("cd ../../other && git status", "not the project's own"),
+            ("cd ../../other/.git && git log", "not the project's own"),
         ],
         Verdict::Ask,
     );
