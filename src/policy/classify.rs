@@ -497,6 +497,13 @@ impl Judge<'_> {
                 self.place.unknown(&name.text);
             }
         }
+        // Reached as a command (`builtin declare`, `command export`), not parsed as one.
+        if matches!(
+            base,
+            "declare" | "typeset" | "local" | "export" | "readonly"
+        ) {
+            self.declares(args, findings);
+        }
         if base == "set" {
             let words: Vec<Word> = operands(args).cloned().collect();
             if words.iter().any(|w| !w.quoted && has_glob(&w.text)) {

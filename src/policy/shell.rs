@@ -317,14 +317,20 @@ fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
     {
         script.arithmetic.push(text.to_string());
     }
-    // Quoted or concatenated arguments are assignments too (`declare 'PATH=/tmp'`).
-    for child in children.iter() {
-        let raw = text_of(*child, src);
-        if child.kind() == "variable_assignment" || raw.starts_with(['-', '+']) {
+    // Quoted or concatenated arguments are assignments too (`declare 'PATH=/tmp'`); the
+    // parser may split one word in parts (`PA""TH=/tmp`), so touching parts are joined.
+    for parts in children.chunk_by(|a, b| a.end_byte() == b.start_byte()) {
+        let (Some(first), Some(last)) = (parts.first(), parts.last()) else {
+            continue;
+        };
+        let raw = src.get(first.start_byte()..last.end_byte()).unwrap_or("");
+        let alone = parts.len() == 1;
+        let plain = alone && matches!(first.kind(), "variable_assignment" | "variable_name");
+        if plain || raw.starts_with(['-', '+']) {
             continue;
         }
         script.arithmetic.extend(declare::subscripts(raw));
-        let whole = word(*child, src);
+        let whole = joined(parts, src);
         match declare::declared(raw, &whole.text, whole.dynamic) {
             Declared::Assignment(name, text) => {
                 let value = Word { text, ..whole };
@@ -334,6 +340,25 @@ fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
             Declared::Plain => {}
         }
     }
+}
+
+/// The word that touching parts make together.
+fn joined(parts: &[Node<'_>], src: &str) -> Word {
+    let mut out = Word {
+        text: String::new(),
+        dynamic: false,
+        quoted: true,
+    };
+    for part in parts {
+        let piece = match part.kind() {
+            "variable_assignment" | "variable_name" => Word::literal(text_of(*part, src)),
+            _ => word(*part, src),
+        };
+        out.text.push_str(&piece.text);
+        out.dynamic |= piece.dynamic;
+        out.quoted &= piece.quoted;
+    }
+    out
 }
 
 /// A loop's variable, with the words it takes its values from, and those words.

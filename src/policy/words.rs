@@ -5,8 +5,9 @@
 use super::args::operands;
 use super::classify::{Judge, ask, deny};
 use super::danger;
+use super::declare::{self, Declared};
 use super::shell::Word;
-use super::{Finding, Verdict};
+use super::{Approver, Finding, Verdict};
 
 impl Judge<'_> {
     /// A loop's variable takes each of its values: known values become alternatives
@@ -43,6 +44,34 @@ impl Judge<'_> {
         }
         if findings.iter().any(|f| f.verdict > Verdict::Allow) {
             self.unit(&format!("for {name} in"), findings);
+        }
+    }
+
+    /// The arguments of `declare`, `export`, ... run as a command: each is an assignment like
+    /// the parser's (`command export 'PATH=/tmp'`), its subscripts arithmetic.
+    pub(super) fn declares(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
+        for arg in args
+            .iter()
+            .filter(|a| a.quoted || !a.text.starts_with(['-', '+']))
+        {
+            self.arithmetic(&declare::subscripts(&arg.text), findings);
+            match declare::declared(&arg.text, &arg.text, arg.dynamic) {
+                Declared::Assignment(name, text) => {
+                    let value = Word {
+                        text,
+                        ..arg.clone()
+                    };
+                    self.assignment(&name, &value, findings);
+                }
+                Declared::Computed => findings.push(
+                    ask(format!(
+                        "`{}` assigns a variable whose name is computed at run time",
+                        arg.text
+                    ))
+                    .narrowed(Approver::YesOrPerson),
+                ),
+                Declared::Plain => {}
+            }
         }
     }
 
