@@ -422,6 +422,7 @@ impl Judge<'_> {
             return;
         }
         self.programs(base, args, findings);
+        self.make_environment(base, assignments, findings);
         self.fetch(base, args, findings);
         self.sets(base, args, findings);
         self.out.prints_environment |= program::prints_environment(base, args);

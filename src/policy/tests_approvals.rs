@@ -25,6 +25,10 @@ fn make_variables_holding_shell_syntax_are_never_approved_by_a_rule() {
             "make deploy ARGS='x\ny'",
             "make deploy ARGS='a&b'",
             "make deploy ARGS='<x'",
+            // make reads its environment as variables too.
+            "ARGS='; id' make test",
+            "export ARGS='; id'; make test",
+            "ARGS='`id`'; export ARGS; gmake test",
         ],
     );
     check(
@@ -35,7 +39,11 @@ fn make_variables_holding_shell_syntax_are_never_approved_by_a_rule() {
         Verdict::Deny,
     );
     check(
-        &[("make test ARGS=-v", ""), ("make V=1 CFLAGS=-O2", "")],
+        &[
+            ("make test ARGS=-v", ""),
+            ("make V=1 CFLAGS=-O2", ""),
+            ("V=1 make test", ""),
+        ],
         Verdict::Allow,
     );
 }

@@ -75,6 +75,32 @@ impl Judge<'_> {
         }
     }
 
+    /// make reads its environment as variables too: a value with shell syntax set before it
+    /// (`ARGS='; id' make test`, `export ARGS='; id'; make`) reaches recipes like `make ARGS=`.
+    pub(super) fn make_environment(
+        &mut self,
+        base: &str,
+        assignments: &[(String, Word)],
+        findings: &mut Vec<Finding>,
+    ) {
+        if !matches!(base, "make" | "gmake") {
+            return;
+        }
+        let prefixed = assignments
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.text.as_str()));
+        let set = self
+            .place
+            .vars
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()));
+        let shell = |v: &str| v.contains([';', '&', '|', '<', '>', '\n', '`']) || v.contains("$(");
+        if let Some((name, _)) = prefixed.chain(set).find(|(_, v)| shell(v)) {
+            let why = format!("`{name}` holds shell syntax, which make may put in a recipe line");
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
+        }
+    }
+
     /// `cd DIR`: a secret directory is denied; later relative paths resolve from the new place.
     pub(super) fn cd(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
         let target = operands(args)
