@@ -252,6 +252,11 @@ fn other_ways_to_empty_or_wipe_home_root_or_a_disk_are_denied() {
         "python3 -m venv --clear ~/.",
         "python3 -m venv --clear homelink",
         "python3 -mvenv --clear ~",
+        "python3 -Im venv --clear ~",
+        "python3 -m venv ~ --clear",
+        "python3 -m venv --cl /",
+        "virtualenv --clear ~",
+        "uv venv ~",
         "dd of=/dev/mtdblock0",
         "dd of=/dev/nbd0",
         "dd of=/dev/sg0",
@@ -284,6 +289,7 @@ fn writes_through_a_link_to_a_block_device_are_denied() {
     let project = std::path::Path::new(&world.home).join("work/project");
     std::os::unix::fs::symlink("/dev/sda", project.join("disk")).expect("link");
     std::os::unix::fs::symlink("/dev/nbd0", project.join("nbd")).expect("link");
+    std::os::unix::fs::symlink("/dev", project.join("devices")).expect("link");
     let lines = [
         "dd if=/dev/zero of=disk",
         "cat /dev/zero > disk",
@@ -292,6 +298,8 @@ fn writes_through_a_link_to_a_block_device_are_denied() {
         "wipefs -a disk",
         "shred disk",
         "dd of=nbd",
+        "dd of=devices/sdq",
+        "cat /dev/zero > devices/nvme9n1",
     ];
     let wrong: Vec<String> = verdicts(&world, &lines)
         .into_iter()

@@ -63,6 +63,12 @@ impl Ground<'_> {
                 self.wrecks(dirs.iter(), "`tar --recursive-unlink` into", out);
             }
             "git" => self.git_clean(args, out),
+            "virtualenv" if has_long(args, "--clear", &[]) => {
+                self.wrecks(operands(args), "`virtualenv --clear` of", out);
+            }
+            "uv" if subcommand(args) == Some("venv") => {
+                self.wrecks(operands(args).skip(1), "`uv venv` over", out);
+            }
             "find" => self.find_permissions(args, out),
             _ if base.starts_with("python") || base.starts_with("pypy") => {
                 self.venv_clear(args, out);

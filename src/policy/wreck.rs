@@ -502,10 +502,17 @@ fn matches_all(component: &str) -> bool {
         })
 }
 
-/// Where a chain of symlinks leads, link by link (at most a few), read without following.
+/// Where a chain of symlinks leads, link by link (at most a few), read without following; the
+/// directory resolved first (`devlink/sda`, `devlink -> /dev`).
 fn link_chain(path: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut at = path.to_path_buf();
+    if let (Some(dir), Some(name)) = (path.parent(), path.file_name())
+        && let Ok(real) = std::fs::canonicalize(dir)
+    {
+        at = real.join(name);
+        out.push(at.clone());
+    }
     for _ in 0..8 {
         let Ok(next) = std::fs::read_link(&at) else {
             break;
