@@ -167,7 +167,7 @@ impl Judge<'_> {
 }
 
 /// The first variable a word expands whose name says it holds a secret (`$GITHUB_TOKEN`).
-fn secret_variable(text: &str) -> Option<String> {
+pub(super) fn secret_variable(text: &str) -> Option<String> {
     text.split('$').skip(1).find_map(|rest| {
         let name: String = rest
             // `${#TOKEN}` (its length) and `${TOKEN:0:3}` tell about the secret too.
