@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
-use super::glob::{as_expanded, glob_makes_options, loop_splits_names};
+use super::glob::{as_expanded, glob_makes_options, loop_splits_names, xargs_makes_options};
 use super::judged::Judged;
 use super::kind::{in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
@@ -478,6 +478,7 @@ impl Judge<'_> {
 
     /// What options that run programs make the command run: judged as lines of their own.
     fn programs(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        findings.extend(xargs_makes_options(base, &self.place.cwd).map(ask));
         let runs = runs::options(base, args);
         for line in &runs.lines {
             self.program_line(line, findings);

@@ -102,3 +102,13 @@ pub(super) fn loop_splits_names(values: &[Word], place: &Place<'_>) -> Option<St
         risky.text
     ))
 }
+
+/// Why `xargs` can hand its command an option: it appends the words it reads (`ls | xargs
+/// sort`), and a name here starts with `-`.
+pub(super) fn xargs_makes_options(base: &str, cwd: &Path) -> Option<String> {
+    (base == "xargs" && dashed_name_in(cwd)).then(|| {
+        "`xargs` appends the names it reads to its command, and a name here starts with `-`, \
+         which the command reads as an option"
+            .to_string()
+    })
+}

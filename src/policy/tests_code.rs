@@ -186,6 +186,10 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "set -- *; sort $*",
             "set -- *; sort \"$1\"",
             "for f in *; do sort $f; done",
+            "x=*; y=$x; sort $y",
+            // xargs appends the names it reads.
+            "ls | xargs sort",
+            "printf '%s\\n' * | xargs wc",
         ],
         Verdict::Ask,
     );
@@ -223,6 +227,7 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "cat src/*",
             "grep -rn x *",
             "for f in *; do wc -l \"$f\"; done",
+            "ls | xargs wc -l",
         ],
         Verdict::Allow,
     );
