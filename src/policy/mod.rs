@@ -360,6 +360,8 @@ mod tests_found;
 #[cfg(test)]
 mod tests_history;
 #[cfg(test)]
+mod tests_parse;
+#[cfg(test)]
 mod tests_readings;
 #[cfg(test)]
 mod tests_runs;
