@@ -111,10 +111,15 @@ fn heredoc_delimiter(text: &str) -> Option<String> {
 
 impl Judge<'_> {
     /// Where bash reads the line otherwise than the walk did, the line asks; so does a value
-    /// the line cannot know that reaches arithmetic.
+    /// the line cannot know that reaches arithmetic, and a secret variable expanded anywhere.
     pub(super) fn second_reading(&mut self, text: &str, script: &Script) {
         let mut findings: Vec<Finding> = disagreement(text).map(ask).into_iter().collect();
         self.arithmetic(&script.arithmetic, &mut findings);
+        // A secret variable expanded anywhere (a test, a `case`, an assignment, its length)
+        // tells the model about it.
+        if let Some(name) = super::words::secret_variable(text) {
+            findings.push(ask(format!("it expands `${name}`, which holds a secret")));
+        }
         if !findings.is_empty() {
             let narrowed = findings
                 .into_iter()

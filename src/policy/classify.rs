@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::args::{operands, option_values};
 use super::danger::{self, basename, risky_assignment};
 use super::fetch::{self, Fetches};
-use super::glob::glob_makes_options;
+use super::glob::{as_expanded, glob_makes_options, loop_splits_names, xargs_makes_options};
 use super::judged::Judged;
 use super::kind::{in_system_bin, is_descriptor, is_source, named_at_run_time};
 use super::path::{holds_secrets, secret_below};
@@ -96,6 +96,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         temp: scope.temp,
         out: Judgement::default(),
         written: Vec::new(),
+        set_args: Vec::new(),
     };
     judge.line(line, 0);
     judge.out
@@ -114,6 +115,8 @@ pub(super) struct Judge<'a> {
     pub(super) out: Judgement,
     /// Files the line writes (what they hold now is not what a later command runs).
     pub(super) written: Vec<PathBuf>,
+    /// The shell's arguments as `set -- WORDS` set them, when a glob is among them.
+    pub(super) set_args: Vec<Word>,
 }
 
 impl Judge<'_> {
@@ -249,9 +252,12 @@ impl Judge<'_> {
             self.unit("{...}", vec![ask(why)]);
         }
         for (name, values) in &script.loop_variables {
+            self.loop_assigns(name, values);
             self.loop_variable(name, values);
             // `for f in *; do sort "$f"; done` passes each name where it may be read as an option.
-            if let Some(why) = glob_makes_options(values, &self.place.cwd) {
+            let why = glob_makes_options(values, &self.place.cwd)
+                .or_else(|| loop_splits_names(values, &self.place));
+            if let Some(why) = why {
                 self.unit(&format!("for {name} in"), vec![ask(why)]);
             }
         }
@@ -295,7 +301,7 @@ impl Judge<'_> {
         }
     }
 
-    fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
+    pub(super) fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
         if fetch::points_elsewhere(name) {
             self.out.fetch.elsewhere = true;
             findings.push(ask(format!(
@@ -386,7 +392,8 @@ impl Judge<'_> {
             return;
         }
         let args = &expand_words(args);
-        if let Some(why) = glob_makes_options(args, &self.place.cwd) {
+        let seen = as_expanded(args, &self.place, &self.set_args);
+        if let Some(why) = glob_makes_options(&seen, &self.place.cwd) {
             findings.push(ask(why));
         }
         if name.dynamic || has_glob(&name.text) {
@@ -415,6 +422,7 @@ impl Judge<'_> {
             return;
         }
         self.programs(base, args, findings);
+        self.make_environment(base, assignments, findings);
         self.fetch(base, args, findings);
         self.sets(base, args, findings);
         self.out.prints_environment |= program::prints_environment(base, args);
@@ -453,19 +461,24 @@ impl Judge<'_> {
             self.secrets_in(args, !program::prints_words(base), findings);
             self.reads(base, args, &judged, findings);
         }
+        if judged.repository {
+            self.own_repository(&judged.dirs, findings);
+        }
         if judged.history {
             self.history_secrets(findings);
         }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
-            findings.push(ask(format!(
+            let why = format!(
                 "`{base}` runs the build, test or lint code of {}, which is not the project",
                 self.place.cwd.display()
-            )));
+            );
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
     }
 
     /// What options that run programs make the command run: judged as lines of their own.
     fn programs(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        findings.extend(xargs_makes_options(base, &self.place.cwd).map(ask));
         let runs = runs::options(base, args);
         for line in &runs.lines {
             self.program_line(line, findings);
@@ -484,6 +497,19 @@ impl Judge<'_> {
         if matches!(base, "read" | "mapfile" | "readarray" | "getopts") {
             for name in operands(args) {
                 self.place.unknown(&name.text);
+            }
+        }
+        // Reached as a command (`builtin declare`, `command export`), not parsed as one.
+        if matches!(
+            base,
+            "declare" | "typeset" | "local" | "export" | "readonly"
+        ) {
+            self.declares(args, findings);
+        }
+        if base == "set" {
+            let words: Vec<Word> = operands(args).cloned().collect();
+            if words.iter().any(|w| !w.quoted && has_glob(&w.text)) {
+                self.set_args = words;
             }
         }
         if base == "printf" {
@@ -552,6 +578,9 @@ impl Judge<'_> {
         }
         for script in &judged.scripts {
             self.project_file(script, findings);
+        }
+        for module in &judged.imports {
+            self.project_module(module, findings);
         }
         for script in &judged.shell_scripts {
             self.shell_script(script, context, findings);
@@ -676,6 +705,23 @@ impl Judge<'_> {
             findings.push(ask(why));
             return;
         }
+        // Whatever its extension, a file the line writes first is not what it holds now.
+        let paths = self.place.paths(word).unwrap_or_default();
+        let git = self.project.map(|p| p.join(".git"));
+        let in_git = paths.iter().find(|p| {
+            let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            git.as_ref().is_some_and(|g| real.starts_with(g))
+        });
+        if let Some(path) = in_git {
+            let why = format!("runs {}, a file of git's own directory", path.display());
+            findings.push(ask(why));
+            return;
+        }
+        let written = paths.iter().find_map(|path| self.written_here(path));
+        if let Some(why) = written {
+            findings.push(ask(why));
+            return;
+        }
         self.inside(word, false, "runs", findings);
     }
 
@@ -718,10 +764,14 @@ impl Judge<'_> {
                 let project = self.project.map_or("there is no project here".into(), |p| {
                     format!("the project is {}", p.display())
                 });
-                findings.push(ask(format!(
-                    "{verb} {}, outside the project ({project})",
-                    real.display()
-                )));
+                let why = format!("{verb} {}, outside the project ({project})", real.display());
+                // Code or settings from outside are never run on a rule's word.
+                let approver = if temp_ok {
+                    Approver::Anyone
+                } else {
+                    Approver::YesOrPerson
+                };
+                findings.push(ask(why).narrowed(approver));
                 return;
             }
         }

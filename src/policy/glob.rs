@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::reach::{Place, has_glob};
 use super::shell::Word;
 
 /// Entries of a directory read before giving up and asking.
@@ -29,7 +30,7 @@ pub(super) fn glob_makes_options(args: &[Word], cwd: &Path) -> Option<String> {
 /// `@(...)`, `!(...)`, `+(...)` match anything too, and `$x*` starts with what `$x` holds).
 fn can_start_with_dash(word: &Word) -> bool {
     let text = word.text.as_str();
-    super::reach::has_glob(text)
+    has_glob(text)
         && (text.starts_with(['*', '?', '[', '-'])
             || (word.dynamic && text.starts_with('$'))
             || ["@(", "!(", "+("].iter().any(|p| text.starts_with(p)))
@@ -48,4 +49,66 @@ fn dashed_name_in(dir: &Path) -> bool {
         }
     }
     false
+}
+
+/// The words as bash hands them to the program, as far as globs go: a variable that holds a
+/// glob (`x=*; sort $x`, `for f in *; do sort $f`) is that glob where it is expanded unquoted,
+/// and `$@`, `$*`, `$1`... after `set -- *` are the names it matches, quoted or not.
+pub(super) fn as_expanded(args: &[Word], place: &Place<'_>, positional: &[Word]) -> Vec<Word> {
+    let mut out = Vec::new();
+    for arg in args {
+        if arg.dynamic && is_positional(&arg.text) && !positional.is_empty() {
+            out.extend(positional.iter().cloned());
+            continue;
+        }
+        match place.value(arg) {
+            Some(value) if arg.dynamic && !arg.quoted && has_glob(&value) => {
+                out.push(Word::literal(value));
+            }
+            _ => out.push(arg.clone()),
+        }
+    }
+    out
+}
+
+/// `$@`, `$*`, `${@}`, `$1`, `${2}`: the shell's arguments.
+fn is_positional(text: &str) -> bool {
+    let inner = text.strip_prefix('$').unwrap_or("");
+    let inner = inner
+        .strip_prefix('{')
+        .and_then(|i| i.strip_suffix('}'))
+        .unwrap_or(inner);
+    matches!(inner, "@" | "*") || (!inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Why a loop over a glob can hand a program an option: its variable expanded unquoted
+/// (`for f in *; do wc $f`) is split at blanks, so a name like `data -S1 --compress-program=sh`
+/// becomes three words, two of them options.
+pub(super) fn loop_splits_names(values: &[Word], place: &Place<'_>) -> Option<String> {
+    let risky = values
+        .iter()
+        .filter(|w| !w.quoted && has_glob(&w.text))
+        .find(|w| {
+            place.paths(w).unwrap_or_default().iter().any(|path| {
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                name.split_whitespace()
+                    .skip(1)
+                    .any(|part| part.starts_with('-'))
+            })
+        })?;
+    Some(format!(
+        "`{}` matches a name with blanks and a `-` after one: the loop's variable, expanded \
+         unquoted, splits it into words the program reads as options",
+        risky.text
+    ))
+}
+
+/// Why `xargs` can hand its command an option: it appends the words it reads (`ls | xargs
+/// sort`), and a name here starts with `-`.
+pub(super) fn xargs_makes_options(base: &str, cwd: &Path) -> Option<String> {
+    (base == "xargs" && dashed_name_in(cwd)).then(|| {
+        "`xargs` appends the names it reads to its command, and a name here starts with `-`, \
+         which the command reads as an option"
+            .to_string()
+    })
 }

@@ -5,10 +5,11 @@
 
 use std::path::Path;
 
-use super::Finding;
-use super::classify::Judge;
+use super::classify::{Judge, ask};
 use super::git_query::ask_git;
 use super::path::sensitive;
+use super::shell::Word;
+use super::{Approver, Finding};
 
 /// How many commits are listed; a longer history is not known to be clean.
 const MAX_COMMITS: usize = 5000;
@@ -30,6 +31,47 @@ impl Judge<'_> {
             )));
         }
     }
+}
+
+impl Judge<'_> {
+    /// Asks when git would run in a repository that is not the project's own (`cd sub && git
+    /// status`, `git -C sub log`, where `sub` holds a `.git` or is a bare repository; `cd
+    /// /tmp/r && git log`): that repository's configuration (`core.fsmonitor`, hooks) runs.
+    pub(super) fn own_repository(&mut self, dirs: &[Word], findings: &mut Vec<Finding>) {
+        let Some(project) = self.project else {
+            return;
+        };
+        let mut starts = vec![self.place.cwd.clone()];
+        for dir in dirs {
+            starts.extend(self.place.paths(dir).unwrap_or_default());
+        }
+        for start in starts {
+            let real = std::fs::canonicalize(&start).unwrap_or(start);
+            // The first repository up from where git starts is the one it uses.
+            let own_git = project.join(".git");
+            let foreign = real
+                .ancestors()
+                .take_while(|d| *d != project && !d.starts_with(&own_git))
+                .find(|d| is_repository(d));
+            if let Some(repo) = foreign {
+                findings.push(
+                    ask(format!(
+                        "git would use the repository at {}, which is not the project's own: its \
+                     configuration (fsmonitor, hooks, pagers) runs",
+                        repo.display()
+                    ))
+                    .narrowed(Approver::YesOrPerson),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// A directory git takes for a repository: it holds `.git`, or it is a bare one.
+fn is_repository(dir: &Path) -> bool {
+    dir.join(".git").exists()
+        || (dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir())
 }
 
 /// Why the history at `dir` may hold a secret: a secret-named path ever committed, or a

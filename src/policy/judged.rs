@@ -16,6 +16,8 @@ pub(crate) struct Judged {
     pub(crate) positional: Vec<Word>,
     /// Files it runs as programs (`python3 x.py`, `make -f x`): safe only inside the project.
     pub(crate) scripts: Vec<Word>,
+    /// Modules it imports by name (`python -m unittest NAME`): only the project's run unasked.
+    pub(crate) imports: Vec<Word>,
     /// Files it runs as shell scripts (`sh x`, `source x`): their lines are judged like a command
     /// line's, in the project only.
     pub(crate) shell_scripts: Vec<Word>,
@@ -48,6 +50,9 @@ pub(crate) struct Judged {
     pub(crate) names_only: bool,
     /// It prints file contents from git history: safe only while no secret was ever committed.
     pub(crate) history: bool,
+    /// It is git, which runs the configuration (fsmonitor, hooks, pagers) of the repository it
+    /// finds where it runs or in its `-C` directories: only the project's own is trusted.
+    pub(crate) repository: bool,
     /// The program has a record.
     pub(crate) known: bool,
 }

@@ -50,7 +50,10 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     if !existing {
+        // pytest collects `test*.txt` as doctests by default.
+        let doctest = name.starts_with("test") && extension == "txt";
         return name.starts_with('.')
+            || doctest
             || AUTO_LOADED.contains(&name.as_str())
             || CODE.contains(&extension.as_str());
     }

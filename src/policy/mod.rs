@@ -12,9 +12,11 @@ mod bash;
 mod brace;
 mod classify;
 mod danger;
+mod declare;
 mod fetch;
 mod git_query;
 mod glob;
+mod harness;
 mod heredoc;
 mod history;
 mod judged;
@@ -28,6 +30,7 @@ mod rules;
 mod runner;
 mod runs;
 mod shell;
+mod wipe;
 mod words;
 mod wrap;
 mod wreck;
@@ -339,6 +342,10 @@ mod props;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_approvals;
+#[cfg(test)]
+mod tests_assign;
+#[cfg(test)]
 mod tests_changes;
 #[cfg(test)]
 mod tests_code;
@@ -352,6 +359,8 @@ mod tests_fetch;
 mod tests_found;
 #[cfg(test)]
 mod tests_history;
+#[cfg(test)]
+mod tests_parse;
 #[cfg(test)]
 mod tests_readings;
 #[cfg(test)]

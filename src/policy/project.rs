@@ -102,6 +102,26 @@ impl Judge<'_> {
         }
     }
 
+    /// `python -m unittest NAME`: NAME's first part must be a package or module of the project
+    /// where it runs; anything else importable (`antigravity`, `webbrowser`) runs its own code.
+    pub(super) fn project_module(&mut self, name: &Word, findings: &mut Vec<Finding>) {
+        let first = name.text.split('.').next().unwrap_or("");
+        let cwd = self.place.cwd.clone();
+        let candidates = [cwd.join(first), cwd.join(format!("{first}.py"))];
+        let found = !name.dynamic
+            && !first.is_empty()
+            && candidates.iter().any(|path| {
+                let real = std::fs::canonicalize(path).ok();
+                real.is_some_and(|r| self.project.is_some_and(|p| r.starts_with(p)))
+            });
+        if !found {
+            findings.push(ask(format!(
+                "imports `{}`, which is not a module of the project",
+                name.text
+            )));
+        }
+    }
+
     /// A script's lines judged like a command line's; what they set or where they `cd` stays
     /// in the script.
     fn script_lines(&mut self, text: &str, context: Context) {
@@ -139,7 +159,7 @@ impl Judge<'_> {
     }
 
     /// A file this line writes is not judged by what it holds before the line runs.
-    fn written_here(&self, path: &Path) -> Option<String> {
+    pub(super) fn written_here(&self, path: &Path) -> Option<String> {
         let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         self.written
             .iter()

@@ -152,6 +152,8 @@ pub(crate) fn options(python: &str, module: &str, after: &[Word], judged: &mut J
                 || (module == "unittest" && (text.contains('/') || text.ends_with(".py")));
             if runs {
                 judged.scripts.push(arg.clone());
+            } else if module == "unittest" && text != "discover" {
+                judged.imports.push(arg.clone());
             }
             continue;
         }

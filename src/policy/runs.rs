@@ -75,11 +75,21 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
         "git" => git(args, &mut given),
         "make" | "gmake" | "cargo" | "npm" | "pnpm" | "yarn" => {
             if let Some(flag) = build_description(base, args) {
-                given(&flag, Vec::new());
+                given(&flag, recipe_lines(base, args));
             }
         }
         "ssh" | "scp" | "sftp" | "sshfs" | "rsync" | "autossh" => {
             remote_shell(base, args, &mut given)
+        }
+        "pytest" | "py.test" => pytest(args, &mut given),
+        _ if base.starts_with("python") || base.starts_with("pypy") => {
+            let module = args
+                .iter()
+                .position(|a| a.text == "pytest")
+                .filter(|&i| i > 0 && args[i - 1].text.ends_with('m'));
+            if let Some(at) = module {
+                pytest(args.get(at + 1..).unwrap_or(&[]), &mut given);
+            }
         }
         _ => {}
     }
@@ -92,6 +102,40 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
     }
     runs
 }
+
+/// A `NAME=value` operand that names the program make runs for a recipe or a tool
+/// (`SHELL=`, `CC=`, `MAKEFLAGS=`); values that run code (`x!=cmd`, `$(shell ...)`) ask in
+/// make's own row. `CFLAGS=-O2`, `V=1`, `PREFIX=...` are everyday.
+const MAKE_PROGRAM_NAMES: &[&str] = &[
+    "SHELL",
+    ".SHELLFLAGS",
+    "MAKESHELL",
+    "MAKE",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "GNUMAKEFLAGS",
+    "CC",
+    "CXX",
+    "CPP",
+    "LD",
+    "AR",
+    "AS",
+    "FC",
+    "RM",
+    "RANLIB",
+    "STRIP",
+    "OBJCOPY",
+    "INSTALL",
+    "PATH",
+    "LEX",
+    "YACC",
+    "M4",
+    "PKG_CONFIG",
+    "PYTHON",
+    "PERL",
+    "GO",
+    "CARGO",
+];
 
 /// An option or operand that changes which build description is read, where, or with which
 /// toolchain or shell (`make -f`, `make SHELL=`, `cargo --manifest-path`, `npm --prefix`).
@@ -110,6 +154,8 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
         ],
         "cargo" => &["--manifest-path", "-Z", "-C", "--config"],
         _ => &[
+            "--script-shell",
+            "--node-options",
             "--prefix",
             "-C",
             "--dir",
@@ -125,53 +171,63 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
         return Some("+toolchain".into());
     }
     let make = matches!(base, "make" | "gmake");
-    // A `NAME=value` operand that names the program make runs for a recipe or a tool
-    // (`SHELL=`, `CC=`, `MAKEFLAGS=`); values that run code (`x!=cmd`, `$(shell ...)`) ask in
-    // make's own row. `CFLAGS=-O2`, `V=1`, `PREFIX=...` are everyday.
-    const PROGRAM_NAMES: &[&str] = &[
-        "SHELL",
-        ".SHELLFLAGS",
-        "MAKESHELL",
-        "MAKE",
-        "MAKEFLAGS",
-        "MFLAGS",
-        "GNUMAKEFLAGS",
-        "CC",
-        "CXX",
-        "CPP",
-        "LD",
-        "AR",
-        "AS",
-        "FC",
-        "RM",
-        "RANLIB",
-        "STRIP",
-        "OBJCOPY",
-        "INSTALL",
-        "PATH",
-        "LEX",
-        "YACC",
-        "M4",
-        "PKG_CONFIG",
-        "PYTHON",
-        "PERL",
-        "GO",
-        "CARGO",
-    ];
+    // Any variable may reach a recipe's shell line (`test: ; pytest $(ARGS)`): a value with
+    // shell syntax in it (`ARGS='; rm -rf ~'`) runs there, under any name.
     let runs_code = |text: &str| {
         let (name, value) = text.split_once('=').unwrap_or((text, ""));
         name.ends_with('!')
-            || [name, value]
-                .iter()
-                .any(|t| t.contains("$(") || t.contains('`'))
+            || name.contains(['$', '`'])
+            || value.contains([';', '&', '|', '<', '>', '\n', '$', '`'])
     };
     super::args::operands(args)
         .filter(|a| make && a.text.contains('='))
         .find_map(|a| {
             let name = a.text.split('=').next().unwrap_or("");
             let bare = name.trim_end_matches([':', '+', '?', '!']);
-            (PROGRAM_NAMES.contains(&bare) || runs_code(&a.text)).then(|| format!("{bare}="))
+            (MAKE_PROGRAM_NAMES.contains(&bare) || runs_code(&a.text)).then(|| format!("{bare}="))
         })
+}
+
+/// make's `NAME=value` operands with shell syntax, as the recipe line they may end up in
+/// (`ARGS='&& rm -rf ~'` is judged as `: && rm -rf ~`).
+fn recipe_lines(base: &str, args: &[Word]) -> Vec<Word> {
+    if !matches!(base, "make" | "gmake") {
+        return Vec::new();
+    }
+    super::args::operands(args)
+        .filter_map(|a| a.text.split_once('=').map(|(_, value)| value))
+        .filter(|value| value.contains([';', '&', '|', '<', '>', '\n']))
+        .map(|value| Word::literal(format!(": {value}")))
+        .collect()
+}
+
+/// pytest's options that load a plugin (`-p NAME`, not `-p no:NAME`) or read configuration from
+/// elsewhere (`-c`, `--rootdir`, `-o`): code or settings the line chooses.
+fn pytest(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    let plugins = option_values(args, &["-p"]);
+    if plugins.iter().any(|p| !p.text.starts_with("no:")) {
+        given("-p", Vec::new());
+    }
+    for flag in [
+        "-c",
+        "--config-file",
+        "--rootdir",
+        "--confcutdir",
+        "-o",
+        "--override-ini",
+        "--pyargs",
+    ] {
+        let takes_value = flag != "--pyargs";
+        let named = if takes_value {
+            !option_values(args, &[flag]).is_empty()
+        } else {
+            has_flag(args, flag)
+        };
+        if named {
+            given(flag, Vec::new());
+            return;
+        }
+    }
 }
 
 /// git's options that run programs: `--receive-pack`, `--upload-pack`, `--exec`, `-c` settings.

@@ -6,6 +6,7 @@
 
 use tree_sitter::{Node, Parser};
 
+use super::declare::{self, Declared};
 use super::heredoc::{self, Expansion};
 
 /// How deep the syntax tree may nest before the line is judged too deeply nested to check.
@@ -169,8 +170,13 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
                 script.redirects.push(redirect);
             }
         }
-        "variable_assignment" if !is_command_prefix(node) => {
-            if let Some(assignment) = assignment(node, src) {
+        "variable_assignment" => {
+            script
+                .arithmetic
+                .extend(declare::subscripts(text_of(node, src)));
+            if !is_command_prefix(node)
+                && let Some(assignment) = assignment(node, src)
+            {
                 script.assignments.push(assignment);
             }
         }
@@ -311,6 +317,48 @@ fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
     {
         script.arithmetic.push(text.to_string());
     }
+    // Quoted or concatenated arguments are assignments too (`declare 'PATH=/tmp'`); the
+    // parser may split one word in parts (`PA""TH=/tmp`), so touching parts are joined.
+    for parts in children.chunk_by(|a, b| a.end_byte() == b.start_byte()) {
+        let (Some(first), Some(last)) = (parts.first(), parts.last()) else {
+            continue;
+        };
+        let raw = src.get(first.start_byte()..last.end_byte()).unwrap_or("");
+        let alone = parts.len() == 1;
+        let plain = alone && matches!(first.kind(), "variable_assignment" | "variable_name");
+        if plain || raw.starts_with(['-', '+']) {
+            continue;
+        }
+        script.arithmetic.extend(declare::subscripts(raw));
+        let whole = joined(parts, src);
+        match declare::declared(raw, &whole.text, whole.dynamic) {
+            Declared::Assignment(name, text) => {
+                let value = Word { text, ..whole };
+                script.assignments.push((name, value));
+            }
+            Declared::Computed => script.indirect.push(text.to_string()),
+            Declared::Plain => {}
+        }
+    }
+}
+
+/// The word that touching parts make together.
+fn joined(parts: &[Node<'_>], src: &str) -> Word {
+    let mut out = Word {
+        text: String::new(),
+        dynamic: false,
+        quoted: true,
+    };
+    for part in parts {
+        let piece = match part.kind() {
+            "variable_assignment" | "variable_name" => Word::literal(text_of(*part, src)),
+            _ => word(*part, src),
+        };
+        out.text.push_str(&piece.text);
+        out.dynamic |= piece.dynamic;
+        out.quoted &= piece.quoted;
+    }
+    out
 }
 
 /// A loop's variable, with the words it takes its values from, and those words.
@@ -691,78 +739,4 @@ fn ansi_c(body: &str) -> Word {
         }
     }
     Word::literal(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(command: &str) -> Vec<(String, bool)> {
-        let script = parse(command);
-        script
-            .commands
-            .first()
-            .map(|c| {
-                c.words
-                    .iter()
-                    .map(|w| (w.text.clone(), w.dynamic))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    #[test]
-    fn words_lose_their_quotes_and_escapes_and_expansions_are_dynamic() {
-        let got = words(r#"\rm "a b" 'c' x\ y "$HOME/z" $(pwd) a{b,c} $'\x72m' "\q""#);
-        let want = vec![
-            ("rm".to_string(), false),
-            ("a b".to_string(), false),
-            ("c".to_string(), false),
-            ("x y".to_string(), false),
-            ("$HOME/z".to_string(), true),
-            ("$(pwd)".to_string(), true),
-            ("a{b,c}".to_string(), false),
-            ("rm".to_string(), false),
-            ("\\q".to_string(), false),
-        ];
-        assert_eq!(got, want);
-    }
-
-    #[test]
-    fn every_simple_command_is_found_in_order() {
-        let script = parse("cd src && cat x | python3; echo $(date) > out <<< hi & ls <(rm y)");
-        let names: Vec<&str> = script
-            .commands
-            .iter()
-            .filter_map(|c| c.words.first().map(|w| w.text.as_str()))
-            .collect();
-        assert_eq!(names, ["cd", "cat", "python3", "echo", "date", "ls", "rm"]);
-        assert!(script.commands[3].background);
-        let outputs: Vec<&Redirect> = script
-            .redirects
-            .iter()
-            .filter(|r| r.kind == RedirectKind::Output)
-            .collect();
-        assert_eq!(outputs.len(), 1, "{:?}", script.redirects);
-        assert_eq!(outputs[0].target.text, "out");
-    }
-
-    #[test]
-    fn redirections_are_told_apart() {
-        let kinds = |line: &str| -> Vec<RedirectKind> {
-            parse(line).redirects.iter().map(|r| r.kind).collect()
-        };
-        assert_eq!(kinds("ls 2>&1 >&2"), [RedirectKind::Duplicate; 2]);
-        assert_eq!(kinds("echo x >& out"), [RedirectKind::Output]);
-        assert_eq!(kinds("echo x &> out"), [RedirectKind::Output]);
-        assert_eq!(kinds("cat < in"), [RedirectKind::Input]);
-        assert_eq!(kinds("echo x >| out"), [RedirectKind::Output]);
-    }
-
-    #[test]
-    fn deep_nesting_is_reported_not_overflowed() {
-        let line = format!("{}x{}", "$(".repeat(20_000), ")".repeat(20_000));
-        let script = parse(&line);
-        assert!(script.unreadable.is_some());
-    }
 }

@@ -179,6 +179,26 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "sort +(-*)",
             "ls *.rs",
             "cd src && cd .. && sort *",
+            // A variable holding a glob is that glob wherever it is expanded.
+            "x=*; sort $x | tail -1",
+            "x='*'; sort $x",
+            "set -- *; sort \"$@\" | tail -1",
+            "set -- *; sort $*",
+            "set -- *; sort \"$1\"",
+            "for f in *; do sort $f; done",
+            "x=*; y=$x; sort $y",
+            // xargs appends the names it reads.
+            "ls | xargs sort",
+            "printf '%s\\n' * | xargs wc",
+        ],
+        Verdict::Ask,
+    );
+    // A loop variable expanded unquoted is split at blanks: a name's later words are options.
+    judged_with(
+        &["data -S1 --compress-program=sh"],
+        &[
+            "for f in *; do sort $f | tail -1; done",
+            "for f in d*; do wc $f; done",
         ],
         Verdict::Ask,
     );
@@ -192,6 +212,8 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "cat '*'",
             "grep -n x -- *",
             "for f in ./*; do sort \"$f\"; done",
+            "x=*; sort \"$x\"",
+            "x=./*; sort $x",
         ],
         Verdict::Allow,
     );
@@ -205,6 +227,7 @@ fn a_glob_that_can_expand_to_an_option_asks() {
             "cat src/*",
             "grep -rn x *",
             "for f in *; do wc -l \"$f\"; done",
+            "ls | xargs wc -l",
         ],
         Verdict::Allow,
     );
@@ -238,6 +261,51 @@ fn brace_expansion_past_its_word_budget_asks_at_once() {
             "ls src/{a..e}.rs",
             "for i in {1..10}; do echo $i; done",
             "a=({1..10})",
+        ],
+        Verdict::Allow,
+    );
+}
+
+/// A file the line itself writes is not what any interpreter will run, whatever its name: its
+/// contents are only known once the line runs.
+#[test]
+fn a_file_the_line_writes_is_not_trusted_as_a_script_by_any_interpreter() {
+    super::tests::check(
+        &[
+            (
+                "echo 'import os' > memo.txt; python3 memo.txt",
+                "writes first",
+            ),
+            ("echo x > x.txt; node x.txt", "writes first"),
+            ("echo x > x.txt; perl x.txt", "writes first"),
+            ("echo x > x.txt; ruby x.txt", "writes first"),
+            ("echo x > x.txt; php x.txt", "writes first"),
+            ("echo x >| x.txt; python3 x.txt", "writes first"),
+            ("echo x > x; python3 x", "writes first"),
+            ("echo x > x.pyw; python3 x.pyw", "writes first"),
+            ("echo x > x.zip; python3 x.zip", "writes first"),
+            ("echo x | tee run.txt; python3 run.txt", "writes first"),
+            ("cp Makefile x.txt; python3 x.txt", "writes first"),
+            ("echo x > x.txt; python3.11 x.txt", "writes first"),
+            ("echo x > x.txt; python3 -B -u x.txt", "writes first"),
+            (
+                "printf '>>> 1\\n' > t.txt; python3 -m doctest t.txt",
+                "writes first",
+            ),
+            (
+                "cat > notes.md <<'EOF'\n>>> 1\nEOF\npython3 -m doctest notes.md",
+                "writes first",
+            ),
+            ("echo x > test_x.txt; pytest test_x.txt", ""),
+            ("echo x > test_x.txt; pytest", "build tools"),
+            ("python3 -m doctest .git/config", "git's own"),
+        ],
+        Verdict::Ask,
+    );
+    super::tests::check(
+        &[
+            ("python3 script.py", ""),
+            ("echo x > out.txt; cat out.txt", ""),
         ],
         Verdict::Allow,
     );

@@ -64,3 +64,86 @@ fn project_code_elsewhere_and_other_machines_ask() {
         Verdict::Ask,
     );
 }
+
+/// git in a repository the project carries (a bare one, or a directory with its own `.git`)
+/// runs that repository's configuration (`core.fsmonitor`, hooks): it asks; git in the
+/// project's own repository, from anywhere in it, does not.
+#[test]
+fn git_in_a_repository_other_than_the_projects_own_asks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let policy = super::tests_everyday::project(&root);
+    let project = root.join("home/project");
+    for sub in ["bare/objects", "bare/refs", "nested/.git", "deep/er/x"] {
+        std::fs::create_dir_all(project.join(sub)).expect("mkdir");
+    }
+    std::fs::write(project.join("bare/HEAD"), "ref: refs/heads/main\n").expect("write");
+    std::fs::write(project.join("deep/.git"), "gitdir: /tmp/x\n").expect("write");
+    std::fs::create_dir_all(root.join("other/.git")).expect("mkdir");
+    super::tests::check_with(
+        &policy,
+        &[
+            ("cd bare && git status --short", "not the project's own"),
+            ("git -C bare status", "not the project's own"),
+            ("cd bare; git diff", "not the project's own"),
+            ("cd nested && git ls-files", "not the project's own"),
+            ("git -C nested log --oneline", "not the project's own"),
+            ("cd deep/er/x && git status", "not the project's own"),
+            ("pushd bare && git log", "not the project's own"),
+            ("cd ../../other && git status", "not the project's own"),
+            ("cd ../../other/.git && git log", "not the project's own"),
+        ],
+        Verdict::Ask,
+    );
+    super::tests::check_with(
+        &policy,
+        &[
+            ("git status", ""),
+            ("cd src && git status", ""),
+            ("git -C src log --oneline", ""),
+        ],
+        Verdict::Allow,
+    );
+}
+
+/// `python -m unittest NAME` imports NAME: only a package or module of the project runs
+/// unasked; anything else importable (`antigravity` starts a browser) runs its own code.
+#[test]
+fn unittest_runs_only_the_projects_own_modules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let policy = super::tests_everyday::project(&root);
+    let project = root.join("home/project");
+    std::fs::write(project.join("tests/__init__.py"), "").expect("write");
+    std::fs::write(project.join("test_app.py"), "").expect("write");
+    super::tests::check_with(
+        &policy,
+        &[
+            (
+                "python3 -m unittest antigravity",
+                "not a module of the project",
+            ),
+            (
+                "python3 -m unittest webbrowser",
+                "not a module of the project",
+            ),
+            (
+                "python3 -m unittest -v http.server",
+                "not a module of the project",
+            ),
+            ("python3 -m unittest os.path", "not a module of the project"),
+            ("python3 -m unittest $M", "not a module of the project"),
+        ],
+        Verdict::Ask,
+    );
+    super::tests::check_with(
+        &policy,
+        &[
+            ("python3 -m unittest", ""),
+            ("python3 -m unittest tests.test_x", ""),
+            ("python3 -m unittest -v test_app.T.test_b", ""),
+            ("python3 -m unittest discover -s tests", ""),
+        ],
+        Verdict::Allow,
+    );
+}

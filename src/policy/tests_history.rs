@@ -23,6 +23,23 @@ const PRINTS_HISTORY: &[&str] = &[
     "git cat-file --batch-all-objects --batch",
     "git stash show -p",
     "git reflog -p",
+    // Options that imply a patch, and the pickaxe searches that answer questions about one.
+    "git log -U1",
+    "git log --unified=0",
+    "git log --stat -U3",
+    "git log --patch-with-stat",
+    "git log --patch-with-raw",
+    "git diff-tree --patch-with-raw HEAD~1",
+    "git diff-tree --patch-with-raw --root HEAD",
+    "git log --binary",
+    "git log --remerge-diff",
+    "git log --dd",
+    "git log --word-diff=plain",
+    "git log --color-words",
+    "git log -W",
+    "git log -G SECRET --oneline --all",
+    "git log -S SECRET",
+    "git log --pickaxe-regex -S x",
 ];
 
 fn commit(project: &Path, file: &str, text: &str) {
@@ -80,6 +97,8 @@ fn history_printing_asks_a_person_once_a_secret_was_committed() {
         "git status",
         "git show --stat",
         "git log -3",
+        "git log --text --oneline",
+        "git log --stat",
     ] {
         assert_eq!(policy.command(line).verdict, Verdict::Allow, "{line}");
     }

@@ -71,6 +71,18 @@ fn commands_that_could_reveal_a_secret_ask() {
             ("rg --follow key linked", "included (a secret)"),
             ("echo $AWS_SECRET_ACCESS_KEY", "holds a secret"),
             ("echo \"${GITHUB_TOKEN}\"", "holds a secret"),
+            // What a secret variable's length or part tells, and other readers of the environment.
+            ("echo ${#GITHUB_TOKEN}", "holds a secret"),
+            ("echo \"${#AWS_SECRET_ACCESS_KEY}\"", "holds a secret"),
+            ("echo ${GITHUB_TOKEN:0:3}", "holds a secret"),
+            ("x=${#GITHUB_TOKEN}; echo $x", "holds a secret"),
+            ("[[ $GITHUB_TOKEN == a* ]] && echo y", "holds a secret"),
+            ("case $GITHUB_TOKEN in a*) echo y;; esac", "holds a secret"),
+            ("for c in ${GITHUB_TOKEN}; do :; done", "holds a secret"),
+            ("yq -n 'env(HOME)'", "environment"),
+            ("yq -n 'strenv(GITHUB_TOKEN)'", "environment"),
+            ("yq -n '$ENV'", "environment"),
+            ("yq -n 'load(\"/etc/x\")'", "loads"),
         ],
         Verdict::Ask,
     );

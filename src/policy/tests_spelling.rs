@@ -9,8 +9,8 @@ use super::{Approver, Policy, Roots, Rules, Verdict};
 
 pub(super) struct World {
     _dir: tempfile::TempDir,
-    policy: Policy,
-    home: String,
+    pub(super) policy: Policy,
+    pub(super) home: String,
 }
 
 pub(super) fn world() -> World {

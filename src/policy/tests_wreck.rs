@@ -240,3 +240,112 @@ fn every_deny_row_stays_denied_behind_every_runner() {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     all_denied(&lines);
 }
+
+/// Emptying, shredding, trashing or re-permissioning home or `/` by other programs, and
+/// wiping disks through links, numbered device names or erasing tools, is denied.
+#[test]
+fn other_ways_to_empty_or_wipe_home_root_or_a_disk_are_denied() {
+    all_denied(&[
+        "python3 -m venv --clear ~",
+        "python3 -m venv --clear /",
+        "python3 -m venv --clear $HOME",
+        "python3 -m venv --clear ~/.",
+        "python3 -m venv --clear homelink",
+        "python3 -mvenv --clear ~",
+        "python3 -Im venv --clear ~",
+        "python3 -m venv ~ --clear",
+        "python3 -m venv --cl /",
+        "virtualenv --clear ~",
+        "uv venv ~",
+        "dd of=/dev/mtdblock0",
+        "dd of=/dev/nbd0",
+        "dd of=/dev/sg0",
+        "dd of=/dev/sd$(echo a)",
+        "cat /dev/zero > /dev/nbd1",
+        "mdadm --zero-superblock /dev/sda",
+        "mformat -i /dev/sda ::",
+        "hdparm --security-erase x /dev/sda",
+        "sg_format /dev/sda",
+        "flashrom -w x",
+        "find ~ -exec chmod 777 {} +",
+        "find / -exec chown nobody {} +",
+        "find HOMEDIR -execdir chgrp x {} ;",
+        "shred -u ~/*",
+        "truncate -s0 ~/*",
+        "wipe -r ~",
+        "srm -r ~",
+        "gio trash ~",
+        "trash-put ~",
+        "tar -xf x.tar -C ~ --recursive-unlink",
+        "git -C ~ clean -ffdx",
+        "cd ~ && git clean -fdx",
+    ]);
+}
+
+/// A project symlink to a block device is that device to every writer.
+#[test]
+fn writes_through_a_link_to_a_block_device_are_denied() {
+    let world = world();
+    let project = std::path::Path::new(&world.home).join("work/project");
+    std::os::unix::fs::symlink("/dev/sda", project.join("disk")).expect("link");
+    std::os::unix::fs::symlink("/dev/nbd0", project.join("nbd")).expect("link");
+    std::os::unix::fs::symlink("/dev", project.join("devices")).expect("link");
+    let lines = [
+        "dd if=/dev/zero of=disk",
+        "cat /dev/zero > disk",
+        "cp /dev/zero disk",
+        "mkfs.ext4 disk",
+        "wipefs -a disk",
+        "shred disk",
+        "dd of=nbd",
+        "dd of=devices/sdq",
+        "cat /dev/zero > devices/nvme9n1",
+    ];
+    let wrong: Vec<String> = verdicts(&world, &lines)
+        .into_iter()
+        .filter(|(_, v, _, _)| *v != Verdict::Deny)
+        .map(|(line, v, _, r)| format!("{line:?}: {v:?} {r:?}"))
+        .collect();
+    assert!(wrong.is_empty(), "not denied:\n{}", wrong.join("\n"));
+}
+
+/// Whatever runs a command under changed conditions, the command is judged: a catastrophe
+/// under any of them is denied.
+#[test]
+fn what_a_harness_runs_is_judged() {
+    let harnesses = [
+        "fakeroot",
+        "chroot /",
+        "chroot --userspec=0:0 /",
+        "setpriv --reuid=0",
+        "prlimit --nofile=10",
+        "runuser -u root --",
+        "firejail",
+        "nsenter -t 1 -m",
+        "sg root",
+        "cgexec -g cpu:x",
+        "numactl -a",
+        "numactl -N 0",
+        "linux64",
+        "setarch x86_64",
+        "setarch x86_64 -R",
+        "eatmydata",
+        "catchsegv",
+        "valgrind",
+        "strace -f",
+        "strace -o /tmp/x",
+        "ltrace",
+        "gdb --args",
+        "torsocks",
+        "proxychains",
+        "dbus-run-session",
+        "xvfb-run",
+        "xvfb-run -s '-screen 0'",
+        "bwrap --bind / /",
+        "bwrap --dev /dev --",
+    ];
+    let lines: Vec<String> = harnesses.iter().map(|h| format!("{h} rm -rf ~")).collect();
+    let mut all: Vec<&str> = lines.iter().map(String::as_str).collect();
+    all.extend(["sg root 'rm -rf ~'", "runuser root -c 'rm -rf ~'"]);
+    all_denied(&all);
+}

@@ -2,11 +2,12 @@
 //! spelling (or a person's approval when a word is only known at run time), the variables a line
 //! or a loop sets, and `cd`.
 
-use super::Finding;
 use super::args::operands;
 use super::classify::{Judge, ask, deny};
 use super::danger;
+use super::declare::{self, Declared};
 use super::shell::Word;
+use super::{Approver, Finding, Verdict};
 
 impl Judge<'_> {
     /// A loop's variable takes each of its values: known values become alternatives
@@ -25,6 +26,78 @@ impl Judge<'_> {
                 self.place.set(name, joined);
             }
             _ => self.place.unknown(name),
+        }
+    }
+
+    /// `for NAME in WORDS` and `select NAME in WORDS` assign each word to NAME in turn: each is
+    /// judged like `NAME=WORD` (`for PATH in /tmp` is `PATH=/tmp`); with no words, the values
+    /// are the arguments, which ai cannot see.
+    pub(super) fn loop_assigns(&mut self, name: &str, values: &[Word]) {
+        let mut findings = Vec::new();
+        if values.is_empty()
+            && let Some(why) = danger::risky_assignment(name, "")
+        {
+            findings.push(ask(format!("`{name}=` {why}")));
+        }
+        for value in values {
+            self.assignment(name, value, &mut findings);
+        }
+        if findings.iter().any(|f| f.verdict > Verdict::Allow) {
+            self.unit(&format!("for {name} in"), findings);
+        }
+    }
+
+    /// The arguments of `declare`, `export`, ... run as a command: each is an assignment like
+    /// the parser's (`command export 'PATH=/tmp'`), its subscripts arithmetic.
+    pub(super) fn declares(&mut self, args: &[Word], findings: &mut Vec<Finding>) {
+        for arg in args
+            .iter()
+            .filter(|a| a.quoted || !a.text.starts_with(['-', '+']))
+        {
+            self.arithmetic(&declare::subscripts(&arg.text), findings);
+            match declare::declared(&arg.text, &arg.text, arg.dynamic) {
+                Declared::Assignment(name, text) => {
+                    let value = Word {
+                        text,
+                        ..arg.clone()
+                    };
+                    self.assignment(&name, &value, findings);
+                }
+                Declared::Computed => findings.push(
+                    ask(format!(
+                        "`{}` assigns a variable whose name is computed at run time",
+                        arg.text
+                    ))
+                    .narrowed(Approver::YesOrPerson),
+                ),
+                Declared::Plain => {}
+            }
+        }
+    }
+
+    /// make reads its environment as variables too: a value with shell syntax set before it
+    /// (`ARGS='; id' make test`, `export ARGS='; id'; make`) reaches recipes like `make ARGS=`.
+    pub(super) fn make_environment(
+        &mut self,
+        base: &str,
+        assignments: &[(String, Word)],
+        findings: &mut Vec<Finding>,
+    ) {
+        if !matches!(base, "make" | "gmake") {
+            return;
+        }
+        let prefixed = assignments
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.text.as_str()));
+        let set = self
+            .place
+            .vars
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()));
+        let shell = |v: &str| v.contains([';', '&', '|', '<', '>', '\n', '`']) || v.contains("$(");
+        if let Some((name, _)) = prefixed.chain(set).find(|(_, v)| shell(v)) {
+            let why = format!("`{name}` holds shell syntax, which make may put in a recipe line");
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
     }
 
@@ -94,10 +167,11 @@ impl Judge<'_> {
 }
 
 /// The first variable a word expands whose name says it holds a secret (`$GITHUB_TOKEN`).
-fn secret_variable(text: &str) -> Option<String> {
+pub(super) fn secret_variable(text: &str) -> Option<String> {
     text.split('$').skip(1).find_map(|rest| {
         let name: String = rest
-            .trim_start_matches('{')
+            // `${#TOKEN}` (its length) and `${TOKEN:0:3}` tell about the secret too.
+            .trim_start_matches(['{', '#'])
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();

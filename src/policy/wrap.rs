@@ -4,6 +4,7 @@
 use super::Finding;
 use super::args::{option_values, skip_options, subcommand};
 use super::classify::{Context, Judge, ask};
+use super::harness::Harnessed;
 use super::judged::Judged;
 use super::shell::Word;
 
@@ -158,7 +159,22 @@ impl Judge<'_> {
                 let rest = skip_options(args, &["-s", "--signal", "-k", "--kill-after"]);
                 rest.get(1..).unwrap_or(&[])
             }
-            _ => return None,
+            _ => match super::harness::harnessed(base, args)? {
+                Harnessed::Command(inner) => {
+                    findings.push(ask(format!(
+                        "`{base}` runs a command under another root, user, namespace, limit, \
+                         tracer or proxy"
+                    )));
+                    inner
+                }
+                Harnessed::String(line) => {
+                    findings.push(ask(format!(
+                        "`{base}` runs a command as another group or user"
+                    )));
+                    self.command_string(line, context, findings);
+                    return Some(&[]);
+                }
+            },
         };
         Some(inner)
     }

@@ -220,6 +220,7 @@ impl Ground<'_> {
             }
             _ => {}
         }
+        self.wipes(base, args, &mut out);
         out
     }
 
@@ -326,7 +327,7 @@ impl Ground<'_> {
     }
 
     /// Denies when one of `words` is catastrophic to delete or re-permission recursively.
-    fn wrecks<'w>(
+    pub(super) fn wrecks<'w>(
         &self,
         words: impl Iterator<Item = &'w Word>,
         verb: &str,
@@ -365,6 +366,11 @@ impl Ground<'_> {
                 "{verb} the block device {}",
                 device.display()
             )));
+        } else if word.dynamic && BLOCK_PREFIXES.iter().any(|p| word.text.starts_with(p)) {
+            out.push(deny(format!(
+                "{verb} `{}`, a block device whatever the rest of its name",
+                word.text
+            )));
         } else if let Some(patterns) = self.place.patterns(word)
             && let Some(glob) = patterns.iter().find(|p| device_glob(p))
         {
@@ -395,7 +401,11 @@ impl Ground<'_> {
             .iter()
             .filter_map(|p| std::fs::canonicalize(p).ok())
             .collect();
+        // A link to a device that is not there to canonicalize (`disk -> /dev/sda`) still
+        // names it.
+        let linked: Vec<PathBuf> = paths.iter().flat_map(|p| link_chain(p)).collect();
         paths.extend(real);
+        paths.extend(linked);
         Target::Known(paths)
     }
 
@@ -453,7 +463,7 @@ fn kills_everything(args: &[Word]) -> bool {
 
 /// The starting points of `find`: the words after its leading options (`-H`, `-L`, `-P`,
 /// `-D x`, `-O3`) up to the first expression; none means `.`.
-fn find_roots(args: &[Word]) -> Vec<Word> {
+pub(super) fn find_roots(args: &[Word]) -> Vec<Word> {
     let mut i = 0;
     while let Some(a) = args.get(i) {
         match a.text.as_str() {
@@ -492,17 +502,63 @@ fn matches_all(component: &str) -> bool {
         })
 }
 
+/// Where a chain of symlinks leads, link by link (at most a few), read without following; the
+/// directory resolved first (`devlink/sda`, `devlink -> /dev`).
+fn link_chain(path: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut at = path.to_path_buf();
+    if let (Some(dir), Some(name)) = (path.parent(), path.file_name())
+        && let Ok(real) = std::fs::canonicalize(dir)
+    {
+        at = real.join(name);
+        out.push(at.clone());
+    }
+    for _ in 0..8 {
+        let Ok(next) = std::fs::read_link(&at) else {
+            break;
+        };
+        let next = match at.parent() {
+            Some(dir) if next.is_relative() => normalize(&dir.join(next)),
+            _ => next,
+        };
+        out.push(next.clone());
+        at = next;
+    }
+    out
+}
+
 /// A glob under `/dev` (`/dev/sd?`, `/dev/s*a`): it may name any device there.
 fn device_glob(path: &Path) -> bool {
     let text = normalize(path).to_string_lossy().into_owned();
     text.starts_with("/dev/") && text.contains(['*', '?', '['])
 }
 
+/// Block devices named by a prefix and a number (`/dev/nbd0`, `/dev/sg0`, `/dev/mtdblock0`).
+const NUMBERED_BLOCKS: &[&str] = &[
+    "/dev/nbd",
+    "/dev/sg",
+    "/dev/mtdblock",
+    "/dev/mtd",
+    "/dev/rbd",
+    "/dev/zd",
+    "/dev/pmem",
+    "/dev/drbd",
+    "/dev/bcache",
+    "/dev/ubiblock",
+    "/dev/zram",
+    "/dev/ram",
+];
+
 fn block_device(path: &Path) -> bool {
     use std::os::unix::fs::FileTypeExt;
     let lexical = normalize(path);
     let text = lexical.to_string_lossy();
+    let numbered = |p: &&str| {
+        text.strip_prefix(*p)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    };
     BLOCK_PREFIXES.iter().any(|p| text.starts_with(p))
+        || NUMBERED_BLOCKS.iter().any(numbered)
         || std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 

@@ -43,6 +43,7 @@ impl Judge<'_> {
     /// Asks unless every path `word` names is a write the sandbox contains (`what` says which
     /// part of the command writes it: `> out.txt`, `tee`, `cp`).
     pub(super) fn write_target(&mut self, word: &Word, what: &str, findings: &mut Vec<Finding>) {
+        self.note_written(word);
         self.secret(word, findings);
         if ["/dev/tcp/", "/dev/udp/"]
             .iter()

@@ -134,7 +134,9 @@ fn lists_everything(args: &[Word]) -> bool {
 }
 
 fn variables(name: &str, args: &[Word], judged: &mut Judged) {
-    if name != "local" && lists_everything(args) {
+    if name == "set" && traces(args) {
+        judged.ask("`set -x` (xtrace) expands PS4 before every command, which can run code");
+    } else if name != "local" && lists_everything(args) {
         judged.ask(format!(
             "`{name}` alone prints every variable, tokens included"
         ));
@@ -145,6 +147,26 @@ fn variables(name: &str, args: &[Word], judged: &mut Judged) {
             "`{name} -n`/`-f` makes a name stand for another variable or a function"
         ));
     }
+}
+
+/// `set -x`, `set -o xtrace`, `set -eux`, `set -eo xtrace`: turns tracing on.
+fn traces(args: &[Word]) -> bool {
+    let options = args.iter().take_while(|a| a.text != "--");
+    let mut after_o = false;
+    for arg in options {
+        let text = arg.text.as_str();
+        if after_o && text == "xtrace" {
+            return true;
+        }
+        after_o = false;
+        if let Some(letters) = text.strip_prefix('-').filter(|l| !l.starts_with('-')) {
+            if letters.contains('x') {
+                return true;
+            }
+            after_o = letters.ends_with('o');
+        }
+    }
+    false
 }
 
 /// `set`, `export`, `declare -p`: with no words, or a `p` among the options, they list variables.

@@ -100,6 +100,7 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
         }
         i += 1;
     }
+    judged.repository = true;
     judged
         .dirs
         .extend(option_values(args.get(..i).unwrap_or(&[]), &["-C"]));
@@ -147,9 +148,10 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
     }
     judged.history = prints_history(sub_text, sub_args);
     for (flag, why) in GIT_UNSAFE_OPTIONS {
+        // `--text` is an option of its own, not short for `--textconv`.
         if sub_args
             .iter()
-            .any(|a| crate::policy::args::flag_matches(&a.text, flag))
+            .any(|a| a.text != "--text" && crate::policy::args::flag_matches(&a.text, flag))
         {
             judged.ask(format!("`git {sub_text} {flag}` {why}"));
         }
@@ -279,7 +281,33 @@ fn git_reason(sub: &str, args: &[Word]) -> String {
 /// Whether `git SUB ARGS` prints file contents from history.
 pub(crate) fn prints_history(sub: &str, args: &[Word]) -> bool {
     let any = |flags: &[&str]| flags.iter().any(|f| has_flag(args, f));
-    let patch = any(&["-p", "-u", "--patch", "--cc", "-c", "--word-diff"]);
+    // Every option that prints a patch, or implies one (`-U3`, `--binary`, `--remerge-diff`),
+    // and the pickaxe searches, which answer yes or no about what a change held.
+    let patch = any(&[
+        "-p",
+        "-u",
+        "-U",
+        "--unified",
+        "--patch",
+        "--patch-with-stat",
+        "--patch-with-raw",
+        "--binary",
+        "--remerge-diff",
+        "--cc",
+        "-c",
+        "--dd",
+        "-m",
+        "--diff-merges",
+        "--word-diff",
+        "--word-diff-regex",
+        "--color-words",
+        "-W",
+        "--function-context",
+        "-G",
+        "-S",
+        "--pickaxe-regex",
+        "--pickaxe-all",
+    ]);
     let summary_only = any(&[
         "-s",
         "--no-patch",

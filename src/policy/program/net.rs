@@ -105,6 +105,13 @@ fn client(name: &str, args: &[Word], judged: &mut Judged, changes: &str, safe: R
 }
 
 fn docker(name: &str, args: &[Word], judged: &mut Judged) {
+    // `compose -f FILE` runs what FILE describes: the project's own only.
+    if name.ends_with("-compose") || args.iter().any(|a| a.text == "compose") {
+        let files = crate::policy::args::option_values(args, &["-f", "--file"]);
+        judged.scripts.extend(files);
+        let dirs = crate::policy::args::option_values(args, &["--project-directory"]);
+        judged.dirs.extend(dirs);
+    }
     client(
         name,
         args,

@@ -364,7 +364,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         .checked(second_file_written),
     Program::new(&["strings"]),
     Program::new(&["jq"]).data_filter().checked(jq),
-    Program::new(&["yq"]).data_filter().asking(&[
+    Program::new(&["yq"]).data_filter().checked(jq).asking(&[
         ("-i", "edits files in place"),
         ("--inplace", "edits files in place"),
     ]),
@@ -465,16 +465,21 @@ fn second_file_written(name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
-fn jq(_name: &str, args: &[Word], judged: &mut Judged) {
-    if args
-        .iter()
-        .any(|a| a.text.contains("include") || a.text.contains("import"))
-    {
-        judged.ask("the `jq` program loads modules from files");
+/// jq and yq: `env`, `$ENV`, yq's `env(NAME)`/`strenv(NAME)` and `load`/`include` read the
+/// environment or other files.
+fn jq(name: &str, args: &[Word], judged: &mut Judged) {
+    if args.iter().any(|a| {
+        ["include", "import", "load("]
+            .iter()
+            .any(|f| a.text.contains(f))
+    }) {
+        judged.ask(format!("the `{name}` program loads modules or files"));
     } else if args.iter().any(|a| {
         a.text.contains("env") || a.text.contains("$ENV") || a.text.contains("input_filename")
     }) {
-        judged.ask("the `jq` program reads the environment, tokens included");
+        judged.ask(format!(
+            "the `{name}` program reads the environment, tokens included"
+        ));
     }
 }
 

@@ -1,0 +1,81 @@
+//! What no approval covers: an allow rule (`--allow 'npm test*'`) approves the everyday command
+//! it names, never an option or value that runs a program or reads configuration the line
+//! chooses: make variables holding shell syntax, npm's `--script-shell`/`--node-options`,
+//! pytest's `-p`/`-c`/`--rootdir`, compose files, scripts and tests outside the project.
+
+use super::Verdict;
+use super::tests::check;
+use super::tests_spelling::{no_rule_approves, world};
+
+#[test]
+fn make_variables_holding_shell_syntax_are_never_approved_by_a_rule() {
+    no_rule_approves(
+        &world(),
+        &[
+            "make test ARGS=\"; touch pwned\"",
+            "make test ARGS=\"| sh\"",
+            "make test PKG=';id'",
+            "make TARGET='x;id'",
+            "make V='1;id'",
+            "make 'ARGS=; id' test",
+            "make ARGS+=';id' test",
+            "make override ARGS=';id'",
+            "make deploy ARGS='$(id)'",
+            "make deploy ARGS='`id`'",
+            "make deploy ARGS='x\ny'",
+            "make deploy ARGS='a&b'",
+            "make deploy ARGS='<x'",
+            // make reads its environment as variables too.
+            "ARGS='; id' make test",
+            "export ARGS='; id'; make test",
+            "ARGS='`id`'; export ARGS; gmake test",
+        ],
+    );
+    check(
+        &[
+            ("make test ARGS='&& rm -rf ~'", "wreck"),
+            ("make test ARGS='>/dev/sda'", "block device"),
+        ],
+        Verdict::Deny,
+    );
+    check(
+        &[
+            ("make test ARGS=-v", ""),
+            ("make V=1 CFLAGS=-O2", ""),
+            ("V=1 make test", ""),
+        ],
+        Verdict::Allow,
+    );
+}
+
+#[test]
+fn options_that_run_programs_or_read_foreign_config_are_never_approved_by_a_rule() {
+    no_rule_approves(
+        &world(),
+        &[
+            "npm test --script-shell=../../../evil",
+            "npm test --script-shell ./x",
+            "npm test --node-options=--require=/tmp/x",
+            "pnpm test --node-options --require=/tmp/x",
+            "pytest -p evil",
+            "pytest -pevil",
+            "pytest -c /tmp/x",
+            "pytest --config-file=/tmp/x",
+            "pytest --rootdir=/tmp",
+            "pytest -o addopts=-pevil",
+            "pytest /tmp/t.py",
+            "python3 -m pytest -p evil",
+            "python3 -m pytest ../../t.py",
+            "docker compose up -f /tmp/x",
+            "docker compose -f /tmp/x up",
+            "python3 src/../../x.py",
+            "node ../../x.js",
+            "cd /tmp && make",
+            "cd /tmp && npm test",
+        ],
+    );
+    check(
+        &[("pytest -q", ""), ("pytest -p no:cacheprovider", "")],
+        Verdict::Allow,
+    );
+}
