@@ -48,14 +48,31 @@ pub(crate) fn project_root(cwd: &Path, home: Option<&Path>) -> Result<PathBuf, S
         // Elsewhere in the home only a repository: a directory reached through a link a call
         // planted (`frontend -> ~/bin`) is, once the shell has forgotten the link, nothing but
         // a directory of the home, and `~/bin` holds what the next shell runs.
-        if repository.is_none() && root.starts_with(home) {
+        if repository.is_none() && (root.starts_with(home) || root.starts_with("/home")) {
             return Err(format!(
-                "{} is in your home but in no git repository",
+                "{} is in a home but in no git repository",
                 root.display()
             ));
         }
     }
     Ok(root)
+}
+
+/// Why `root` cannot be the writable project although `project_root` found it: it is in no
+/// repository and holds a directory on `PATH` (`~/bin`, Homebrew's `bin`, reached through a
+/// link a call planted once the shell forgot the link), whose programs the next shell runs.
+pub(crate) fn holds_programs_on_path(root: &Path, path: Option<&str>) -> Option<String> {
+    if repository_of(root).is_some() {
+        return None;
+    }
+    let on_path = std::env::split_paths(path.unwrap_or_default())
+        .filter_map(|dir| dir.canonicalize().ok())
+        .find(|dir| dir.starts_with(root))?;
+    Some(format!(
+        "{} is in no git repository and holds {}, a directory on PATH",
+        root.display(),
+        on_path.display()
+    ))
 }
 
 /// Why the working directory cannot be the writable project although `project_root` found
@@ -123,6 +140,32 @@ mod tests {
         assert!(project_root(&home.join(".config/systemd/user"), Some(&home)).is_err());
         assert!(project_root(&home.join(".local/share"), Some(&home)).is_err());
         assert!(project_root(&home.join(".config/nvim"), Some(&home)).is_err());
+    }
+
+    #[test]
+    fn a_directory_holding_programs_on_path_is_a_project_only_in_a_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (brew, repo) = (root.join("brew"), root.join("repo"));
+        for sub in [
+            brew.join("bin"),
+            repo.join(".git"),
+            repo.join("node_modules/.bin"),
+        ] {
+            std::fs::create_dir_all(sub).unwrap();
+        }
+        let path = format!(
+            "{}:{}:/usr/bin",
+            brew.join("bin").display(),
+            repo.join("node_modules/.bin").display()
+        );
+        assert!(holds_programs_on_path(&brew, Some(&path)).is_some());
+        assert!(holds_programs_on_path(&brew.join("bin"), Some(&path)).is_some());
+        assert_eq!(holds_programs_on_path(&repo, Some(&path)), None);
+        assert_eq!(
+            holds_programs_on_path(&root.join("other"), Some(&path)),
+            None
+        );
     }
 
     #[test]

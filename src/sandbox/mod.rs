@@ -68,8 +68,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub(crate) use crate::config::SandboxMode;
 use crate::config::exposed;
 use crate::config::{
-    FetchNeeds, Fetcher, ForeignVars, Paths, home_secrets, project_root, reached_through_a_link,
-    secret_in_tree, system_secrets,
+    FetchNeeds, Fetcher, ForeignVars, Paths, holds_programs_on_path, home_secrets, project_root,
+    reached_through_a_link, secret_in_tree, system_secrets,
 };
 pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
@@ -121,8 +121,6 @@ pub(crate) struct Plan {
     state_dir: Option<PathBuf>,
     /// What earlier runs recorded of exposed secrets in this project, said once.
     pub(crate) notices: Vec<String>,
-    /// Files of the project the home links to (a dotfiles repository's): kept read-only.
-    home_links: Vec<PathBuf>,
 }
 
 /// The session's own directories in temp: made on first use, removed at the end of the run.
@@ -166,17 +164,16 @@ impl Plan {
             let _ = std::fs::create_dir_all(dir);
         }
         let project = project_root(&canonical(cwd), home.as_deref()).and_then(|root| {
-            match reached_through_a_link(&canonical(cwd), paths.logical_cwd.as_deref()) {
+            let why = reached_through_a_link(&canonical(cwd), paths.logical_cwd.as_deref())
+                .or_else(|| holds_programs_on_path(&root, vars.path.as_deref()));
+            match why {
                 Some(why) => Err(why),
                 None => Ok(root),
             }
         });
         let toolchains = toolchain_dirs(home.as_deref(), project.as_ref().ok(), vars);
         let state_dir = paths.state_dir.as_deref().map(canonical);
-        let home_links = match (&home, &project) {
-            (Some(home), Ok(project)) => home_links::linked_from_home(home, project),
-            _ => Vec::new(),
-        };
+
         let notices = match (&state_dir, &project) {
             (Some(state), Ok(project)) => exposed::load(state, project),
             _ => Vec::new(),
@@ -198,7 +195,6 @@ impl Plan {
             watch: Arc::default(),
             state_dir,
             notices,
-            home_links,
         }
     }
 
@@ -234,7 +230,7 @@ impl Plan {
             request.write.extend(self.project.iter().cloned());
             request.write.extend(self.temp.iter().cloned());
             request.read_only.clone_from(&tree.git.protected);
-            request.read_only.extend(self.home_links.iter().cloned());
+            request.read_only.extend(tree.home_links.iter().cloned());
         }
         request.cover = self.session_temps();
         request.home.clone_from(&self.home);
@@ -580,6 +576,8 @@ struct Tree {
     /// Where git keeps its configuration (its credentials are scrubbed from what runs see).
     git_dirs: Vec<PathBuf>,
     secrets_complete: bool,
+    /// Files of the project the home links to (a dotfiles repository's): kept read-only.
+    home_links: Vec<PathBuf>,
 }
 
 impl Tree {
@@ -601,11 +599,14 @@ impl Tree {
         };
         let mut secrets = secrets;
         secrets.extend(scrub::git_secret_files(&git_dirs));
+        let home_links =
+            home.map_or_else(Vec::new, |home| home_links::linked_from_home(home, project));
         Tree {
             git,
             secrets,
             git_dirs,
             secrets_complete,
+            home_links,
         }
     }
 

@@ -28,9 +28,9 @@ const CARGO_SOURCES: &[&str] = &[
     "sparse+https://index.crates.io/",
 ];
 
-/// Directories not walked: git's (read-only to calls) and a build's outputs (no fetch writes
-/// there, and a path dependency into one is refused by its path).
-const NOT_WALKED: &[&str] = &[".git", "target"];
+/// Directories not walked: git's (read-only to calls). A build's outputs are (a workspace
+/// member can be placed there).
+const NOT_WALKED: &[&str] = &[".git"];
 
 /// Why a fetch of the project must not get the network, if it must not: a source other than
 /// the registry in a manifest or lockfile, or a link out of the project.
@@ -295,8 +295,8 @@ fn cargo_lock(text: &str) -> Option<String> {
     })
 }
 
-/// A local path a `Cargo.toml` depends on that lies outside the project or in a build's
-/// outputs (`path = "../../x"`): the fetch would read there, and the walk did not look.
+/// A local path a `Cargo.toml` depends on that lies outside the project (`path = "../../x"`)
+/// or in git's directory: the fetch would read there, and the walk did not look.
 fn local_path_out(name: &str, text: &str, dir: &Path, project: &Path) -> Option<String> {
     if name != "Cargo.toml" {
         return None;
@@ -427,8 +427,8 @@ mod tests {
         let dir = Path::new("/p/crates/a");
         let out = "[dependencies]\nx = { path = \"../../../elsewhere\" }\n";
         assert!(local_path_out("Cargo.toml", out, dir, Path::new("/p")).is_some());
-        let built = "[dependencies]\nx = { path = \"../../target/x\" }\n";
-        assert!(local_path_out("Cargo.toml", built, dir, Path::new("/p")).is_some());
+        let git = "[dependencies]\nx = { path = \"../../.git/x\" }\n";
+        assert!(local_path_out("Cargo.toml", git, dir, Path::new("/p")).is_some());
         let inside = "[dependencies]\nx = { path = \"../b\" }\n";
         assert_eq!(
             local_path_out("Cargo.toml", inside, dir, Path::new("/p")),
@@ -457,5 +457,21 @@ mod tests {
             .unwrap();
         let why = refusal(&project).unwrap_or_default();
         assert!(why.contains("link out of the project"), "{why}");
+    }
+
+    #[test]
+    fn a_manifest_in_a_builds_outputs_is_read_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(project.join("target/w")).unwrap();
+        std::fs::write(
+            project.join("package.json"),
+            r#"{"workspaces":["target/w"]}"#,
+        )
+        .unwrap();
+        assert_eq!(refusal(&project), None);
+        let member = r#"{"dependencies":{"x":"http://127.0.0.1/SECRET.tgz"}}"#;
+        std::fs::write(project.join("target/w/package.json"), member).unwrap();
+        assert!(refusal(&project).is_some());
     }
 }

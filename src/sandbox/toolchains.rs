@@ -160,6 +160,16 @@ const TOOLCHAIN_SECRETS: &[&str] = &[
     "etc/gitconfig",
     ".gitconfig",
     "bunfig.toml",
+    // conda's per-environment variables (`conda env config vars set`, activate scripts) and
+    // its settings directory; nimble's GitHub token; Dart's pub credentials.
+    "etc/conda/activate.d",
+    "etc/conda/deactivate.d",
+    "conda-meta/state",
+    "condarc.d",
+    ".condarc.d",
+    "github_api_token",
+    "credentials.json",
+    "pub-credentials.json",
 ];
 
 /// Settings files of a toolchain's root that a build may need, hidden only when they hold a
@@ -193,6 +203,15 @@ pub(super) fn toolchain_secrets(root: &Path) -> Vec<PathBuf> {
             hidden.extend(secrets_in(&version));
             for inner in second {
                 hidden.extend(secrets_in(&inner));
+                // pyenv-virtualenv's `versions/3.12/envs/NAME/`: environments of a version.
+                if inner.file_name().is_some_and(|n| n == "envs") {
+                    let third = subdirectories(&inner);
+                    if third.len() > MOST_NESTED {
+                        hidden.push(inner);
+                        continue;
+                    }
+                    hidden.extend(third.iter().flat_map(|env| secrets_in(env)));
+                }
             }
         }
     }

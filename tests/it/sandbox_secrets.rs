@@ -578,6 +578,18 @@ fn a_toolchains_credentials_are_hidden_whatever_its_directory_is_called() {
             "SECRET-VOLTA-NPMRC",
         ),
         (".rbenv/vars", "GITHUB_TOKEN=SECRET-RBENV-VARS"),
+        (
+            "miniconda3/etc/conda/activate.d/env_vars.sh",
+            "export KEY=SECRET-CONDA-ACTIVATE",
+        ),
+        ("miniconda3/envs/web/conda-meta/state", "SECRET-CONDA-STATE"),
+        ("miniconda3/condarc.d/x.yml", "SECRET-CONDARC-D"),
+        (".nimble/github_api_token", "SECRET-NIMBLE"),
+        (".nimble/bin/nimble", "#!/bin/sh\n"),
+        (
+            ".pyenv/versions/3.12.0/envs/web/pip.conf",
+            "SECRET-PYENV-VENV-PIP",
+        ),
     ];
     for (path, text) in planted {
         let file = home.join(path);
@@ -585,7 +597,7 @@ fn a_toolchains_credentials_are_hidden_whatever_its_directory_is_called() {
         std::fs::write(file, text).unwrap();
     }
     let path = format!(
-        "{h}/.local/share/cargo/bin:{h}/miniconda3/bin:{h}/.cargo/bin:{}",
+        "{h}/.local/share/cargo/bin:{h}/miniconda3/bin:{h}/.cargo/bin:{h}/.nimble/bin:{}",
         std::env::var("PATH").unwrap_or_default(),
         h = home.display()
     );
@@ -601,7 +613,7 @@ fn a_toolchains_credentials_are_hidden_whatever_its_directory_is_called() {
             h = home.display()
         ),
         format!(
-            "grep -r . {h}/.nvm {h}/.volta {h}/.rbenv",
+            "grep -r . {h}/.nvm {h}/.volta {h}/.rbenv {h}/.nimble",
             h = home.display()
         ),
     ];
