@@ -1,16 +1,19 @@
-//! Files of the project that the home links to: a dotfiles repository's `bashrc` that
-//! `~/.bashrc` points at, its `git/config` behind `~/.config/git/config` (GNU Stow links file by
-//! file, at any depth), a script `~/bin/x` runs. What a call writes there runs later, outside
-//! ai, as the user's own configuration; so they stay read-only, like git's hooks.
+//! Whether the home reaches into the project: links to it (a dotfiles repository's `bashrc`
+//! behind `~/.bashrc`, GNU Stow's links file by file at any depth, a script `~/bin/x`), or a
+//! shell, editor, terminal multiplexer or ssh configuration naming it by path (`source
+//! ~/dotfiles/aliases.sh`). What a call writes anywhere in such a project may run later,
+//! outside ai, as the user's own configuration (through a link on the way, a folder a link
+//! leads into, a file the configuration sources): so such a project is no writable project.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-/// Directories of the home not looked into: caches and toolchains, which hold no
+/// Directories of the home not looked into: caches and toolchains' downloads, which hold no
 /// configuration a person links in, and a lot of files.
 const SKIPPED: &[&str] = &[
     ".cache",
-    ".cargo",
+    ".cargo/registry",
+    ".cargo/git",
     ".rustup",
     ".npm",
     ".nvm",
@@ -26,14 +29,85 @@ const SKIPPED: &[&str] = &[
 
 /// How deep below the home, and how many entries at most, are looked at: past these the
 /// search stops (a home of any size costs the same).
-const DEPTH: usize = 6;
-const MOST: usize = 20_000;
+const DEPTH: usize = 8;
+const MOST: usize = 50_000;
+
+/// Configuration files that run or include what they name by path.
+const CONFIGS: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".kshrc",
+    ".vimrc",
+    ".gvimrc",
+    ".vim/vimrc",
+    ".config/nvim/init.vim",
+    ".config/nvim/init.lua",
+    ".tmux.conf",
+    ".config/tmux/tmux.conf",
+    ".ssh/config",
+    ".gitconfig",
+    ".config/git/config",
+    ".config/fish/config.fish",
+    ".inputrc",
+    ".xinitrc",
+    ".xprofile",
+    ".emacs",
+    ".emacs.d/init.el",
+    ".config/starship.toml",
+    ".cargo/config.toml",
+    ".cargo/config",
+];
+
+/// Why calls may not write the project, if the home reaches into it: by a link (in the home's
+/// hidden directories, `bin`, and `extra` places such as PATH's directories and
+/// `$XDG_CONFIG_HOME`), or by a configuration naming it.
+pub(crate) fn reached_from_home(home: &Path, project: &Path, extra: &[PathBuf]) -> Option<String> {
+    if let Some(link) = linked_from(home, project, extra).first() {
+        return Some(format!(
+            "the home links into the project ({}): what a command writes there may run later",
+            link.display()
+        ));
+    }
+    let spelled = project_spellings(home, project);
+    CONFIGS.iter().find_map(|config| {
+        let text = std::fs::read_to_string(home.join(config)).ok()?;
+        spelled.iter().any(|s| text.contains(s.as_str())).then(|| {
+            format!("~/{config} names the project: what a command writes there may run later")
+        })
+    })
+}
+
+/// How a configuration would write the project's path: as it is, and from `~` or `$HOME`.
+fn project_spellings(home: &Path, project: &Path) -> Vec<String> {
+    let mut spelled = vec![project.display().to_string()];
+    if let Ok(rest) = project.strip_prefix(home) {
+        let rest = rest.display();
+        spelled.extend([
+            format!("~/{rest}"),
+            format!("$HOME/{rest}"),
+            format!("${{HOME}}/{rest}"),
+        ]);
+    }
+    spelled
+}
 
 /// What in `project` the home's links lead to (each as it resolves): links directly in the
 /// home, and at any depth in its hidden directories and `bin`.
-pub(crate) fn linked_from_home(home: &Path, project: &Path) -> Vec<PathBuf> {
+fn linked_from(home: &Path, project: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut linked = Vec::new();
     let mut pending = VecDeque::from([(home.to_path_buf(), 0)]);
+    // Each extra place is searched as a hidden directory of the home is (depth one on).
+    pending.extend(
+        (extra.iter())
+            .filter(|dir| !dir.starts_with(project) && !home.starts_with(dir.as_path()))
+            .map(|dir| (dir.clone(), 1)),
+    );
     let mut seen = 0;
     while let Some((dir, depth)) = pending.pop_front() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -89,6 +163,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_configuration_naming_the_project_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (home, project) = (root.join("home"), root.join("home/dotfiles"));
+        std::fs::create_dir_all(&project).unwrap();
+        assert_eq!(reached_from_home(&home, &project, &[]), None);
+        std::fs::write(home.join(".zshrc"), "source ~/dotfiles/aliases.sh\n").unwrap();
+        assert!(reached_from_home(&home, &project, &[]).is_some_and(|w| w.contains(".zshrc")));
+        // A link in a PATH directory outside the home's hidden ones.
+        let scripts = root.join("scripts");
+        std::fs::create_dir_all(&scripts).unwrap();
+        std::fs::remove_file(home.join(".zshrc")).unwrap();
+        std::os::unix::fs::symlink(project.join("x.sh"), scripts.join("x")).unwrap();
+        std::fs::write(project.join("x.sh"), "").unwrap();
+        assert!(reached_from_home(&home, &project, &[]).is_none());
+        assert!(reached_from_home(&home, &project, &[scripts]).is_some());
+    }
+
+    #[test]
     fn the_homes_links_into_the_project_are_found_at_any_depth() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
@@ -108,7 +201,7 @@ mod tests {
         link("cached", ".cache/x/cached");
         std::os::unix::fs::symlink(root.join("elsewhere"), home.join(".profile")).unwrap();
         assert_eq!(
-            linked_from_home(&home, &project),
+            linked_from(&home, &project, &[]),
             vec![
                 project.join("bashrc"),
                 project.join("gitconfig"),

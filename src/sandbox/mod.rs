@@ -121,6 +121,9 @@ pub(crate) struct Plan {
     state_dir: Option<PathBuf>,
     /// What earlier runs recorded of exposed secrets in this project, said once.
     pub(crate) notices: Vec<String>,
+    /// Where, besides the home's hidden directories, a link into the project would be run or
+    /// read later: PATH's directories and the XDG config directory (which may lie elsewhere).
+    link_places: Vec<PathBuf>,
 }
 
 /// The session's own directories in temp: made on first use, removed at the end of the run.
@@ -173,6 +176,16 @@ impl Plan {
         });
         let toolchains = toolchain_dirs(home.as_deref(), project.as_ref().ok(), vars);
         let state_dir = paths.state_dir.as_deref().map(canonical);
+        let mut link_places: Vec<PathBuf> =
+            std::env::split_paths(vars.path.as_deref().unwrap_or_default()).collect();
+        link_places.extend(
+            paths
+                .config_dir
+                .as_deref()
+                .and_then(Path::parent)
+                .map(canonical),
+        );
+        link_places.retain(|p| p.is_absolute() && Some(p) != home.as_ref());
 
         let notices = match (&state_dir, &project) {
             (Some(state), Ok(project)) => exposed::load(state, project),
@@ -195,6 +208,7 @@ impl Plan {
             watch: Arc::default(),
             state_dir,
             notices,
+            link_places,
         }
     }
 
@@ -227,10 +241,12 @@ impl Plan {
             return None;
         }
         if self.mode == SandboxMode::Workspace {
-            request.write.extend(self.project.iter().cloned());
+            // A project the home reaches into (dotfiles) is read-only whole.
+            if tree.reached.is_none() {
+                request.write.extend(self.project.iter().cloned());
+            }
             request.write.extend(self.temp.iter().cloned());
             request.read_only.clone_from(&tree.git.protected);
-            request.read_only.extend(tree.home_links.iter().cloned());
         }
         request.cover = self.session_temps();
         request.home.clone_from(&self.home);
@@ -436,19 +452,22 @@ impl Plan {
     /// the user's, and protected from now on.
     pub(crate) fn trust_git_state(&self) {
         if let Ok(mut tree) = self.tree.lock() {
-            *tree = Some(Tree::of(
-                self.project.as_ref().ok(),
-                self.home.as_deref(),
-                self.mode,
-            ));
+            *tree = Some(self.tree_now());
         }
     }
 
     /// The project's tree as found before the first sandboxed command (found now if not yet).
     fn found<'t>(&self, tree: &'t mut Option<Tree>) -> &'t mut Tree {
-        tree.get_or_insert_with(|| {
-            Tree::of(self.project.as_ref().ok(), self.home.as_deref(), self.mode)
-        })
+        tree.get_or_insert_with(|| self.tree_now())
+    }
+
+    /// The project's tree as it is now, with whether the home reaches into it.
+    fn tree_now(&self) -> Tree {
+        let mut tree = Tree::of(self.project.as_ref().ok(), self.home.as_deref(), self.mode);
+        if let (Some(home), Ok(project)) = (&self.home, &self.project) {
+            tree.reached = home_links::reached_from_home(home, project, &self.link_places);
+        }
+        tree
     }
 
     /// How to run a command that needs `fetch` under the sandbox.
@@ -576,8 +595,8 @@ struct Tree {
     /// Where git keeps its configuration (its credentials are scrubbed from what runs see).
     git_dirs: Vec<PathBuf>,
     secrets_complete: bool,
-    /// Files of the project the home links to (a dotfiles repository's): kept read-only.
-    home_links: Vec<PathBuf>,
+    /// Why calls may not write the project, when the home reaches into it (dotfiles).
+    reached: Option<String>,
 }
 
 impl Tree {
@@ -599,14 +618,12 @@ impl Tree {
         };
         let mut secrets = secrets;
         secrets.extend(scrub::git_secret_files(&git_dirs));
-        let home_links =
-            home.map_or_else(Vec::new, |home| home_links::linked_from_home(home, project));
         Tree {
             git,
             secrets,
             git_dirs,
             secrets_complete,
-            home_links,
+            reached: None,
         }
     }
 

