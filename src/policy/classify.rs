@@ -207,32 +207,8 @@ impl Judge<'_> {
         for redirect in &script.redirects {
             self.redirect(redirect);
         }
-        for command in &script.commands {
-            if self.expired(&command.text) {
-                return;
-            }
-            let mut findings = Vec::new();
-            if command.inline_input
-                && let Some(name) = command.words.first()
-                && !program::is_filter(basename(&name.text))
-            {
-                findings.push(ask(format!(
-                    "`{}` is fed input written in the command line, which it may run as code",
-                    name.text
-                )));
-            }
-            let context = Context {
-                background: command.background,
-                depth,
-            };
-            self.simple(
-                &command.words,
-                &command.assignments,
-                context,
-                0,
-                &mut findings,
-            );
-            self.unit(&command.text, findings);
+        if !self.commands(&script, depth) {
+            return;
         }
         for redirect in script
             .redirects
@@ -365,7 +341,7 @@ impl Judge<'_> {
     }
 
     /// Judges one simple command into `findings`.
-    fn simple(
+    pub(super) fn simple(
         &mut self,
         words: &[Word],
         assignments: &[(String, Word)],
@@ -553,9 +529,14 @@ impl Judge<'_> {
         wraps: usize,
         findings: &mut Vec<Finding>,
     ) {
+        let cwd = self.place.cwd.clone();
+        if let Some(dir) = &judged.inner_dir {
+            self.cd(std::slice::from_ref(dir), findings);
+        }
         for inner in &judged.inner {
             self.nested(inner, context, wraps, findings);
         }
+        self.place.cwd = cwd;
         // Paths handed over at run time (`xargs cat`): a secret in the tree could be one of them.
         if judged.contents
             && !judged.recursive

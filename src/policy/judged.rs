@@ -10,6 +10,8 @@ pub(crate) struct Judged {
     pub(crate) asks: Vec<String>,
     /// Inner commands run by a wrapper (`xargs grep`, `find -exec cat`): judged in turn.
     pub(crate) inner: Vec<Vec<Word>>,
+    /// The directory the inner commands run in (`env -C DIR git status`), like `cd DIR &&`.
+    pub(crate) inner_dir: Option<Word>,
     /// Shell strings it runs (`bash -c`, `eval`, `trap`): parsed and judged in turn.
     pub(crate) strings: Vec<Word>,
     /// The words after a `-c` string (`sh -c 'rm -rf $0' ~`): its `$0`, `$1`, ... and `$@`.

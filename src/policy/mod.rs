@@ -29,6 +29,7 @@ mod reach;
 mod rules;
 mod runner;
 mod runs;
+mod sequence;
 mod shell;
 mod wipe;
 mod words;

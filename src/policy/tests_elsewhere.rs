@@ -92,6 +92,15 @@ fn git_in_a_repository_other_than_the_projects_own_asks() {
             ("pushd bare && git log", "not the project's own"),
             ("cd ../../other && git status", "not the project's own"),
             ("cd ../../other/.git && git log", "not the project's own"),
+            ("env -C bare git status --short", "not the project's own"),
+            ("env --chdir=bare git status", "not the project's own"),
+            ("env --ch=bare git status", "not the project's own"),
+            ("env -Cbare git status", "not the project's own"),
+            ("env -i -C bare git status", "not the project's own"),
+            ("env -iC bare git status", ""),
+            ("nice env -C bare git status", "not the project's own"),
+            ("env -C bare/refs git status", "not the project's own"),
+            ("trap 'git status' EXIT; cd bare", "not the project's own"),
         ],
         Verdict::Ask,
     );
@@ -101,6 +110,33 @@ fn git_in_a_repository_other_than_the_projects_own_asks() {
             ("git status", ""),
             ("cd src && git status", ""),
             ("git -C src log --oneline", ""),
+            ("env -C src git status", ""),
+            ("cd bare; cd ..; git log", ""),
+            ("trap 'git status' EXIT; cd src", ""),
+        ],
+        Verdict::Allow,
+    );
+}
+
+/// A `trap` body runs after the line's `cd`s: it is judged in every directory the line visits.
+#[test]
+fn trap_bodies_are_judged_where_they_run() {
+    check(
+        &[
+            ("trap make EXIT; cd /tmp/c3mk2", "not the project"),
+            ("trap make ERR; cd /tmp/c3mk2; false", "not the project"),
+            ("trap 'python3 x.py' EXIT; cd /tmp", "outside the project"),
+            ("trap 'npm test' EXIT; cd /tmp", "not the project"),
+            ("trap 'cargo build' EXIT; cd /tmp", "not the project"),
+            ("env -C /tmp cargo build", "not the project"),
+        ],
+        Verdict::Ask,
+    );
+    check(&[("trap 'chmod -R 000 .' EXIT; cd ~", "")], Verdict::Deny);
+    check(
+        &[
+            ("trap 'echo bye' EXIT; cd src && ls", ""),
+            ("trap 'echo done' EXIT; cd /tmp; ls", ""),
         ],
         Verdict::Allow,
     );

@@ -119,6 +119,7 @@ pub(crate) fn env(_name: &str, args: &[Word], judged: &mut Judged) {
         judged.ask(format!("`env {}` is an option ai does not know", odd.text));
     }
     judged.dirs.extend(option_values(args, &["-C", "--chdir"]));
+    judged.inner_dir = env_chdir(args);
     let rest = skip_options(args, &["-u", "--unset", "-C", "--chdir"]);
     let start = rest
         .iter()
@@ -146,6 +147,54 @@ pub(crate) fn env(_name: &str, args: &[Word], judged: &mut Judged) {
     if start < rest.len() {
         judged.inner.push(rest[start..].to_vec());
     }
+}
+
+/// The directory `env -C DIR`, `-CDIR`, `-iC DIR`, `--chdir=DIR` or `--ch DIR` runs its command in.
+fn env_chdir(args: &[Word]) -> Option<Word> {
+    let mut dir = None;
+    let mut rest = args.iter();
+    let with = |arg: &Word, text: &str| Word {
+        text: text.to_string(),
+        ..arg.clone()
+    };
+    while let Some(arg) = rest.next() {
+        let text = arg.text.as_str();
+        if text == "--" || !text.starts_with('-') || text == "-" {
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v)));
+            let takes = ["unset", "split-string"]
+                .iter()
+                .any(|l| !name.is_empty() && l.starts_with(name));
+            if !name.is_empty() && "chdir".starts_with(name) {
+                dir = match value {
+                    Some(v) => Some(with(arg, v)),
+                    None => rest.next().cloned(),
+                };
+            } else if takes && value.is_none() {
+                rest.next();
+            }
+            continue;
+        }
+        for (i, c) in text.char_indices().skip(1) {
+            let tail = &text[i + c.len_utf8()..];
+            if matches!(c, 'C' | 'u' | 'S') {
+                let value = if tail.is_empty() {
+                    rest.next().cloned()
+                } else {
+                    Some(with(arg, tail))
+                };
+                if c == 'C' {
+                    dir = value;
+                }
+                break;
+            }
+        }
+    }
+    dir
 }
 
 /// env's long options, so an abbreviation reads as env reads it (`--s` is `--split-string`).
