@@ -135,6 +135,9 @@ const MAKE_PROGRAM_NAMES: &[&str] = &[
     "PERL",
     "GO",
     "CARGO",
+    "MAKEFILES",
+    "VPATH",
+    "MAKEOVERRIDES",
 ];
 
 /// An option or operand that changes which build description is read, where, or with which
@@ -175,9 +178,7 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
     // shell syntax in it (`ARGS='; rm -rf ~'`) runs there, under any name.
     let runs_code = |text: &str| {
         let (name, value) = text.split_once('=').unwrap_or((text, ""));
-        name.ends_with('!')
-            || name.contains(['$', '`'])
-            || value.contains([';', '&', '|', '<', '>', '\n', '$', '`'])
+        name.ends_with('!') || name.contains(['$', '`']) || make_value_reason(value).is_some()
     };
     super::args::operands(args)
         .filter(|a| make && a.text.contains('='))
@@ -186,6 +187,71 @@ fn build_description(base: &str, args: &[Word]) -> Option<String> {
             let bare = name.trim_end_matches([':', '+', '?', '!']);
             (MAKE_PROGRAM_NAMES.contains(&bare) || runs_code(&a.text)).then(|| format!("{bare}="))
         })
+}
+
+/// Why a make variable's value (given on the command line or in the environment) asks: it
+/// reaches a recipe's shell line, where shell syntax runs, quotes, `(`, `#`, `~` and globs change
+/// how the line parses, and options (`ARGS='discover -s /tmp/x'`) steer the recipe's tool past
+/// its own checks. Everyday compiler flags (`CFLAGS='-O2 -g'`) are plain.
+pub(crate) fn make_value_reason(value: &str) -> Option<&'static str> {
+    const SYNTAX: &[char] = &[
+        ';', '&', '|', '<', '>', '\n', '$', '`', '\'', '"', '(', ')', '#', '~', '*', '?', '[',
+        '\\', '{',
+    ];
+    if value.contains(SYNTAX) {
+        return Some("holds shell syntax, which make may put in a recipe line");
+    }
+    if value
+        .split_whitespace()
+        .any(|w| w.starts_with('-') && !plain_flag(w))
+    {
+        return Some("holds an option, which make may hand to a recipe's tool");
+    }
+    None
+}
+
+/// A compiler flag that only tunes the build (`-O2`, `-g`, `-Wall`, `-DNAME=1`, `-Iinclude`),
+/// or a runner's `-v`/`-q`.
+fn plain_flag(word: &str) -> bool {
+    let Some(rest) = word.strip_prefix('-') else {
+        return false;
+    };
+    // `-v`, `-vv`, `-q`, `--verbose`: how much a test runner prints.
+    if !rest.is_empty() && (rest.chars().all(|c| c == 'v') || rest.chars().all(|c| c == 'q'))
+        || matches!(rest, "-verbose" | "-quiet")
+    {
+        return true;
+    }
+    let word_chars = |t: &str| {
+        t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    let (head, tail) = rest.split_at(rest.chars().next().map_or(0, char::len_utf8));
+    match head {
+        "O" | "g" => tail.len() <= 1 && word_chars(tail),
+        "W" | "f" | "m" => !tail.is_empty() && word_chars(tail) && !tail.starts_with("l-"),
+        "D" => {
+            let (name, value) = tail.split_once('=').unwrap_or((tail, ""));
+            !name.is_empty() && word_chars(name) && (value.is_empty() || word_chars(value))
+        }
+        "I" | "L" => !tail.is_empty() && !tail.starts_with('/') && !tail.contains(".."),
+        _ => matches!(
+            rest,
+            "pedantic"
+                | "std=c99"
+                | "std=c11"
+                | "std=c17"
+                | "std=gnu11"
+                | "std=gnu17"
+                | "std=c++17"
+                | "std=c++20"
+                | "ansi"
+                | "pipe"
+                | "Wall"
+                | "Wextra"
+                | "Werror"
+        ),
+    }
 }
 
 /// make's `NAME=value` operands with shell syntax, as the recipe line they may end up in

@@ -29,6 +29,18 @@ fn make_variables_holding_shell_syntax_are_never_approved_by_a_rule() {
             "ARGS='; id' make test",
             "export ARGS='; id'; make test",
             "ARGS='`id`'; export ARGS; gmake test",
+            // Options, quotes, globs and foreign rule files.
+            "make test ARGS='discover -s /tmp/x'",
+            "make test ARGS=-p",
+            "make test 'ARGS=*'",
+            "make all MAKEFILES=/tmp/m",
+            "make test MAKEFILES+=x.mk",
+            "make test -- MAKEFILES=x.mk",
+            "make test override MAKEFILES=x.mk",
+            "make test VPATH=/tmp",
+            "make test MAKEOVERRIDES=x",
+            "MAKEFILES=x.mk make test",
+            "export VPATH=/tmp; make test",
         ],
     );
     check(

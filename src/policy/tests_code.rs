@@ -103,6 +103,27 @@ fn make_variables_given_on_the_command_line_that_run_code_ask() {
             "make '$(shell id)=1'",
             "make 'x+=$$(id)'",
             "make build 'x?=$(shell id)'",
+            "make test ARGS='discover -s /tmp/x -t /tmp/x'",
+            "make test ARGS=-p",
+            "make test ARGS=--compress-program=sh",
+            "make test \"ARGS=--basetemp=$HOME\"",
+            "make test 'ARGS=a\"b'",
+            "make test \"ARGS=a'b\"",
+            "make test 'ARGS=a(b'",
+            "make test 'ARGS=#x'",
+            "make test 'ARGS=~'",
+            "make test 'ARGS=*'",
+            "make test 'ARGS=a\\b'",
+            "make test ARGS=/tmp/evil_test.py",
+            "make test ARGS=../other/x.py",
+            "make PREFIX=/tmp/x test",
+            "make all MAKEFILES=/tmp/m",
+            "make test MAKEFILES+=x.mk",
+            "make test VPATH=/tmp",
+            "make test MAKEOVERRIDES=x",
+            "MAKEFILES=x.mk make test",
+            "export VPATH=src; make test",
+            "ARGS=-p make test",
         ],
         Verdict::Ask,
     );
@@ -112,8 +133,46 @@ fn make_variables_given_on_the_command_line_that_run_code_ask() {
             "make -j4 test",
             "make CFLAGS=-O2",
             "make -n build V=1",
-            "make PREFIX=/tmp/x test",
+            "make PREFIX=build/x test",
             "make 'CFLAGS=-O2 -g'",
+            "make 'CFLAGS=-O2 -g -Wall -DNDEBUG=1 -Iinclude -fno-omit-frame-pointer'",
+            "make test ARGS=tests/test_x.py",
+            "make test V=1 J=4",
+        ],
+        Verdict::Allow,
+    );
+}
+
+/// `nm --plugin` loads a shared object; binutils' `@FILE` reads options (a plugin among them);
+/// mawk's `-W exec FILE` runs a program file.
+#[test]
+fn options_that_load_plugins_or_program_files_ask() {
+    expect(
+        &[
+            "nm --plugin ./x.so main.c",
+            "nm --plugin /tmp/x.so f",
+            "nm --plugin=/tmp/x.so f",
+            "nm --plu /tmp/x.so f",
+            "nm -D --plugin ../../x.so f",
+            "echo '--plugin ./x.so' > o.txt; nm @o.txt main.c",
+            "nm @opts main.c",
+            "objdump @opts -d a.out",
+            "strings @opts a.out",
+            "awk -W exec notes.txt",
+            "awk -W exec /tmp/x",
+            "mawk -W e /tmp/x",
+            "awk -W exec x.awk",
+            "mawk -W interactive -W exec x.awk",
+        ],
+        Verdict::Ask,
+    );
+    expect(
+        &[
+            "nm -D a.out",
+            "nm --print-size a.out",
+            "objdump -d a.out",
+            "strings a.out",
+            "awk -W dump '{print}' f",
         ],
         Verdict::Allow,
     );

@@ -94,10 +94,12 @@ impl Judge<'_> {
             .vars
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()));
-        let shell = |v: &str| v.contains([';', '&', '|', '<', '>', '\n', '`']) || v.contains("$(");
-        if let Some((name, _)) = prefixed.chain(set).find(|(_, v)| shell(v)) {
-            let why = format!("`{name}` holds shell syntax, which make may put in a recipe line");
-            findings.push(ask(why).narrowed(Approver::YesOrPerson));
+        let reads = |n: &str| matches!(n, "MAKEFILES" | "VPATH" | "MAKEOVERRIDES");
+        let shell = |n: &str, v: &str| reads(n) || super::runs::make_value_reason(v).is_some();
+        if let Some((name, value)) = prefixed.chain(set).find(|(n, v)| shell(n, v)) {
+            let why = super::runs::make_value_reason(value)
+                .unwrap_or("names makefiles or directories make reads rules from");
+            findings.push(ask(format!("`{name}` {why}")).narrowed(Approver::YesOrPerson));
         }
     }
 

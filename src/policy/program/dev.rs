@@ -262,6 +262,13 @@ pub(crate) fn make(_name: &str, args: &[Word], judged: &mut Judged) {
     for arg in operands(args) {
         let text = arg.text.as_str();
         if let Some((var, value)) = text.split_once('=') {
+            // A path in a value reaches the recipe's tool: only the project's own runs unasked.
+            let paths = value
+                .split_whitespace()
+                .map(|w| w.rsplit('=').next().unwrap_or(w));
+            for path in paths.filter(|w| w.starts_with('/') || w.split('/').any(|p| p == "..")) {
+                judged.dirs.push(Word::literal(path));
+            }
             if let Some(why) = make_variable_reason(var, value) {
                 judged.ask(format!("`make {text}` {why}"));
             } else if let Some(why) = crate::policy::danger::risky_assignment(var, value) {

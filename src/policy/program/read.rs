@@ -362,7 +362,7 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["xxd"])
         .data_filter()
         .checked(second_file_written),
-    Program::new(&["strings"]),
+    Program::new(&["strings"]).checked(binutils),
     Program::new(&["jq"]).data_filter().checked(jq),
     Program::new(&["yq"]).data_filter().checked(jq).asking(&[
         ("-i", "edits files in place"),
@@ -373,12 +373,12 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["pdfinfo"]),
     Program::new(&["pdftotext"]),
     Program::new(&["ldd"]),
-    Program::new(&["nm"]),
-    Program::new(&["objdump"]),
-    Program::new(&["readelf"]),
-    Program::new(&["size"]),
-    Program::new(&["addr2line"]),
-    Program::new(&["c++filt"]),
+    Program::new(&["nm"]).checked(binutils),
+    Program::new(&["objdump"]).checked(binutils),
+    Program::new(&["readelf"]).checked(binutils),
+    Program::new(&["size"]).checked(binutils),
+    Program::new(&["addr2line"]).checked(binutils),
+    Program::new(&["c++filt"]).checked(binutils),
     Program::new(&["sort"]).data_filter().asking(&[
         ("-o", WRITES_FILE),
         ("--output", WRITES_FILE),
@@ -569,5 +569,27 @@ fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
         inner.push(Word::computed("<arguments from stdin>"));
         judged.inner.push(inner);
         judged.contents = true;
+    }
+}
+
+/// binutils read options from `@FILE` (any option, `--plugin` among them), and `nm --plugin`
+/// (`--pl`, `--plu=`) loads a shared object into itself: both run code ai has not checked.
+fn binutils(name: &str, args: &[Word], judged: &mut Judged) {
+    for arg in args.iter().take_while(|a| a.text != "--") {
+        let option = arg
+            .text
+            .split_once('=')
+            .map_or(arg.text.as_str(), |(o, _)| o);
+        if arg.text.starts_with('@') || arg.dynamic && arg.text.contains('@') {
+            judged.ask(format!(
+                "`{name} {}` reads options from a file, which can load a plugin",
+                arg.text
+            ));
+        } else if option.len() >= 4 && "--plugin".starts_with(option) {
+            judged.ask(format!(
+                "`{name} {}` loads a plugin: code ai has not checked",
+                arg.text
+            ));
+        }
     }
 }

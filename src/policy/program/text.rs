@@ -261,7 +261,11 @@ pub(crate) fn awk(_name: &str, args: &[Word], judged: &mut Judged) {
                 ));
                 return;
             }
-            "-v" | "-F" | "--assign" | "--field-separator" => i += 1,
+            "-W" if args.get(i + 1).is_none_or(|w| !harmless_w(&w.text)) => {
+                judged.ask("`awk -W` with this option can run a program file ai has not checked");
+                return;
+            }
+            "-v" | "-F" | "--assign" | "--field-separator" | "-W" => i += 1,
             text if text.starts_with('-') && text != "-" => {}
             _ => {
                 program = Some(arg);
@@ -282,6 +286,24 @@ pub(crate) fn awk(_name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 /// What an awk program does beyond printing, if anything.
+/// mawk's `-W` options that run nothing (`-W exec`/`-W e` runs a program file).
+fn harmless_w(option: &str) -> bool {
+    let name = option.split_once('=').map_or(option, |(n, _)| n);
+    !name.is_empty()
+        && !name.starts_with('e')
+        && [
+            "version",
+            "dump",
+            "usage",
+            "help",
+            "posix_space",
+            "lint",
+            "traditional",
+        ]
+        .iter()
+        .any(|known| known.starts_with(name))
+}
+
 fn awk_effect(program: &str) -> Option<&'static str> {
     let code = awk_code_only(program);
     if code.contains("ENVIRON") || code.contains("ARGV") || code.contains("PROCINFO") {
