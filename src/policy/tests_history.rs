@@ -40,6 +40,11 @@ const PRINTS_HISTORY: &[&str] = &[
     "git log -G SECRET --oneline --all",
     "git log -S SECRET",
     "git log --pickaxe-regex -S x",
+    // range-diff prints the differences between matched commits' patches.
+    "git range-diff --creation-factor=1000 HEAD~2..HEAD~1 HEAD~1..HEAD",
+    "git range-diff HEAD~3..HEAD~1 HEAD~2..HEAD",
+    "git range-diff HEAD~2...HEAD",
+    "git range-diff HEAD~3 HEAD~2 HEAD",
 ];
 
 fn commit(project: &Path, file: &str, text: &str) {
@@ -99,6 +104,7 @@ fn history_printing_asks_a_person_once_a_secret_was_committed() {
         "git log -3",
         "git log --text --oneline",
         "git log --stat",
+        "git range-diff --no-patch HEAD~2..HEAD~1 HEAD~1..HEAD",
     ] {
         assert_eq!(policy.command(line).verdict, Verdict::Allow, "{line}");
     }

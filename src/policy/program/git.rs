@@ -319,7 +319,9 @@ pub(crate) fn prints_history(sub: &str, args: &[Word]) -> bool {
         "--summary",
     ]);
     match sub {
-        "log" | "whatchanged" | "reflog" | "stash" | "range-diff" => patch,
+        "log" | "whatchanged" | "reflog" | "stash" => patch,
+        // range-diff prints the differences of matched commits' patches unless told not to.
+        "range-diff" => patch || !summary_only,
         // The plumbing diffs print raw listings unless asked for a patch.
         "diff-tree" | "diff-index" => patch,
         "show" | "diff" | "diff-files" => patch || !summary_only,
