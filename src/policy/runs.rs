@@ -72,7 +72,10 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
         runs.lines.extend(lines);
     };
     match base {
-        "git" => git(args, &mut given),
+        "git" => {
+            git(args, &mut given);
+            push_runs_hooks(args, &mut given);
+        }
         "make" | "gmake" | "cargo" | "npm" | "pnpm" | "yarn" => {
             if let Some(flag) = build_description(base, args) {
                 given(&flag, recipe_lines(base, args));
@@ -82,6 +85,7 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
             remote_shell(base, args, &mut given)
         }
         "pytest" | "py.test" => pytest(args, &mut given),
+        "go" => go(args, &mut given),
         _ if base.starts_with("python") || base.starts_with("pypy") => {
             let module = args
                 .iter()
@@ -275,6 +279,7 @@ fn pytest(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
         given("-p", Vec::new());
     }
     for flag in [
+        "--basetemp",
         "-c",
         "--config-file",
         "--rootdir",
@@ -374,5 +379,50 @@ fn remote_shell(base: &str, args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>
     if !values.is_empty() {
         let lines = if flag == "-F" { Vec::new() } else { values };
         given(flag, lines);
+    }
+}
+
+/// go's options that run another program: `-exec`, `-toolexec`, `-vettool`, gccgo's flags
+/// (`-wrapper`), and an external linker named in `-ldflags` (`-extld`).
+fn go(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    let mut named = args.iter().enumerate().map(|(i, arg)| {
+        let bare = arg.text.trim_start_matches('-');
+        let (name, inline) = bare
+            .split_once('=')
+            .map_or((bare, None), |(n, v)| (n, Some(v)));
+        let value = inline
+            .map(str::to_string)
+            .or_else(|| args.get(i + 1).map(|w| w.text.clone()));
+        (arg.text.starts_with('-'), name, value.unwrap_or_default())
+    });
+    let runs = named.find(|(option, name, value)| {
+        *option
+            && (matches!(
+                *name,
+                "exec" | "toolexec" | "vettool" | "gccgoflags" | "overlay" | "modfile"
+            ) || *name == "ldflags" && value.contains("extld"))
+    });
+    if let Some((_, name, _)) = runs {
+        given(&format!("-{name}"), Vec::new());
+    }
+}
+
+/// `git push` to a repository on this machine (a path, `file://`) runs that repository's
+/// hooks (`pre-receive`, `post-receive`).
+fn push_runs_hooks(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    if subcommand(args) != Some("push") {
+        return;
+    }
+    let local = |t: &str| {
+        t.starts_with(['/', '.', '~'])
+            || t.starts_with("file:")
+            || !t.contains(':') && t.contains('/')
+    };
+    let after = args.iter().skip_while(|a| a.text != "push").skip(1);
+    let remote = after
+        .filter(|a| !a.text.starts_with('-'))
+        .find(|a| !a.text.is_empty());
+    if let Some(remote) = remote.filter(|r| r.dynamic || local(&r.text)) {
+        given(&format!("push {}", remote.text), Vec::new());
     }
 }

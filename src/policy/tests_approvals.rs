@@ -84,10 +84,34 @@ fn options_that_run_programs_or_read_foreign_config_are_never_approved_by_a_rule
             "node ../../x.js",
             "cd /tmp && make",
             "cd /tmp && npm test",
+            // Hooks of a local repository, programs go runs, directories deleted, foreign env.
+            "git push /tmp/c3gr HEAD:refs/heads/x",
+            "git push ../other",
+            "git push file:///tmp/x main",
+            "git push -f ./x main",
+            "go test -exec /tmp/x",
+            "go test -toolexec=/tmp/x",
+            "go vet -vettool=/tmp/x",
+            "go build -ldflags='-linkmode=external -extld=/tmp/x'",
+            "go test -ldflags=-extld=/tmp/x",
+            "go build -compiler=gccgo -gccgoflags=-wrapper,/tmp/x",
+            "go test -modfile=/tmp/go.mod",
+            "go test -overlay=/tmp/o.json",
+            "pytest --basetemp /tmp/x",
+            "pytest --basetemp=build/t",
+            "python3 -m pytest --basetemp /tmp/x",
+            "cargo clean --target-dir /tmp/x",
+            "cargo clean --target-dir=../x",
+            "docker compose up --env-file /tmp/e",
         ],
     );
     check(
-        &[("pytest -q", ""), ("pytest -p no:cacheprovider", "")],
+        &[
+            ("pytest -q", ""),
+            ("pytest -p no:cacheprovider", ""),
+            ("go test ./...", ""),
+            ("go build -ldflags=-s -o bin/app .", ""),
+        ],
         Verdict::Allow,
     );
 }

@@ -76,6 +76,10 @@ pub(crate) fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
         .scripts
         .extend(option_values(args, &["--manifest-path"]));
     judged.dirs.extend(option_values(args, &["-C"]));
+    if subcommand(args) == Some("clean") {
+        // `cargo clean --target-dir DIR` removes DIR outright: the project's own only.
+        judged.dirs.extend(option_values(args, &["--target-dir"]));
+    }
     if given("--fix") || given("--allow-dirty") || given("--allow-staged") {
         judged.ask("`cargo --fix` rewrites source files");
     }

@@ -111,6 +111,9 @@ fn docker(name: &str, args: &[Word], judged: &mut Judged) {
         judged.scripts.extend(files);
         let dirs = crate::policy::args::option_values(args, &["--project-directory"]);
         judged.dirs.extend(dirs);
+        // An env file feeds the compose file's interpolation: the project's own only.
+        let env_files = crate::policy::args::option_values(args, &["--env-file"]);
+        judged.scripts.extend(env_files);
     }
     client(
         name,
