@@ -399,6 +399,13 @@ impl Judge<'_> {
         }
         self.programs(base, args, findings);
         self.make_environment(base, assignments, findings);
+        let vars: Vec<(String, String)> = (assignments.iter())
+            .map(|(n, v)| (n.clone(), v.text.clone()))
+            .chain(self.place.vars.iter().map(|(n, v)| (n.clone(), v.clone())))
+            .collect();
+        let vars = vars.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        self.ground()
+            .wipes_by_environment(base, args, vars, findings);
         self.fetch(base, args, findings);
         self.sets(base, args, findings);
         self.out.prints_environment |= program::prints_environment(base, args);

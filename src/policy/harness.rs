@@ -101,6 +101,32 @@ const HARNESSES: &[(&[&str], usize, &[&str])] = &[
         ],
     ),
     (&["proxychains", "proxychains4"], 0, &["-f"]),
+    // Agents, session and inhibitor launchers: they run the command they are given.
+    (&["ssh-agent"], 0, &["-a", "-E", "-t", "-P", "-O"]),
+    (
+        &["systemd-inhibit"],
+        0,
+        &["--what", "--who", "--why", "--mode"],
+    ),
+    (&["dbus-launch"], 0, &["--config-file", "--autolaunch"]),
+    // Multi-call binaries (`toybox rm`) and the dynamic loader (`ld-linux.so.2 /bin/rm`).
+    (&["toybox"], 0, &[]),
+    (
+        &[
+            "ld.so",
+            "ld-linux.so.2",
+            "ld-linux-x86-64.so.2",
+            "ld-linux-aarch64.so.1",
+        ],
+        0,
+        &[
+            "--library-path",
+            "--preload",
+            "--argv0",
+            "--audit",
+            "--inhibit-rpath",
+        ],
+    ),
     (
         &["dbus-run-session"],
         0,
@@ -210,6 +236,15 @@ pub(super) fn harnessed<'w>(base: &str, args: &'w [Word]) -> Option<Harnessed<'w
             Some(Harnessed::Command(rest))
         }
         "bwrap" => Some(Harnessed::Command(bwrap(args))),
+        // `xterm -e CMD ARGS`: everything after `-e` is the command.
+        "xterm" | "uxterm" | "x-terminal-emulator" => {
+            let at = args.iter().position(|a| a.text == "-e")?;
+            Some(Harnessed::Command(args.get(at + 1..).unwrap_or(&[])))
+        }
+        _ if base.starts_with("ld-linux") || base.starts_with("ld-musl") => {
+            let valued = ["--library-path", "--preload", "--argv0", "--audit"];
+            Some(Harnessed::Command(skip_options(args, &valued)))
+        }
         _ => {
             let (_, lead, valued) = HARNESSES
                 .iter()

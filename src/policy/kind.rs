@@ -79,6 +79,7 @@ pub(crate) fn runs_code(base: &str) -> bool {
     const EXACT: &[&str] = &[
         "sh",
         "bash",
+        "rbash",
         "dash",
         "zsh",
         "ksh",

@@ -349,3 +349,33 @@ fn what_a_harness_runs_is_judged() {
     all.extend(["sg root 'rm -rf ~'", "runuser root -c 'rm -rf ~'"]);
     all_denied(&all);
 }
+
+/// Tools that remove a directory the line names (an option, the environment), archivers that
+/// move what they archive, wrappers that run a command, and writers onto a disk.
+#[test]
+fn deletes_by_options_environment_wrappers_and_disk_writers_are_denied() {
+    all_denied(&[
+        "cargo clean --target-dir ~",
+        "cargo clean --target-dir=/",
+        "CARGO_TARGET_DIR=~ cargo clean",
+        "export CARGO_TARGET_DIR=~; cargo clean",
+        "pytest --basetemp ~",
+        "pytest --basetemp=/",
+        "python3 -m pytest --basetemp ~",
+        "GOMODCACHE=~ go clean -modcache",
+        "zip -rm /tmp/x.zip ~",
+        "7z a -sdel /tmp/x.7z ~",
+        "git --work-tree=~ clean -ffdx",
+        "coreutils --coreutils-prog=rm -rf ~",
+        "/lib64/ld-linux-x86-64.so.2 /bin/rm -rf ~",
+        "toybox rm -rf ~",
+        "rbash -c 'rm -rf ~'",
+        "ssh-agent rm -rf ~",
+        "systemd-inhibit rm -rf ~",
+        "dbus-launch rm -rf ~",
+        "xterm -e rm -rf ~",
+        "install /dev/zero /dev/sda",
+        "ddrescue -f /dev/zero /dev/sda",
+        "dcfldd if=/dev/zero of=/dev/sda",
+    ]);
+}

@@ -70,8 +70,65 @@ impl Ground<'_> {
                 self.wrecks(operands(args).skip(1), "`uv venv` over", out);
             }
             "find" => self.find_permissions(args, out),
+            "cargo" if subcommand(args) == Some("clean") => {
+                let dirs = option_values(args, &["--target-dir"]);
+                self.wrecks(dirs.iter(), "`cargo clean --target-dir` of", out);
+            }
+            "pytest" | "py.test" | "python" | "python3"
+                if base.starts_with("py.")
+                    || base == "pytest"
+                    || args.iter().any(|a| a.text == "pytest") =>
+            {
+                let dirs = option_values(args, &["--basetemp"]);
+                self.wrecks(dirs.iter(), "`pytest --basetemp` (removed first) of", out);
+            }
+            "zip" if has_flag(args, "-m") || has_long(args, "--move", &[]) => {
+                self.wrecks(
+                    operands(args).skip(1),
+                    "`zip -m` (moves into the archive) of",
+                    out,
+                );
+            }
+            "7z" | "7za" | "7zz" | "7zr" if args.iter().any(|a| a.text == "-sdel") => {
+                self.wrecks(
+                    operands(args).skip(2),
+                    "`7z -sdel` (deletes what it archives) of",
+                    out,
+                );
+            }
+            "install" | "ddrescue" | "dcfldd" => self.disk_writers(base, args, out),
             _ if base.starts_with("python") || base.starts_with("pypy") => {
                 self.venv_clear(args, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// `install SRC /dev/sda`, `ddrescue IN /dev/sda`, `dcfldd of=/dev/sda`: onto a disk.
+    fn disk_writers(&self, base: &str, args: &[Word], out: &mut Vec<Finding>) {
+        match base {
+            "install" => {
+                let last = operands(args)
+                    .last()
+                    .filter(|w| !w.text.starts_with("/usr"));
+                for word in last.into_iter().filter(|_| operands(args).count() > 1) {
+                    self.onto_device(word, "`install` would overwrite", out);
+                }
+            }
+            "ddrescue" => {
+                for word in operands(args).skip(1) {
+                    self.onto_device(word, "`ddrescue` would overwrite", out);
+                }
+            }
+            "dcfldd" => {
+                for word in args.iter().filter_map(|a| {
+                    a.text.strip_prefix("of=").map(|v| Word {
+                        text: v.to_string(),
+                        ..a.clone()
+                    })
+                }) {
+                    self.onto_device(&word, "`dcfldd` would overwrite", out);
+                }
             }
             _ => {}
         }
@@ -85,7 +142,7 @@ impl Ground<'_> {
         if !has_flag(own, "-f") && !has_long(own, "--force", &[]) {
             return;
         }
-        let dirs = option_values(global, &["-C"]);
+        let dirs = option_values(global, &["-C", "--work-tree"]);
         let here = [Word::literal(".")];
         let dirs: &[Word] = if dirs.is_empty() { &here } else { &dirs };
         self.wrecks(dirs.iter(), "`git clean -f` in", out);
@@ -118,6 +175,30 @@ impl Ground<'_> {
         let after = args.get(at + 1..).unwrap_or(&[]);
         if has_long(after, "--clear", &["--copies"]) {
             self.wrecks(operands(after), "`venv --clear` of", out);
+        }
+    }
+}
+
+impl Ground<'_> {
+    /// Directories named by the environment that a command removes outright
+    /// (`CARGO_TARGET_DIR=~ cargo clean`, `GOMODCACHE=~ go clean -modcache`).
+    pub(super) fn wipes_by_environment<'v>(
+        &self,
+        base: &str,
+        args: &[Word],
+        vars: impl Iterator<Item = (&'v str, &'v str)>,
+        out: &mut Vec<Finding>,
+    ) {
+        let name = match base {
+            "cargo" if subcommand(args) == Some("clean") => "CARGO_TARGET_DIR",
+            "go" if subcommand(args) == Some("clean") && has_flag(args, "-modcache") => {
+                "GOMODCACHE"
+            }
+            _ => return,
+        };
+        for (_, value) in vars.filter(|(n, _)| *n == name) {
+            let verb = format!("`{base} clean` with `{name}` of");
+            self.wrecks([Word::literal(value)].iter(), &verb, out);
         }
     }
 }

@@ -128,6 +128,7 @@ impl Judge<'_> {
                 ));
                 skip_options(args, &[])
             }
+            "coreutils" => return self.coreutils(args, context, findings),
             "unshare" => skip_options(args, &[]),
             // These take one word (a lock file, a priority, a CPU mask) before the command.
             "flock" | "chrt" | "taskset" => {
@@ -177,6 +178,29 @@ impl Judge<'_> {
             },
         };
         Some(inner)
+    }
+
+    /// `coreutils --coreutils-prog=rm -rf ~`: the named program is judged with the words after.
+    fn coreutils<'w>(
+        &mut self,
+        args: &[Word],
+        context: Context,
+        findings: &mut Vec<Finding>,
+    ) -> Option<&'w [Word]> {
+        findings.push(ask(
+            "`coreutils` runs its own versions of the programs it names",
+        ));
+        let (at, program) = args.iter().enumerate().find_map(|(i, a)| {
+            let value = a.text.strip_prefix("--coreutils-prog=")?;
+            Some((i, value.to_string()))
+        })?;
+        let mut inner = vec![Word {
+            text: program,
+            ..args[at].clone()
+        }];
+        inner.extend(args.iter().skip(at + 1).cloned());
+        self.nested(&inner, context, 0, findings);
+        Some(&[])
     }
 
     /// A `-c` string judged with its positional parameters set to the words after it (as the

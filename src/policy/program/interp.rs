@@ -18,7 +18,7 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["lua"]).checked(lua),
     Program::new(&["Rscript"]).checked(rscript),
     Program::new(&["sh"]).checked(shell),
-    Program::new(&["bash"]).checked(shell),
+    Program::new(&["bash", "rbash"]).checked(shell),
     Program::new(&["zsh"]).checked(shell),
     Program::new(&["dash"]).checked(shell),
     Program::new(&["ksh", "mksh"]).checked(shell),
@@ -238,7 +238,7 @@ pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
     }
     script_operand(name, args, judged);
     // What ai reads is bash; a script for another shell's syntax is not something it can check.
-    if matches!(name, "sh" | "bash" | "dash") {
+    if matches!(name, "sh" | "bash" | "rbash" | "dash") {
         judged.shell_scripts.append(&mut judged.scripts);
     } else if !judged.scripts.is_empty() {
         judged.ask(format!("`{name}` scripts are not something ai reads"));
