@@ -66,13 +66,16 @@ pub(crate) fn check_command(
         let mut lines: Vec<String> = assessment
             .reasons
             .iter()
-            .map(|reason| format!("{}: {reason}", verdict_name(assessment.verdict)))
+            .map(|reason| {
+                let reason = ui::sanitize(reason);
+                format!("{}: {reason}", verdict_name(assessment.verdict))
+            })
             .collect();
         if assessment.commands.len() > 1 || approved_by.iter().any(Option::is_some) {
             for (unit, rule) in assessment.commands.iter().zip(&approved_by) {
                 let rule = rule
                     .as_ref()
-                    .map(|r| format!(" (approved by {r})"))
+                    .map(|r| format!(" (approved by {})", ui::sanitize(r)))
                     .unwrap_or_default();
                 lines.push(format!(
                     "  {} {}{rule}",
@@ -85,7 +88,7 @@ pub(crate) fn check_command(
             sandbox
                 .iter()
                 .filter(|_| sandboxed)
-                .map(|line| format!("sandbox: {line}")),
+                .map(|line| format!("sandbox: {}", ui::sanitize(line))),
         );
         lines.join("\n")
     };

@@ -222,6 +222,16 @@ pub(crate) fn secret_name(name: &str) -> bool {
     ]
     .iter()
     .any(|fragment| upper.contains(fragment))
+        || secret_suffix(&upper)
+}
+
+/// Names that hold passwords, connection strings or signed tokens without saying "secret":
+/// `DB_PASS`, `MYSQL_PWD` (not the shell's `PWD`), `DATABASE_URL`, `SENTRY_DSN`, `CI_JOB_JWT`.
+fn secret_suffix(upper: &str) -> bool {
+    const SUFFIXES: &[&str] = &["_PASS", "PASSPHRASE", "_PW", "_DSN", "JWT", "WEBHOOK_URL"];
+    SUFFIXES.iter().any(|s| upper.ends_with(s))
+        || upper.ends_with("PWD") && !matches!(upper, "PWD" | "OLDPWD")
+        || matches!(upper, "PGPASS" | "DATABASE_URL" | "DSN" | "PASS")
 }
 
 /// Why `NAME=value` before a command is not safe, if it is not. Build settings that only tune

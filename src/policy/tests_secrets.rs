@@ -83,7 +83,28 @@ fn commands_that_could_reveal_a_secret_ask() {
             ("yq -n 'strenv(GITHUB_TOKEN)'", "environment"),
             ("yq -n '$ENV'", "environment"),
             ("yq -n 'load(\"/etc/x\")'", "loads"),
+            // Passwords, connection strings and signed tokens under other names.
+            ("echo $DB_PASS", "holds a secret"),
+            ("echo $MYSQL_PWD", "holds a secret"),
+            ("echo $DATABASE_URL", "holds a secret"),
+            ("echo $SENTRY_DSN", "holds a secret"),
+            ("echo $SLACK_WEBHOOK_URL", "holds a secret"),
+            ("echo $CI_JOB_JWT", "holds a secret"),
+            ("echo $PGPASS", "holds a secret"),
+            ("echo $API_PASS", "holds a secret"),
+            ("echo $ADMIN_PW", "holds a secret"),
+            ("echo $JWT", "holds a secret"),
+            ("echo $PASSPHRASE", "holds a secret"),
         ],
         Verdict::Ask,
+    );
+    check(
+        &[
+            ("echo $PWD", ""),
+            ("echo $OLDPWD", ""),
+            ("echo $PATH", ""),
+            ("echo $HOME", ""),
+        ],
+        Verdict::Allow,
     );
 }

@@ -397,6 +397,15 @@ fn check_command_explains_itself() {
         .args(&["--check-command", "ls -la", "--json"])
         .run();
     assert_eq!(safe.json()["decision"], json!("allow"));
+    // Reasons quote the line: its control characters never reach the terminal.
+    let hostile = Ai::bare()
+        .args(&["--check-command", "ls \u{1b}]0;pwn\u{7}\u{1b}[2J"])
+        .run();
+    assert!(
+        !hostile.stdout.contains(['\u{1b}', '\u{7}']),
+        "{:?}",
+        hostile.stdout
+    );
 }
 
 #[test]
