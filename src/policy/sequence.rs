@@ -1,5 +1,6 @@
 //! The simple commands of one line in order, with the directories the line visits: a `trap`
-//! body runs later, after any `cd`, so it is judged again in every directory the line visits.
+//! body or a function runs later, after any `cd`, so it is judged again in every directory the
+//! line visits.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,10 @@ impl Judge<'_> {
     /// Judges the line's commands in order; false when checking ran out of time.
     pub(super) fn commands(&mut self, script: &Script, depth: usize) -> bool {
         let mut visited: Vec<PathBuf> = vec![self.place.cwd.clone()];
-        let mut traps: Vec<Word> = Vec::new();
+        // Functions run wherever they are called: judged like trap bodies.
+        let mut traps: Vec<Word> = (script.function_bodies.iter())
+            .map(|body| Word::literal(body.as_str()))
+            .collect();
         for command in &script.commands {
             if self.expired(&command.text) {
                 return false;

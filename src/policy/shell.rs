@@ -97,6 +97,8 @@ pub(crate) struct Script {
     pub(crate) indirect: Vec<String>,
     /// Function names defined in the line whose bodies call themselves in a pipeline.
     pub(crate) fork_bombs: Vec<String>,
+    /// The bodies of the functions the line defines: they run wherever they are called.
+    pub(crate) function_bodies: Vec<String>,
     /// Why the line could not be read completely, if it could not.
     pub(crate) unreadable: Option<&'static str>,
     /// Text bash evaluates as arithmetic (`(( ))`, `$(( ))`, `let`, `[[ -eq ]]`, subscripts,
@@ -226,6 +228,9 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
         "function_definition" => {
             if let Some(name) = fork_bomb(node, src) {
                 script.fork_bombs.push(name);
+            }
+            if let Some(body) = node.child_by_field_name("body") {
+                script.function_bodies.push(text_of(body, src).to_string());
             }
         }
         _ => {}

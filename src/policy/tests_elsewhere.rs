@@ -128,15 +128,24 @@ fn trap_bodies_are_judged_where_they_run() {
             ("trap 'python3 x.py' EXIT; cd /tmp", "outside the project"),
             ("trap 'npm test' EXIT; cd /tmp", "not the project"),
             ("trap 'cargo build' EXIT; cd /tmp", "not the project"),
+            ("f() { make; }; cd /tmp; f", "not the project"),
             ("env -C /tmp cargo build", "not the project"),
         ],
         Verdict::Ask,
     );
-    check(&[("trap 'chmod -R 000 .' EXIT; cd ~", "")], Verdict::Deny);
+    check(
+        &[
+            ("trap 'chmod -R 000 .' EXIT; cd ~", ""),
+            ("f() { chmod -R 000 .; }; cd ~; f", ""),
+            ("function f { rm -rf *; }; cd; f", ""),
+        ],
+        Verdict::Deny,
+    );
     check(
         &[
             ("trap 'echo bye' EXIT; cd src && ls", ""),
             ("trap 'echo done' EXIT; cd /tmp; ls", ""),
+            ("f() { ls; }; cd src", ""),
         ],
         Verdict::Allow,
     );
