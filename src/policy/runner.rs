@@ -79,6 +79,9 @@ impl Judge<'_> {
             "--version",
             "-v",
         ];
+        if let Some(why) = super::runs::options(base, args).why {
+            findings.push(ask(why).narrowed(super::Approver::YesOrPerson));
+        }
         let at = args.iter().position(|a| !a.text.starts_with('-'))?;
         let sub = args[at].text.as_str();
         let (at, explicit) = match sub {

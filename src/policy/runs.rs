@@ -80,6 +80,16 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
             if let Some(flag) = build_description(base, args) {
                 given(&flag, recipe_lines(base, args));
             }
+            // pnpm's `--config.KEY=VALUE` sets any setting (`script-shell`, `node-options`);
+            // yarn's `--use-yarnrc FILE` reads another rc (`yarn-path` runs its JS file).
+            let settings = args
+                .iter()
+                .find(|a| a.text.starts_with("--config.") || a.text.starts_with("--use-yarnrc"));
+            if base != "make"
+                && let Some(setting) = settings
+            {
+                given(&setting.text, Vec::new());
+            }
         }
         "ssh" | "scp" | "sftp" | "sshfs" | "rsync" | "autossh" => {
             remote_shell(base, args, &mut given)

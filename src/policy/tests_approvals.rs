@@ -103,6 +103,11 @@ fn options_that_run_programs_or_read_foreign_config_are_never_approved_by_a_rule
             "cargo clean --target-dir /tmp/x",
             "cargo clean --target-dir=../x",
             "docker compose up --env-file /tmp/e",
+            "pnpm test --config.script-shell=/tmp/x",
+            "pnpm run test --config.node-options=--require=/tmp/x",
+            "pnpm --config.script-shell=/tmp/x test",
+            "yarn test --use-yarnrc /tmp/x",
+            "deno run --import-map=/tmp/m.json x.ts",
         ],
     );
     check(

@@ -181,6 +181,9 @@ fn deno(name: &str, args: &[Word], judged: &mut Judged) {
     if !interpret(name, args, judged, NODE_INLINE) {
         return;
     }
+    // An import map or config remaps imports to code it names: the project's own only.
+    let maps = crate::policy::args::option_values(args, &["--import-map", "--config", "-c"]);
+    judged.scripts.extend(maps);
     match subcommand(args) {
         Some("test" | "check" | "lint" | "fmt") if !has_flag(args, "--fix") => {}
         Some("run") => {
