@@ -74,12 +74,43 @@ pub(crate) fn reached_from_home(home: &Path, project: &Path, extra: &[PathBuf]) 
             link.display()
         ));
     }
+    if let Some(config) = hard_linked(home, project) {
+        return Some(format!(
+            "{} has another hard link, which may be in the project: what a command writes \
+             there may run later",
+            config.display()
+        ));
+    }
     let spelled = project_spellings(home, project);
     CONFIGS.iter().find_map(|config| {
         let text = std::fs::read_to_string(home.join(config)).ok()?;
+        // Quotes and braces do not change the path a shell or an editor reads
+        // (`"$HOME"/code/p`, `${HOME}`, vim's `$HOME . '/code/p'`).
+        let text: String = text
+            .chars()
+            .filter(|c| !matches!(c, '"' | '\'' | '{' | '}'))
+            .collect();
         spelled.iter().any(|s| text.contains(s.as_str())).then(|| {
             format!("~/{config} names the project: what a command writes there may run later")
         })
+    })
+}
+
+/// A configuration of the home (a listed one, or any file directly in the home) with another
+/// hard link on the project's file system: the project may hold it, and a write there would
+/// change it in place.
+fn hard_linked(home: &Path, project: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let device = std::fs::metadata(project).ok()?.dev();
+    let top = std::fs::read_dir(home)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path());
+    let listed = CONFIGS.iter().map(|c| home.join(c));
+    top.chain(listed).find(|file| {
+        file.symlink_metadata()
+            .is_ok_and(|m| m.is_file() && m.nlink() > 1 && m.dev() == device)
     })
 }
 
@@ -87,12 +118,9 @@ pub(crate) fn reached_from_home(home: &Path, project: &Path, extra: &[PathBuf]) 
 fn project_spellings(home: &Path, project: &Path) -> Vec<String> {
     let mut spelled = vec![project.display().to_string()];
     if let Ok(rest) = project.strip_prefix(home) {
-        let rest = rest.display();
-        spelled.extend([
-            format!("~/{rest}"),
-            format!("$HOME/{rest}"),
-            format!("${{HOME}}/{rest}"),
-        ]);
+        // Whatever comes before (`~`, `$HOME`, `/home/$USER`, a variable): the path below the
+        // home names it.
+        spelled.push(format!("/{}", rest.display()));
     }
     spelled
 }
@@ -123,8 +151,11 @@ fn linked_from(home: &Path, project: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
             };
             let path = entry.path();
             if kind.is_symlink() {
+                // Into the project, or to a directory above it in the home (`~/src -> ~/code`:
+                // a path through the link names the project too).
                 if let Ok(real) = path.canonicalize()
-                    && real.starts_with(project)
+                    && (real.starts_with(project)
+                        || (project.starts_with(&real) && real.starts_with(home) && real != home))
                 {
                     linked.push(real);
                 }
@@ -171,10 +202,32 @@ mod tests {
         assert_eq!(reached_from_home(&home, &project, &[]), None);
         std::fs::write(home.join(".zshrc"), "source ~/dotfiles/aliases.sh\n").unwrap();
         assert!(reached_from_home(&home, &project, &[]).is_some_and(|w| w.contains(".zshrc")));
+        for spelling in [
+            "source \"$HOME\"/dotfiles/aliases.sh",
+            "execute 'source ' . $HOME . '/dotfiles/vimrc'",
+            "source /home/$USER/dotfiles/x",
+        ] {
+            std::fs::write(home.join(".zshrc"), spelling).unwrap();
+            assert!(
+                reached_from_home(&home, &project, &[]).is_some(),
+                "{spelling}"
+            );
+        }
+        std::fs::remove_file(home.join(".zshrc")).unwrap();
+        // A hard link of a configuration.
+        std::fs::write(project.join("bashrc"), "").unwrap();
+        std::fs::hard_link(project.join("bashrc"), home.join(".bashrc")).unwrap();
+        let why = reached_from_home(&home, &project, &[]);
+        assert!(why.is_some_and(|w| w.contains("hard link")));
+        std::fs::remove_file(home.join(".bashrc")).unwrap();
+        std::fs::remove_file(project.join("bashrc")).unwrap();
+        // A link to the home itself names nothing in particular.
+        std::fs::create_dir_all(home.join(".config")).unwrap();
+        std::os::unix::fs::symlink(&home, home.join(".config/h")).unwrap();
+        assert_eq!(reached_from_home(&home, &project, &[]), None);
         // A link in a PATH directory outside the home's hidden ones.
         let scripts = root.join("scripts");
         std::fs::create_dir_all(&scripts).unwrap();
-        std::fs::remove_file(home.join(".zshrc")).unwrap();
         std::os::unix::fs::symlink(project.join("x.sh"), scripts.join("x")).unwrap();
         std::fs::write(project.join("x.sh"), "").unwrap();
         assert!(reached_from_home(&home, &project, &[]).is_none());
