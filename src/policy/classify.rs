@@ -474,7 +474,18 @@ impl Judge<'_> {
     /// Builtins that change what later words mean: `cd` moves, `read` and friends set
     /// variables to what they read (unknown, so words using them are not computable).
     fn sets(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
-        if matches!(base, "cd" | "pushd") {
+        // pushd's and popd's directory stack is not followed: a bare `pushd`, `pushd +N` and
+        // `popd` go to a directory ai does not know.
+        let stack = base == "popd"
+            || (base == "pushd"
+                && operands(args)
+                    .next()
+                    .is_none_or(|w| w.text.starts_with(['+', '-'])));
+        if stack {
+            findings.push(ask(format!(
+                "`{base}` goes to a directory of its stack, which ai does not follow"
+            )));
+        } else if matches!(base, "cd" | "pushd") {
             self.cd(args, findings);
         }
         if matches!(base, "read" | "mapfile" | "readarray" | "getopts") {

@@ -225,13 +225,39 @@ pub(crate) fn secret_name(name: &str) -> bool {
         || secret_suffix(&upper)
 }
 
-/// Names that hold passwords, connection strings or signed tokens without saying "secret":
-/// `DB_PASS`, `MYSQL_PWD` (not the shell's `PWD`), `DATABASE_URL`, `SENTRY_DSN`, `CI_JOB_JWT`.
+/// Names that hold passwords, connection strings, signed tokens or keys without saying
+/// "secret": `DB_PASS`, `MYSQL_PWD` (not the shell's `PWD`), `DATABASE_URL`, `REDIS_URL`,
+/// `MONGODB_URI`, `SENTRY_DSN`, `CI_JOB_JWT`, `GH_PAT`, `STRIPE_SK`, a wallet's `MNEMONIC`.
 fn secret_suffix(upper: &str) -> bool {
-    const SUFFIXES: &[&str] = &["_PASS", "PASSPHRASE", "_PW", "_DSN", "JWT", "WEBHOOK_URL"];
+    const SUFFIXES: &[&str] = &[
+        "_PASS",
+        "PASSPHRASE",
+        "_PW",
+        "_DSN",
+        "JWT",
+        "WEBHOOK",
+        "WEBHOOK_URL",
+        "_PAT",
+        "_SK",
+        "MNEMONIC",
+    ];
+    // Connection strings of databases and brokers carry their password.
+    const STORES: &[&str] = &[
+        "DATABASE", "DB", "REDIS", "MONGO", "MONGODB", "POSTGRES", "PG", "MYSQL", "AMQP",
+        "RABBITMQ", "KAFKA", "ELASTIC", "BROKER",
+    ];
+    let connection = ["_URL", "_URI", "_DSN"].iter().any(|end| {
+        upper
+            .strip_suffix(end)
+            .is_some_and(|stem| STORES.iter().any(|s| stem.ends_with(s)))
+    });
     SUFFIXES.iter().any(|s| upper.ends_with(s))
+        || connection
         || upper.ends_with("PWD") && !matches!(upper, "PWD" | "OLDPWD")
-        || matches!(upper, "PGPASS" | "DATABASE_URL" | "DSN" | "PASS")
+        || matches!(
+            upper,
+            "PGPASS" | "DATABASE_URL" | "DSN" | "PASS" | "MNEMONIC" | "WEBHOOK"
+        )
 }
 
 /// Why `NAME=value` before a command is not safe, if it is not. Build settings that only tune

@@ -221,6 +221,10 @@ pub(crate) fn make_value_reason(value: &str) -> Option<&'static str> {
     {
         return Some("holds an option, which make may hand to a recipe's tool");
     }
+    // `CFLAGS=@opts.txt`: compilers and binutils read options from the file (`-wrapper`).
+    if value.split_whitespace().any(|w| w.starts_with('@')) {
+        return Some("names a file of options, which make may hand to a recipe's tool");
+    }
     None
 }
 
@@ -428,11 +432,29 @@ fn push_runs_hooks(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
             || t.starts_with("file:")
             || !t.contains(':') && t.contains('/')
     };
-    let after = args.iter().skip_while(|a| a.text != "push").skip(1);
-    let remote = after
+    let after: Vec<&Word> = args
+        .iter()
+        .skip_while(|a| a.text != "push")
+        .skip(1)
+        .collect();
+    let remote = (after.iter())
         .filter(|a| !a.text.starts_with('-'))
         .find(|a| !a.text.is_empty());
     if let Some(remote) = remote.filter(|r| r.dynamic || local(&r.text)) {
         given(&format!("push {}", remote.text), Vec::new());
+    }
+    // `--repo=PATH` (or `--repo PATH`, abbreviated): the repository pushed to, named by option.
+    for (i, arg) in after.iter().enumerate() {
+        let (name, value) = arg.text.split_once('=').unwrap_or((arg.text.as_str(), ""));
+        if name.len() >= 4 && "--repo".starts_with(name) {
+            let value = if value.is_empty() {
+                after.get(i + 1).map_or("", |w| w.text.as_str())
+            } else {
+                value
+            };
+            if arg.dynamic || value.is_empty() || local(value) {
+                given(&format!("push --repo={value}"), Vec::new());
+            }
+        }
     }
 }

@@ -119,6 +119,25 @@ fn git_in_a_repository_other_than_the_projects_own_asks() {
 }
 
 /// A `trap` body runs after the line's `cd`s: it is judged in every directory the line visits.
+/// Directories ai does not follow (the previous one, pushd's and popd's stack): what runs
+/// there is project code elsewhere as far as anyone knows.
+#[test]
+fn a_directory_ai_does_not_follow_asks() {
+    check(
+        &[
+            ("OLDPWD=/tmp/x; cd -; make", "does not follow"),
+            ("cd bare; cd ..; cd -; git status", "does not follow"),
+            ("pushd /tmp/x; pushd src; popd; make", "does not follow"),
+            ("pushd; make", "does not follow"),
+            ("pushd +1 && npm test", "does not follow"),
+            ("trap 'cd -; make' EXIT", "does not follow"),
+            ("make CFLAGS=@opts.txt", "make CFLAGS="),
+            ("make test ARGS='-O2 @x'", "make ARGS="),
+        ],
+        Verdict::Ask,
+    );
+}
+
 #[test]
 fn trap_bodies_are_judged_where_they_run() {
     check(

@@ -109,7 +109,11 @@ impl Judge<'_> {
             .next()
             .cloned()
             .unwrap_or_else(|| Word::literal("~"));
+        // The previous directory (`cd -`, `$OLDPWD`, which the line can set): not followed.
         if target.text == "-" {
+            findings.push(ask(
+                "`cd -` goes back to a directory ai does not follow".to_string()
+            ));
             return;
         }
         self.secret(&target, findings);
