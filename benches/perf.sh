@@ -11,16 +11,7 @@ runs=${2:-20}
 [[ -x $ai ]] || cargo build --profile dist
 command -v hyperfine >/dev/null || { echo "perf.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
 
-work=$(mktemp -d)
-server=
-trap '[[ -n $server ]] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 benches/fake_openai.py "$port" > "$work/server.log" &
-server=$!
-until grep -q ready "$work/server.log" 2>/dev/null; do
-  kill -0 $server 2>/dev/null || { echo "the fake server did not start" >&2; exit 1; }
-  sleep 0.05
-done
+source benches/fake_server.sh
 
 # A clean environment: its own HOME and XDG dirs, files for the tool calls to read.
 mkdir -p "$work"/{home,config,data,state,cache,project}

@@ -13,16 +13,7 @@ calls=$(( ${2:-990} < 990 ? ${2:-990} : 990 ))
 runs=${3:-100}
 [[ -x $ai ]] || cargo build
 
-work=$(mktemp -d)
-server=
-trap '[[ -n $server ]] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 benches/fake_openai.py "$port" > "$work/server.log" &
-server=$!
-until grep -q ready "$work/server.log" 2>/dev/null; do
-  kill -0 $server 2>/dev/null || { echo "the fake server did not start" >&2; exit 1; }
-  sleep 0.05
-done
+source benches/fake_server.sh
 mkdir -p "$work"/{home,config,data,state,cache,tmp,project}
 export HOME=$work/home XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data \
   XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache TMPDIR=$work/tmp

@@ -11,13 +11,7 @@ aichat=$(realpath -m "${2:-$HOME/.cache/peers/bin/aichat}")
 runs=${3:-20}
 [[ -x $ai && -x $aichat ]] || { echo "need $ai and $aichat" >&2; exit 2; }
 
-work=$(mktemp -d)
-server=
-trap '[[ -n $server ]] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 benches/fake_openai.py "$port" > "$work/server.log" &
-server=$!
-until grep -q ready "$work/server.log" 2>/dev/null; do sleep 0.05; done
+source benches/fake_server.sh
 
 mkdir -p "$work"/{home,config,data,state,cache,project} "$work/aichat/functions/bin"
 for i in 0 1 2; do echo "file $i" > "$work/project/t$i"; done
