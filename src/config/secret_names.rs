@@ -19,6 +19,7 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
         credential_file(core)
             .or_else(|| env_file(core))
             .or_else(|| key_file(core))
+            .or_else(|| history_file(core))
     })
 }
 
@@ -114,6 +115,25 @@ fn env_file(core: &str) -> Option<&'static str> {
         || core == "env.local"
         || core == ".flaskenv";
     (env && !example).then_some("environment secrets")
+}
+
+/// Histories of shells, REPLs, database clients and editors, wherever they are: what someone
+/// typed, passwords and tokens among it (`.bash_history`, `.lesshst`, `.viminfo`, Neovim's
+/// `main.shada`, IPython's `history.sqlite`).
+fn history_file(core: &str) -> Option<&'static str> {
+    const NAMES: &[&str] = &[
+        ".viminfo",
+        ".lesshst",
+        ".histfile",
+        ".dbshell",
+        ".sh_history",
+        "main.shada",
+        "history.sqlite",
+        "repl_history.jl",
+    ];
+    let dotted = core.starts_with('.') && (core.ends_with("history") || core.ends_with("_hist"));
+    (dotted || core.ends_with("_history") || NAMES.contains(&core))
+        .then_some("a history (typed secrets)")
 }
 
 /// Credential files by their whole name.

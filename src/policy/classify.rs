@@ -394,7 +394,7 @@ impl Judge<'_> {
             ));
         }
         if let Some(inner) = self.wrapper(base, args, context, findings) {
-            self.nested(inner, context, wraps, findings);
+            self.nested(inner, &[], context, wraps, findings);
             return;
         }
         self.programs(base, args, findings);
@@ -431,6 +431,9 @@ impl Judge<'_> {
                 .filter(|f| !judged.known || f.verdict == Verdict::Deny),
         );
         findings.extend(self.ground().judge(base, args));
+        if !judged.known {
+            findings.extend(self.wrapped_wrecks(args));
+        }
         if !judged.known && !findings.iter().any(|f| f.verdict > Verdict::Allow) {
             findings.push(ask(danger::category(base).unwrap_or_else(|| {
                 format!("`{base}` is not a program ai knows to be safe to run unasked")
@@ -448,7 +451,7 @@ impl Judge<'_> {
             self.own_repository(&judged.dirs, findings);
         }
         if judged.history {
-            self.history_secrets(findings);
+            self.history_secrets(&judged.dirs, findings);
         }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
             let why = format!(
@@ -457,6 +460,18 @@ impl Judge<'_> {
             );
             findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
+    }
+
+    /// A program ai does not know may run the rest of its words as a command (`faketime now rm
+    /// -rf ~`, `proot rm -rf ~`): what would wreck the system there is denied as if run bare.
+    fn wrapped_wrecks(&self, args: &[Word]) -> Vec<Finding> {
+        let ground = self.ground();
+        (0..args.len())
+            .filter(|&at| !args[at].dynamic && !args[at].text.starts_with('-'))
+            .flat_map(|at| ground.judge(basename(&args[at].text), &args[at + 1..]))
+            .filter(|f| f.verdict == Verdict::Deny)
+            .take(1)
+            .collect()
     }
 
     /// What options that run programs make the command run: judged as lines of their own.
@@ -518,12 +533,13 @@ impl Judge<'_> {
     pub(super) fn nested(
         &mut self,
         words: &[Word],
+        assignments: &[(String, Word)],
         context: Context,
         wraps: usize,
         findings: &mut Vec<Finding>,
     ) {
         let mut inner = Vec::new();
-        self.simple(words, &[], context, wraps + 1, &mut inner);
+        self.simple(words, assignments, context, wraps + 1, &mut inner);
         findings.extend(inner.into_iter().map(|f| f.narrowed(Approver::YesOrPerson)));
     }
 
@@ -552,7 +568,7 @@ impl Judge<'_> {
             self.cd(std::slice::from_ref(dir), findings);
         }
         for inner in &judged.inner {
-            self.nested(inner, context, wraps, findings);
+            self.nested(inner, &judged.inner_assignments, context, wraps, findings);
         }
         self.place.cwd = cwd;
         // Paths handed over at run time (`xargs cat`): a secret in the tree could be one of them.

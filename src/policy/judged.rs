@@ -12,6 +12,9 @@ pub(crate) struct Judged {
     pub(crate) inner: Vec<Vec<Word>>,
     /// The directory the inner commands run in (`env -C DIR git status`), like `cd DIR &&`.
     pub(crate) inner_dir: Option<Word>,
+    /// Variables the inner commands get (`env ARGS=';id' make`), judged like `NAME=value`
+    /// written before them.
+    pub(crate) inner_assignments: Vec<(String, Word)>,
     /// Shell strings it runs (`bash -c`, `eval`, `trap`): parsed and judged in turn.
     pub(crate) strings: Vec<Word>,
     /// The words after a `-c` string (`sh -c 'rm -rf $0' ~`): its `$0`, `$1`, ... and `$@`.

@@ -66,7 +66,7 @@ impl Judge<'_> {
                     .chain(std::iter::once(name.clone()))
                     .chain(args.iter().cloned())
                     .collect();
-                self.nested(&words, context, 0, findings);
+                self.nested(&words, &[], context, 0, findings);
             }
             Content::Opaque(why) => findings.push(ask(format!(
                 "runs {}, {why} and not a build output of the project",

@@ -288,6 +288,18 @@ fn recipe_lines(base: &str, args: &[Word]) -> Vec<Word> {
 /// pytest's options that load a plugin (`-p NAME`, not `-p no:NAME`) or read configuration from
 /// elsewhere (`-c`, `--rootdir`, `-o`): code or settings the line chooses.
 fn pytest(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
+    // A value glued to an option that takes one is not a cluster of flags (`-Werror` is not
+    // `-o rror`).
+    let args: Vec<Word> = args
+        .iter()
+        .filter(|a| {
+            !["-W", "-k", "-m", "-r"]
+                .iter()
+                .any(|o| a.text.starts_with(o) && a.text.len() > 2)
+        })
+        .cloned()
+        .collect();
+    let args = args.as_slice();
     let plugins = option_values(args, &["-p"]);
     if plugins.iter().any(|p| !p.text.starts_with("no:")) {
         given("-p", Vec::new());

@@ -42,6 +42,18 @@ impl Word {
         }
     }
 
+    /// The names `xargs` or `parallel` read from their input, as a word of the inner command.
+    /// Checks of what a path reads know these are judged by the reader's own record; checks of
+    /// what it wrecks take the word as unknown (see [`Word::is_from_input`]).
+    pub(crate) fn from_input() -> Self {
+        Word::computed(FROM_INPUT)
+    }
+
+    /// Whether the word holds names read from input when the command runs.
+    pub(crate) fn is_from_input(&self) -> bool {
+        self.dynamic && self.text.contains(FROM_INPUT)
+    }
+
     fn quoted(mut self) -> Self {
         self.quoted = true;
         self
@@ -78,6 +90,8 @@ pub(crate) struct Redirect {
     pub(crate) kind: RedirectKind,
     pub(crate) target: Word,
 }
+
+const FROM_INPUT: &str = "<arguments from input>";
 
 /// Everything found in one command line.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

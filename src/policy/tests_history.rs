@@ -109,3 +109,73 @@ fn history_printing_asks_a_person_once_a_secret_was_committed() {
         assert_eq!(policy.command(line).verdict, Verdict::Allow, "{line}");
     }
 }
+
+/// Judging runs outside every sandbox, before anyone approves: the history query must never
+/// run git on a repository the line reaches other than the project's own, whose configuration
+/// a sandboxed call may have planted (round 13: a repository in the session temp, linked from
+/// the project, with `log.showSignature` and a `gpg.program` that ran as the user).
+#[test]
+fn judging_history_never_runs_a_foreign_repositorys_programs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let policy = project(&root);
+    let repo = root.join("home/project");
+    commit(&repo, "a.txt", "one\n");
+    let planted = root.join("planted");
+    std::fs::create_dir_all(&planted).expect("mkdir");
+    commit_in_new_repository(&planted);
+    let marker = root.join("ran");
+    let program = root.join("gpg.sh");
+    std::fs::write(&program, format!("#!/bin/sh\ntouch {}\n", marker.display())).expect("write");
+    std::fs::set_permissions(
+        &program,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    for (key, value) in [
+        ("log.showSignature", "true"),
+        ("gpg.program", &program.to_string_lossy()),
+        ("core.fsmonitor", &program.to_string_lossy()),
+        ("core.pager", &program.to_string_lossy()),
+    ] {
+        git_in(&planted, &["config", key, value]);
+    }
+    std::os::unix::fs::symlink(&planted, repo.join("scratch")).expect("link");
+    std::fs::create_dir_all(repo.join("nested")).expect("mkdir");
+    std::os::unix::fs::symlink(&planted, repo.join("nested/inner")).expect("link");
+    for line in [
+        "cd scratch && git log -p",
+        "git -C scratch log -p",
+        "cd nested/inner; git show",
+        "cd scratch/.git && git log -p",
+        "cd ../../planted && git log -p",
+    ] {
+        let got = policy.command(line);
+        assert!(!marker.exists(), "judging {line:?} ran the planted program");
+        assert_ne!(got.verdict, Verdict::Allow, "{line}: {:?}", got.reasons);
+        assert_eq!(
+            got.approver(),
+            Approver::Person,
+            "{line}: {:?}",
+            got.reasons
+        );
+    }
+    // The project's own history is still looked into, and clean means unasked.
+    assert_eq!(policy.command("git log -p").verdict, Verdict::Allow);
+}
+
+fn commit_in_new_repository(dir: &Path) {
+    git_in(dir, &["init", "-q"]);
+    commit(dir, "f.txt", "x\n");
+}
+
+fn git_in(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .expect("git");
+    assert!(status.success(), "git {args:?}");
+}

@@ -3,8 +3,8 @@
 //! runners in front, globs naming devices, the whole system tree, every process, the files the
 //! system needs. Everyday forms of the same programs are not denied.
 
-use super::Verdict;
 use super::tests_spelling::{all_denied, no_rule_approves, verdicts, world};
+use super::{Approver, Verdict};
 
 #[test]
 fn catastrophes_are_denied_under_abbreviated_long_options() {
@@ -377,5 +377,48 @@ fn deletes_by_options_environment_wrappers_and_disk_writers_are_denied() {
         "install /dev/zero /dev/sda",
         "ddrescue -f /dev/zero /dev/sda",
         "dcfldd if=/dev/zero of=/dev/sda",
+    ]);
+}
+
+/// A disk writer or recursive delete whose target is only known when it runs (names `xargs`
+/// reads, a variable the line never set) could be home or a disk: a person decides, never
+/// `--yes` or a rule. A program ai does not know, in front of a catastrophe, wraps it.
+#[test]
+fn catastrophes_on_targets_known_only_at_run_time_take_a_person() {
+    let world = world();
+    let wrong: Vec<String> = verdicts(
+        &world,
+        &[
+            "xargs rm -rf <<< ~",
+            "echo ~ | xargs rm -rf",
+            "pwd | xargs rm -rf",
+            "realpath ~ | xargs rm -r --",
+            "echo /dev/sda | xargs mkfs.ext4",
+            "echo /dev/sda | xargs wipefs -a",
+            "xargs -I% dd if=/dev/zero of=% <<< /dev/sda",
+            "xargs chmod -R 000 <<< ~",
+            "xargs -i shred {} <<< /dev/sda",
+            "rm -rf \"$OLDPWD\"",
+            "rm -r $PREFIX",
+            "chmod -R 000 \"$TARGET\"",
+            "dd if=/dev/zero of=$DISK",
+        ],
+    )
+    .into_iter()
+    .filter(|(_, v, a, _)| *v == Verdict::Allow || *v == Verdict::Ask && *a != Approver::Person)
+    .map(|(line, v, a, reasons)| format!("{line:?}: {v:?} {a:?} {reasons:?}"))
+    .collect();
+    assert!(
+        wrong.is_empty(),
+        "not a person's to approve:\n{}",
+        wrong.join("\n")
+    );
+    all_denied(&[
+        "faketime now rm -rf ~",
+        "faketime -f +1d rm -rf /",
+        "proot rm -rf ~",
+        "proot -0 chmod -R 000 /",
+        "firejail --quiet rm -rf ~",
+        "somewrapper -x dd if=/dev/zero of=/dev/sda",
     ]);
 }

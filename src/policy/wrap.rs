@@ -199,7 +199,7 @@ impl Judge<'_> {
             ..args[at].clone()
         }];
         inner.extend(args.iter().skip(at + 1).cloned());
-        self.nested(&inner, context, 0, findings);
+        self.nested(&inner, &[], context, 0, findings);
         Some(&[])
     }
 
@@ -308,7 +308,7 @@ fn parallel_command(args: &[Word]) -> Vec<Word> {
                 .filter(|w| !w.text.starts_with(":::"))
                 .cloned(),
         );
-        words.push(Word::computed("<arguments from input>"));
+        words.push(Word::from_input());
     }
     words
 }

@@ -210,18 +210,30 @@ impl Ground<'_> {
             "dd" => {
                 for word in args.iter().filter_map(|a| value_of(a, "of=")) {
                     self.onto_device(&word, "`dd` would overwrite", &mut out);
+                    self.unknown_device(&word, "`dd` would overwrite", &mut out);
                 }
             }
             name if REWRITERS.contains(&name) || name.starts_with("mkfs") => {
                 let verb = format!("`{name}` would rewrite");
                 for word in operands(args) {
                     self.onto_device(word, &verb, &mut out);
+                    if !matches!(name, "tee" | "truncate") {
+                        self.unknown_device(word, &verb, &mut out);
+                    }
                 }
             }
             _ => {}
         }
         self.wipes(base, args, &mut out);
         out
+    }
+
+    /// A disk writer's target known only at run time (`xargs mkfs.ext4`, `dd of=$DEV`) could be
+    /// any disk: only a person can approve it.
+    fn unknown_device(&self, word: &Word, verb: &str, out: &mut Vec<Finding>) {
+        if matches!(self.target(word), Target::Computed) {
+            out.push(computed(verb, word));
+        }
     }
 
     /// Whether a word names `/` or a system directory itself.
@@ -384,9 +396,17 @@ impl Ground<'_> {
     /// The paths a word names, as written and through symlinks; a glob that matches everything
     /// in a directory (`/*`, `~/.*`) names the directory too.
     fn target(&self, word: &Word) -> Target {
+        if word.is_from_input() {
+            return Target::Computed;
+        }
         let Some(mut paths) = self.place.paths(word) else {
             return Target::Computed;
         };
+        // A variable the line never set (`rm -rf "$OLDPWD"`) expands to nothing here, and to
+        // whatever the environment holds when it runs.
+        if paths.is_empty() && word.dynamic {
+            return Target::Computed;
+        }
         if let Some(patterns) = self.place.patterns(word) {
             for pattern in patterns {
                 let whole = pattern

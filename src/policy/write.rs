@@ -198,6 +198,7 @@ impl Judge<'_> {
                     continue;
                 };
                 let target = dir.join(name);
+                self.written.push(target.clone());
                 let why = if target.is_dir() {
                     Some(format!(
                         "merges into {}, an existing directory",

@@ -157,10 +157,19 @@ fn node(name: &str, args: &[Word], judged: &mut Judged) {
 fn perl(name: &str, args: &[Word], judged: &mut Judged) {
     let inline = &["-e", "-E", "-M", "-m", "-i", "-n", "-p", "-S", "-d", "-D"];
     scripted(name, args, judged, inline);
+    // Library directories: a module the script loads is found there first (`-I/tmp`).
+    judged.dirs.extend(option_values(args, &["-I"]));
 }
 
 fn ruby(name: &str, args: &[Word], judged: &mut Judged) {
-    scripted(name, args, judged, &["-e", "-i", "-r", "-n", "-p", "-S"]);
+    scripted(
+        name,
+        args,
+        judged,
+        &["-e", "-i", "-r", "-n", "-p", "-S", "-x"],
+    );
+    // Library directories and the directory it runs in (`-C DIR script` runs DIR's script).
+    judged.dirs.extend(option_values(args, &["-I", "-C"]));
 }
 
 fn php(name: &str, args: &[Word], judged: &mut Judged) {
@@ -248,42 +257,45 @@ pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
-/// pytest runs the project's tests; options that load plugins, read other configurations,
-/// delete or write files, or upload results ask, and test paths must be the project's.
+/// pytest runs the project's tests, with the options known to change only which tests run
+/// and what it prints. Every other option asks: pytest and its plugins have many that load
+/// plugins or modules by name (`-p`, `--pdbcls`, `-W error::mod.Cls`), read other
+/// configurations, or write reports where they are told (`--junitxml`, `--report-log`).
 pub(crate) fn pytest(_name: &str, args: &[Word], judged: &mut Judged) {
     judged.project_code = true;
-    for flag in [
-        "--basetemp",
-        "--rootdir",
-        "-c",
-        "--config-file",
-        "--confcutdir",
-        "-p",
-        "--junitxml",
-        "--junit-xml",
-        "--log-file",
-        "--pastebin",
-        "--result-log",
-        "--debug",
-        "--override-ini",
-        "-o",
-        "--cov-config",
-        "--import-mode",
-        "--pyargs",
-    ] {
-        // pytest takes no abbreviations: `--cov` is not `--cov-config`.
-        let given = args.iter().any(|a| {
-            a.text == flag
-                || a.text.starts_with(&format!("{flag}="))
-                || (flag.len() == 2 && !flag.starts_with("--") && a.text.starts_with(flag))
-        });
-        let disables_plugins = flag == "-p"
-            && crate::policy::args::option_values(args, &["-p"])
-                .iter()
-                .all(|v| v.text.starts_with("no:"));
-        if given && !disables_plugins {
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        let text = arg.text.as_str();
+        if text == "--" || !text.starts_with('-') || text == "-" {
+            continue;
+        }
+        let (option, value) = match text.split_once('=') {
+            Some((o, v)) => (o, Some(v)),
+            None => (text, None),
+        };
+        let takes_value = PYTEST_VALUED.contains(&option);
+        let glued = (!option.starts_with("--") && option.len() > 2)
+            .then(|| option.split_at(2))
+            .filter(|(short, _)| PYTEST_VALUED.contains(short));
+        let (option, value) = match glued {
+            Some((short, rest)) => (short, Some(rest)),
+            None => (option, value),
+        };
+        let value = match value {
+            Some(v) => Some(v.to_string()),
+            None if takes_value || glued.is_some() => words.next().map(|w| w.text.clone()),
+            None => None,
+        };
+        let flags_only = !option.starts_with("--")
+            && option.len() > 2
+            && option[1..].chars().all(|c| PYTEST_FLAGS_SHORT.contains(c));
+        let known = flags_only
+            || PYTEST_FLAGS.contains(&option)
+            || PYTEST_VALUED.contains(&option) && pytest_value_is_plain(option, value.as_deref());
+        if !known {
             judged.ask(format!(
-                "`pytest {flag}` loads, deletes, uploads or writes something outside its tests"
+                "`pytest {text}` loads, deletes, uploads or writes something outside its tests \
+                 (ai knows only the options that choose tests and what they print)"
             ));
             return;
         }
@@ -296,6 +308,138 @@ pub(crate) fn pytest(_name: &str, args: &[Word], judged: &mut Judged) {
                 ..path.clone()
             });
         }
+    }
+}
+
+/// pytest's one-letter flags that take no value (`-vx`, `-ra` is `-r` with a value).
+const PYTEST_FLAGS_SHORT: &str = "vqxslh";
+
+/// pytest options that take no value and change only which tests run or what it prints.
+const PYTEST_FLAGS: &[&str] = &[
+    "-v",
+    "-vv",
+    "-vvv",
+    "-q",
+    "-qq",
+    "-x",
+    "-s",
+    "-l",
+    "-h",
+    "--help",
+    "--version",
+    "-V",
+    "--verbose",
+    "--quiet",
+    "--exitfirst",
+    "--showlocals",
+    "--lf",
+    "--last-failed",
+    "--ff",
+    "--failed-first",
+    "--nf",
+    "--new-first",
+    "--sw",
+    "--stepwise",
+    "--sw-skip",
+    "--stepwise-skip",
+    "--co",
+    "--collect-only",
+    "--collectonly",
+    "--no-header",
+    "--no-summary",
+    "--disable-warnings",
+    "--disable-pytest-warnings",
+    "--doctest-modules",
+    "--strict-markers",
+    "--strict-config",
+    "--strict",
+    "--runxfail",
+    "--setup-show",
+    "--setup-only",
+    "--setup-plan",
+    "--fixtures",
+    "--funcargs",
+    "--fixtures-per-test",
+    "--markers",
+    "--full-trace",
+    "--cache-show",
+    "--no-cov",
+    "--cov-branch",
+    "--no-cov-on-fail",
+    "--lfnf",
+    "--last-failed-no-failures",
+    "--doctest-continue-on-failure",
+    "--benchmark-skip",
+    "--benchmark-only",
+    "--benchmark-disable",
+    "--forked",
+    "--trace",
+    "--pdb",
+    "--keep-duplicates",
+];
+
+/// pytest options that take a value, judged by [`pytest_value_is_plain`].
+const PYTEST_VALUED: &[&str] = &[
+    "-k",
+    "-m",
+    "-r",
+    "--tb",
+    "--maxfail",
+    "--durations",
+    "--durations-min",
+    "-n",
+    "--numprocesses",
+    "--dist",
+    "--capture",
+    "--color",
+    "--code-highlight",
+    "--deselect",
+    "--ignore",
+    "--ignore-glob",
+    "--timeout",
+    "--count",
+    "--reruns",
+    "--reruns-delay",
+    "--cov",
+    "--cov-report",
+    "--cov-fail-under",
+    "--doctest-glob",
+    "--asyncio-mode",
+    "--log-level",
+    "--log-cli-level",
+    "--show-capture",
+    "-p",
+    "-W",
+    "--pythonwarnings",
+    "--import-mode",
+    "--verbosity",
+    "--random-order-seed",
+    "-c",
+    "--rootdir",
+];
+
+/// Whether an option's value keeps pytest to its own tests: `-p no:NAME` disables a plugin
+/// (any other `-p` loads one), `-W` with a category of Python's own (a dotted category is
+/// imported by name), a coverage report printed or written in the project, the project's
+/// own paths, never an import mode other than the default or a settings file.
+fn pytest_value_is_plain(option: &str, value: Option<&str>) -> bool {
+    let Some(value) = value else {
+        return false;
+    };
+    let inside = |path: &str| {
+        !path.starts_with('/') && !path.starts_with('~') && !path.split('/').any(|p| p == "..")
+    };
+    match option {
+        "-p" => value.starts_with("no:"),
+        "-W" | "--pythonwarnings" => value
+            .split(':')
+            .nth(2)
+            .is_none_or(|category| !category.contains('.')),
+        "--cov-report" => value.split_once(':').is_none_or(|(_, path)| inside(path)),
+        "--cov" | "--deselect" | "--ignore" | "--ignore-glob" | "--doctest-glob" => inside(value),
+        "--import-mode" => value == "prepend",
+        "-c" | "--rootdir" => false,
+        _ => !value.contains(['/', '$', '`']),
     }
 }
 

@@ -548,25 +548,41 @@ fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
     if !rest.is_empty() {
         // The arguments come from stdin: the inner command gets words nobody has seen, also
         // wherever the replacement string stands (`xargs -I{} sh -c '{}'`).
-        let replace: Vec<String> = option_values(args, &["-I", "--replace", "-i"])
+        // `-I R`; `-i` and `--replace` take theirs only glued (`-iR`, `--replace=R`), `{}` else.
+        let optional = args.iter().filter_map(|a| {
+            let text = a.text.as_str();
+            match text {
+                "-i" | "--replace" => Some("{}".to_string()),
+                _ => (text
+                    .strip_prefix("--replace=")
+                    .or_else(|| text.strip_prefix("-i")))
+                .filter(|_| !text.starts_with("--") || text.starts_with("--replace="))
+                .map(str::to_string),
+            }
+        });
+        let replace: Vec<String> = option_values(args, &["-I"])
             .into_iter()
             .map(|w| w.text)
-            .chain(has_flag(args, "-i").then(|| "{}".to_string()))
+            .chain(optional)
             .collect();
+        let stdin = Word::from_input();
         let mut inner: Vec<Word> = rest
             .iter()
             .map(|w| {
-                if replace
+                let replaced = replace
                     .iter()
-                    .any(|r| !r.is_empty() && w.text.contains(r.as_str()))
-                {
-                    Word::computed(w.text.clone())
-                } else {
+                    .filter(|r| !r.is_empty())
+                    .fold(w.text.clone(), |text, r| {
+                        text.replace(r.as_str(), &stdin.text)
+                    });
+                if replaced == w.text {
                     w.clone()
+                } else {
+                    Word::computed(replaced)
                 }
             })
             .collect();
-        inner.push(Word::computed("<arguments from stdin>"));
+        inner.push(stdin);
         judged.inner.push(inner);
         judged.contents = true;
     }

@@ -125,23 +125,19 @@ pub(crate) fn env(_name: &str, args: &[Word], judged: &mut Judged) {
         .iter()
         .position(|a| !a.text.contains('='))
         .unwrap_or(rest.len());
-    for assignment in &rest[..start] {
-        if let Some((name, value)) = assignment.text.split_once('=')
-            && let Some(why) = crate::policy::danger::risky_assignment(name, value)
-        {
-            judged.ask(format!("`{name}=` {why}"));
-        }
-        if let Some((name, _)) = assignment.text.split_once('=')
-            && crate::policy::runs::assignment(name, assignment).is_some()
-        {
-            // The program it names is judged on its own (`env GIT_SSH_COMMAND=CMD git ...`).
-            let value = assignment.text[name.len() + 1..].to_string();
-            judged.strings.push(Word {
-                text: value,
-                ..assignment.clone()
-            });
-        }
-    }
+    // Judged as `NAME=value` before the command: the checks of risky values, of programs a
+    // variable names and of make variables that reach a recipe (`env ARGS=';id' make`).
+    judged.inner_assignments = rest[..start]
+        .iter()
+        .filter_map(|a| {
+            let (name, value) = a.text.split_once('=')?;
+            let value = Word {
+                text: value.to_string(),
+                ..a.clone()
+            };
+            Some((name.to_string(), value))
+        })
+        .collect();
     // Alone it prints the environment: the sandbox gives commands an allowlisted one, with
     // no token, key or credential in it.
     if start < rest.len() {
