@@ -190,7 +190,9 @@ impl Judge<'_> {
             self.unit(text, vec![ask(why).narrowed(Approver::YesOrPerson)]);
         }
         for name in &script.fork_bombs {
-            let reason = format!("the function `{name}` calls itself in a pipeline: a fork bomb");
+            let reason = format!(
+                "the function `{name}` calls itself while starting processes (a pipeline or `&`): a fork bomb"
+            );
             self.unit(text, vec![deny(reason)]);
         }
         for (name, value) in &script.assignments {

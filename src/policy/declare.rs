@@ -26,7 +26,8 @@ pub(super) fn declared(raw: &str, text: &str, dynamic: bool) -> Declared {
         .next()
         .unwrap_or("")
         .trim_end_matches('+');
-    if name_part.contains(['$', '`']) || (dynamic && !text.contains('=')) {
+    // Braces build the names (`GIT_D{I,}R=x`, `{A,B}=x`, `X_{A=1,B=2}`): any variable.
+    if name_part.contains(['$', '`', '{']) || (dynamic && !text.contains('=')) {
         return Declared::Computed;
     }
     let Some((left, value)) = text.split_once('=') else {

@@ -40,6 +40,17 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
         "setup.py",
         "sitecustomize.py",
         "usercustomize.py",
+        // Toolchain pins read by every build in the directory: `rust-toolchain` may name a
+        // toolchain by path, `go.mod`/`go.work` a Go toolchain to download or source elsewhere.
+        "rust-toolchain",
+        "go.mod",
+        "go.work",
+        "justfile",
+        ".justfile",
+        "BUILD.bazel",
+        "MODULE.bazel",
+        "SConstruct",
+        "Taskfile.yml",
     ];
     let name = path
         .file_name()

@@ -50,17 +50,17 @@ impl Place<'_> {
         let mut out = Vec::new();
         for candidate in path_candidates(&text) {
             for braced in expand_braces(candidate) {
-                let Some(path) = self.absolute(&braced) else {
-                    continue;
-                };
-                if has_glob(&braced) {
-                    // Unquoted, the shell expands it; quoted, the program takes it as a pattern.
-                    if !word.quoted {
-                        out.extend(expand_glob(&path));
+                for path in self.readings(&braced) {
+                    if has_glob(&braced) {
+                        // Unquoted, the shell expands it; quoted, the program takes it as a
+                        // pattern.
+                        if !word.quoted {
+                            out.extend(expand_glob(&path));
+                        }
+                        continue;
                     }
-                    continue;
+                    out.push(path);
                 }
-                out.push(path);
                 if out.len() >= MAX_EXPANSIONS {
                     return Some(out);
                 }
@@ -74,12 +74,12 @@ impl Place<'_> {
     pub(crate) fn patterns(&self, word: &Word) -> Option<Vec<PathBuf>> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
         if word.quoted {
-            return Some(self.absolute(&text).into_iter().collect());
+            return Some(self.readings(&text));
         }
         Some(
             expand_braces(&text)
                 .iter()
-                .filter_map(|b| self.absolute(b))
+                .flat_map(|b| self.readings(b))
                 .take(MAX_EXPANSIONS)
                 .collect(),
         )
@@ -174,7 +174,10 @@ impl Place<'_> {
                                 name.push(c);
                             }
                             if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                                out.push(UNKNOWN);
+                                match self.operator(&name) {
+                                    Some(value) => out.push_str(&value),
+                                    None => out.push(UNKNOWN),
+                                }
                                 continue;
                             }
                             name
@@ -209,6 +212,44 @@ impl Place<'_> {
         out
     }
 
+    /// The value of `${NAME<op>word}` for a variable the line knows (`HOME`, `PWD`, one it
+    /// set): `:?`, `?`, `:-`, `-`, `:=`, `=` give its value, `:+` and `+` the word, `%`, `%%`,
+    /// `#`, `##` with a literal pattern the value without it. `None` when only the run knows
+    /// (`${HOME%/*}`, an unset variable's default, which the environment may override).
+    fn operator(&self, inner: &str) -> Option<String> {
+        let end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+        let (name, rest) = inner.split_at(end);
+        let known = matches!(name, "HOME" | "PWD")
+            || self.vars.get(name).is_some_and(|v| !v.contains(UNKNOWN));
+        let value = known
+            .then(|| self.variable(name))
+            .filter(|v| !v.is_empty())?;
+        let literal = |pattern: &str| !pattern.contains(['*', '?', '[', '$', '`', '\\']);
+        for op in [":?", ":-", ":=", "?", "-", "="] {
+            if rest.starts_with(op) {
+                return Some(value);
+            }
+        }
+        for op in [":+", "+"] {
+            if let Some(word) = rest.strip_prefix(op) {
+                return Some(self.expand(word, true)).filter(|w| !w.contains(UNKNOWN));
+            }
+        }
+        for op in ["%%", "%"] {
+            if let Some(pattern) = rest.strip_prefix(op) {
+                return literal(pattern)
+                    .then(|| value.strip_suffix(pattern).unwrap_or(&value).to_string());
+            }
+        }
+        for op in ["##", "#"] {
+            if let Some(pattern) = rest.strip_prefix(op) {
+                return literal(pattern)
+                    .then(|| value.strip_prefix(pattern).unwrap_or(&value).to_string());
+            }
+        }
+        None
+    }
+
     /// Why a word whose value is only known at run time may reach a secret: an unknown part
     /// could stand for any text, so its pattern is matched against every secret location.
     pub(crate) fn may_reach_secret(&self, word: &Word) -> Option<String> {
@@ -232,10 +273,25 @@ impl Place<'_> {
             if candidate.starts_with(UNKNOWN) && !glob_only {
                 return Some(anything());
             }
-            for braced in expand_braces(candidate).into_iter().take(64) {
-                let Some(path) = self.absolute(&braced) else {
-                    continue;
-                };
+            let readings = (expand_braces(candidate).into_iter().take(64))
+                .flat_map(|braced| self.readings(&braced));
+            for path in readings {
+                // A pattern under a secret directory (`/root/.[s]sh/x`, someone else's home).
+                let fixed: PathBuf = path
+                    .components()
+                    .take_while(|c| {
+                        let part = c.as_os_str().to_string_lossy();
+                        !part.contains(['*', '?', '[', UNKNOWN])
+                    })
+                    .collect();
+                if fixed.components().count() > 1
+                    && let Some(what) = sensitive(&fixed, self.home)
+                {
+                    return Some(format!(
+                        "`{}` is only known when it runs and lies in {what}, a secret",
+                        word.text
+                    ));
+                }
                 let pattern = path.to_string_lossy().replace(UNKNOWN, "*");
                 let Ok(glob) = globset::GlobBuilder::new(&pattern).build() else {
                     return Some(anything());
@@ -307,8 +363,22 @@ impl Place<'_> {
         }
     }
 
-    /// `~`, `~/x`, `~user/x` and relative paths made absolute.
-    fn absolute(&self, text: &str) -> Option<PathBuf> {
+    /// Where a path with `..` may lead: as written (`rootln/..` is the directory holding
+    /// `rootln`, as bash's logical `cd` reads it) and, when a link comes before the `..`, as
+    /// the kernel resolves it (`rootln/..` is `/` when `rootln` links to `/`). One or two.
+    fn readings(&self, text: &str) -> Vec<PathBuf> {
+        let Some(joined) = self.joined(text) else {
+            return Vec::new();
+        };
+        let lexical = normalize(&joined);
+        let physical = text.contains("..").then(|| physical(&joined));
+        std::iter::once(lexical.clone())
+            .chain(physical.filter(|p| *p != lexical))
+            .collect()
+    }
+
+    /// `~`, `~/x`, `~user/x` and relative paths made absolute, with `.` and `..` as written.
+    fn joined(&self, text: &str) -> Option<PathBuf> {
         if text.is_empty() {
             return None;
         }
@@ -325,8 +395,27 @@ impl Place<'_> {
         } else {
             self.cwd.join(text)
         };
-        Some(normalize(&path))
+        Some(path)
     }
+}
+
+/// The path as the kernel walks it: each `..` leaves the directory the path so far really is,
+/// links followed (as far as it exists; past that, `..` is read as written).
+fn physical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                if let Ok(real) = std::fs::canonicalize(&out) {
+                    out = real;
+                }
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    normalize(&out)
 }
 
 /// Whether every hidden name of `path` is matched by a pattern component that starts with a

@@ -120,6 +120,17 @@ pub(crate) struct Script {
     pub(crate) arithmetic: Vec<String>,
     /// How deep in here-documents' command substitutions this reading is.
     nesting: usize,
+    /// The functions the line defines: whom each calls, and whether it starts processes.
+    functions: Vec<FunctionShape>,
+}
+
+/// What a function's body does that makes recursion a fork bomb.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct FunctionShape {
+    name: String,
+    calls: Vec<String>,
+    /// It starts a process of its own: a call in the background (`&`) or in a pipeline.
+    spawns: bool,
 }
 
 /// Parses `text` into a [`Script`].
@@ -149,7 +160,64 @@ fn parse_nested(text: &str, nesting: usize) -> Script {
         script.unreadable = Some("the command could not be parsed as shell");
     }
     walk(root, text, &mut script);
+    let bombs = recursive_spawners(&script.functions);
+    script.fork_bombs.extend(bombs);
     script
+}
+
+/// Functions that reach themselves (directly or through other functions of the line) and start
+/// processes on the way: `f(){ f & f; }`, `f(){ (f&); f; }`, `f(){ g|g& }; g(){ f|f& }`.
+fn recursive_spawners(functions: &[FunctionShape]) -> Vec<String> {
+    let by_name = |name: &str| functions.iter().find(|f| f.name == name);
+    let mut out = Vec::new();
+    for function in functions.iter().filter(|f| f.spawns) {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut stack: Vec<&str> = function.calls.iter().map(String::as_str).collect();
+        while let Some(name) = stack.pop() {
+            if name == function.name {
+                out.push(function.name.clone());
+                break;
+            }
+            if seen.contains(&name) || seen.len() > 256 {
+                continue;
+            }
+            seen.push(name);
+            if let Some(called) = by_name(name) {
+                stack.extend(called.calls.iter().map(String::as_str));
+            }
+        }
+    }
+    out
+}
+
+/// Whom a function's body calls, and whether it starts processes (bounded walk).
+fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape> {
+    let name = text_of(node.child_by_field_name("name")?, src).to_string();
+    let body = node.child_by_field_name("body")?;
+    let mut shape = FunctionShape {
+        name,
+        ..FunctionShape::default()
+    };
+    let mut stack = vec![body];
+    let mut seen = 0;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if seen > 10_000 {
+            shape.spawns = true;
+            break;
+        }
+        if n.kind() == "pipeline" || followed_by_ampersand(n) {
+            shape.spawns = true;
+        }
+        if n.kind() == "command"
+            && let Some(called) = n.child_by_field_name("name")
+        {
+            shape.calls.push(text_of(called, src).to_string());
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    Some(shape)
 }
 
 /// Visits every node depth first, in source order, without recursion.
@@ -243,6 +311,7 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             if let Some(name) = fork_bomb(node, src) {
                 script.fork_bombs.push(name);
             }
+            script.functions.extend(function_shape(node, src));
             if let Some(body) = node.child_by_field_name("body") {
                 script.function_bodies.push(text_of(body, src).to_string());
             }
@@ -261,6 +330,23 @@ fn expansion(text: &str, script: &mut Script) {
         script.indirect.push(text.to_string());
     }
     script.arithmetic.extend(substring_offset(text));
+    script.assignments.extend(assigning_default(text));
+}
+
+/// `${NAME:=value}` and `${NAME=value}` assign NAME when it is unset (or empty): judged like
+/// `NAME=value` (`: ${GIT_DIR:=bare}`).
+fn assigning_default(text: &str) -> Option<(String, Word)> {
+    let inner = text.strip_prefix("${")?.strip_suffix('}')?;
+    let name_end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let (name, rest) = inner.split_at(name_end);
+    let value = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('='))?;
+    let dynamic = value.contains(['$', '`']);
+    let value = Word {
+        text: value.trim_matches(['"', '\'']).to_string(),
+        dynamic,
+        quoted: false,
+    };
+    (!name.is_empty()).then(|| (name.to_string(), value))
 }
 
 /// An unquoted here-document's body: bash runs every command substitution in it, indented or

@@ -122,3 +122,45 @@ fn every_spelling_of_an_assignment_gets_the_dangerous_variable_check() {
         Verdict::Allow,
     );
 }
+
+/// Assignments bash makes in other spellings (classifier round 5): names built by braces in a
+/// declaration, `${NAME:=value}` defaults, `getopts` and `wait -p` setting a name.
+#[test]
+fn assignments_by_braces_defaults_and_builtins_get_the_name_check() {
+    check(
+        &[
+            (
+                "export GIT_CONFIG_{COUNT=1,KEY_0=core.fsmonitor,VALUE_0=id}; git status",
+                "cannot see",
+            ),
+            ("export GIT_D{I,}R=bare; git status", "cannot see"),
+            ("declare -x {GIT_DIR,X}=bare; git status", "cannot see"),
+            ("typeset -x P{A,}TH=/tmp/b; make", "cannot see"),
+            ("readonly LD_PRE{LOAD,}=./x.so; ls", "cannot see"),
+            ("export -- {GIT_DIR=bare,}", "cannot see"),
+            (
+                ": ${GIT_CONFIG_PARAMETERS:=\"'core.fsmonitor'='id'\"}; export GIT_CONFIG_PARAMETERS; git status",
+                "loads",
+            ),
+            ("export GIT_DIR; : ${GIT_DIR:=bare}; git status", "loads"),
+            ("[ ${GIT_DIR=bare} ]; export GIT_DIR; git status", "loads"),
+            (
+                "echo ${LD_PRELOAD:=./x.so} >/dev/null; export LD_PRELOAD; ls",
+                "loads",
+            ),
+            ("unset PATH; : ${PATH:=.}; make", "loads"),
+            ("getopts . PATH -.; make", "loads"),
+            ("export GIT_DIR; getopts b GIT_DIR -b; git status", "loads"),
+            ("wait -p PATH", "loads"),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("while getopts ab opt; do echo $opt; done", ""),
+            ("echo ${NAME:=world}", ""),
+            ("export A=1 B=2", ""),
+        ],
+        Verdict::Allow,
+    );
+}

@@ -211,3 +211,26 @@ fn unittest_runs_only_the_projects_own_modules() {
         Verdict::Allow,
     );
 }
+
+/// A path with `..` after a link out of the project leads where the kernel goes, not where
+/// the text seems to (classifier round 5): code there, or a secret, is not the project's.
+#[test]
+fn dots_after_a_link_out_of_the_project_lead_out_of_it() {
+    let world = super::tests_spelling::world();
+    super::tests_spelling::no_rule_approves(
+        &world,
+        &[
+            "cd rootlink/../tmp/x; make",
+            "cd -P homelink/../tmp && cargo build",
+            "pushd rootlink/../tmp/x; npm test",
+            "env -C rootlink/../tmp make",
+            "git -C rootlink/../tmp status",
+            "python3 rootlink/../tmp/x.py",
+            "node homelink/../../tmp/x.js",
+            "pytest rootlink/../tmp/t",
+            "cat homelink/../home/.[s]sh/id_rsa",
+            "cat rootlink/../root/.[s]sh/id_rsa",
+            "cat src/../rootlink/../etc/shado[w]",
+        ],
+    );
+}

@@ -41,6 +41,7 @@ fn secret_files_are_denied_by_every_spelling() {
             ("cat /proc/1/task/1/mem", "memory"),
             ("tail -c 100 /proc/self/mem", "memory"),
             ("cat /proc/kcore", "kernel memory"),
+            ("echo x > /dev/fd/../cwd/src/main.rs", "another process"),
             ("xxd /dev/mem", "raw memory"),
             ("cat /proc/1/root/etc/shadow", "another process"),
             ("cat /sys/firmware/efi/efivars/x", "firmware"),

@@ -422,3 +422,32 @@ fn catastrophes_on_targets_known_only_at_run_time_take_a_person() {
         "somewrapper -x dd if=/dev/zero of=/dev/sda",
     ]);
 }
+
+/// `..` after a link is where the kernel takes it (`rootlink/..` is `/`), and `${HOME:?}`,
+/// `${HOME:-}`, `${HOME%/}` are home: the same catastrophes, denied (classifier round 5).
+/// Functions that reach themselves while starting processes are fork bombs in every shape.
+#[test]
+fn catastrophes_through_links_with_dots_variable_operators_and_recursion_are_denied() {
+    all_denied(&[
+        "rm -rf rootlink/../etc",
+        "rm -rf homelink/../home",
+        "rm -rf src/../homelink/../home",
+        "chmod -R 000 rootlink/../usr",
+        "find rootlink/../usr -delete",
+        "cd rootlink/../etc && rm -rf *",
+        "rm -rf \"${HOME:?}\"",
+        "rm -rf \"${HOME:?}/\"",
+        "rm -rf \"${HOME:-}\"/*",
+        "rm -rf ${HOME%/}",
+        "rm -rf ${HOME:+$HOME}",
+        "rm -rf \"${HOME#x}\"",
+        "chmod -R 000 \"${HOME:?}\"",
+        "rm -rf \"${PWD:?}\"/../../../../..",
+        "f(){ f & f; }; f",
+        "f(){ f& f& }; f",
+        "f(){ (f&); f; }; f",
+        "f(){ f & f & wait; }; f",
+        "f(){ g|g& }; g(){ f|f& }; f",
+        "bash -c 'f(){ f & f; }; f'",
+    ]);
+}

@@ -117,7 +117,16 @@ impl Judge<'_> {
             return;
         }
         self.secret(&target, findings);
-        match self.place.paths(&target).and_then(|p| p.into_iter().next()) {
+        let paths = self.place.paths(&target);
+        // `rootln/../x`: bash's `cd` reads it as written when that directory exists then, else
+        // as the kernel does through the link; which one, only the run knows.
+        if paths.as_ref().is_some_and(|p| p.len() > 1) && target.text.contains("..") {
+            findings.push(ask(format!(
+                "`cd {}` goes through a link and `..`, which may lead out of where it seems",
+                target.text
+            )));
+        }
+        match paths.and_then(|p| p.into_iter().last()) {
             Some(dir) => self.place.cwd = dir,
             None => findings.push(ask(format!(
                 "`cd {}` goes to a directory computed at run time",

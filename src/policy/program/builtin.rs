@@ -76,14 +76,16 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["pushd"]),
     Program::new(&["popd"]),
     Program::new(&["dirs"]),
-    Program::new(&["wait"]).evaluating_subscripts(),
+    Program::new(&["wait"])
+        .evaluating_subscripts()
+        .checked(wait),
     Program::new(&["sleep"]),
     Program::new(&["exit"]),
     Program::new(&["return"]),
     Program::new(&["break"]),
     Program::new(&["continue"]),
     Program::new(&["shift"]),
-    Program::new(&["getopts"]),
+    Program::new(&["getopts"]).checked(getopts),
     Program::new(&["ulimit"]),
     Program::new(&["times"]),
     Program::new(&["history"]),
@@ -105,6 +107,26 @@ fn read(_name: &str, args: &[Word], judged: &mut Judged) {
     for var in operands(args) {
         if let Some(why) = risky_variable(&var.text) {
             judged.ask(format!("`read {}` {why}", var.text));
+        }
+    }
+}
+
+/// `getopts OPTSTRING NAME [ARGS]` sets NAME to an option's letter: `getopts . PATH -.` is
+/// `PATH=.`. Programs read upper-case names; the idiom's `opt` is the script's own.
+fn getopts(_name: &str, args: &[Word], judged: &mut Judged) {
+    if let Some(var) = operands(args).nth(1)
+        && !var.text.contains(|c: char| c.is_ascii_lowercase())
+        && let Some(why) = risky_variable(&var.text)
+    {
+        judged.ask(format!("`getopts {}` {why}", var.text));
+    }
+}
+
+/// `wait -p NAME` sets NAME to a process id.
+fn wait(_name: &str, args: &[Word], judged: &mut Judged) {
+    for var in option_values(args, &["-p"]) {
+        if let Some(why) = risky_variable(&var.text) {
+            judged.ask(format!("`wait -p {}` {why}", var.text));
         }
     }
 }
