@@ -192,6 +192,10 @@ pub(crate) struct McpServerConfig {
     pub(crate) allowed_tools: Vec<String>,
     #[serde(default = "default_timeout")]
     pub(crate) timeout_seconds: u64,
+    /// Where the server starts; `/` when not given, never the project, whose files a
+    /// sandboxed call may have written (`python3 -m NAME` and `npx` look there first).
+    #[serde(default)]
+    pub(crate) cwd: Option<std::path::PathBuf>,
 }
 
 fn yes() -> bool {

@@ -383,9 +383,12 @@ fn key_from_command(cmd: &str, origin: &str) -> Result<Secret, ConfigError> {
         value: cmd.to_string(),
         expected: format!("a command that prints the key ({why})"),
     };
+    // Not in the project, where a sandboxed call may have planted what the command runs.
     let output = Command::new("sh")
         .arg("-c")
         .arg(cmd)
+        .current_dir("/")
+        .env("PYTHONSAFEPATH", "1")
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|err| failed(err.to_string()))?;

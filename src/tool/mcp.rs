@@ -214,6 +214,9 @@ fn cache_file(dir: Option<&Path>, config: &McpServerConfig) -> Option<PathBuf> {
         feed(k);
         feed(v);
     });
+    if let Some(cwd) = &config.cwd {
+        feed(&cwd.to_string_lossy());
+    }
     Some(dir?.join(format!("{}-{hash:016x}.json", config.name)))
 }
 
@@ -235,8 +238,13 @@ fn write_cache(file: Option<&Path>, tools: &[Value]) {
 
 async fn start_one(config: &McpServerConfig) -> Result<(Client, Vec<Value>), String> {
     let mut command = tokio::process::Command::new(&config.command);
-
-    command.args(&config.args).envs(&config.env);
+    // It runs outside the sandbox, with ai's environment: never where a sandboxed call could
+    // have put a module or package it would load first (`python3 -m`, `npx`, `node ./x`).
+    command
+        .current_dir(config.cwd.as_deref().unwrap_or(Path::new("/")))
+        .env("PYTHONSAFEPATH", "1")
+        .args(&config.args)
+        .envs(&config.env);
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()

@@ -277,3 +277,33 @@ fn mcp_server_time_answers_when_allowed_and_is_denied_when_not() {
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert_eq!(run.json()["tool_calls"][0]["decision"], json!("denied"));
 }
+
+/// An MCP server runs outside the sandbox with ai's environment: it never starts in the project,
+/// where an unasked call could have planted the module `python3 -m NAME` (or the package `npx`)
+/// would load first (sandbox round 14).
+#[test]
+fn an_mcp_server_never_loads_code_planted_in_the_project() {
+    let server = FakeServer::start(vec![text_reply("done")]);
+    let ai = Ai::new(&server.url);
+    let marker = ai.root_dir().join("planted-ran.txt");
+    let ai = ai
+        .file(
+            "planted_mcp.py",
+            &format!("open({:?}, 'a').write('ran\\n')\n", marker.display().to_string()),
+        )
+        .config(
+            "[[mcp_servers]]\nname = \"planted\"\ncommand = \"python3\"\nargs = [\"-m\", \"planted_mcp\"]\n",
+        );
+    let run = ai.run_with(&["-q", "hello"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !marker.exists(),
+        "the server loaded a module from the project: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("planted"),
+        "the server that could not start is reported: {}",
+        run.stderr
+    );
+}
