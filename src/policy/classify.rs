@@ -162,7 +162,7 @@ impl Judge<'_> {
             .clone()
     }
 
-    fn ground(&self) -> Ground<'_> {
+    pub(super) fn ground(&self) -> Ground<'_> {
         Ground {
             place: &self.place,
             project: self.project,
@@ -462,18 +462,6 @@ impl Judge<'_> {
             );
             findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
-    }
-
-    /// A program ai does not know may run the rest of its words as a command (`faketime now rm
-    /// -rf ~`, `proot rm -rf ~`): what would wreck the system there is denied as if run bare.
-    fn wrapped_wrecks(&self, args: &[Word]) -> Vec<Finding> {
-        let ground = self.ground();
-        (0..args.len())
-            .filter(|&at| !args[at].dynamic && !args[at].text.starts_with('-'))
-            .flat_map(|at| ground.judge(basename(&args[at].text), &args[at + 1..]))
-            .filter(|f| f.verdict == Verdict::Deny)
-            .take(1)
-            .collect()
     }
 
     /// What options that run programs make the command run: judged as lines of their own.

@@ -14,6 +14,7 @@ mod classify;
 mod danger;
 mod declare;
 mod fetch;
+mod functions;
 mod git_query;
 mod glob;
 mod harness;

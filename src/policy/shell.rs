@@ -7,6 +7,7 @@
 use tree_sitter::{Node, Parser};
 
 use super::declare::{self, Declared};
+use super::functions;
 use super::heredoc::{self, Expansion};
 
 /// How deep the syntax tree may nest before the line is judged too deeply nested to check.
@@ -109,7 +110,7 @@ pub(crate) struct Script {
     /// Expansions whose value ai cannot see even when it knows the variables (`${!name}`,
     /// `${name@P}`): indirection and prompt expansion can run commands.
     pub(crate) indirect: Vec<String>,
-    /// Function names defined in the line whose bodies call themselves in a pipeline.
+    /// Function names defined in the line that call themselves while starting processes.
     pub(crate) fork_bombs: Vec<String>,
     /// The bodies of the functions the line defines: they run wherever they are called.
     pub(crate) function_bodies: Vec<String>,
@@ -121,16 +122,7 @@ pub(crate) struct Script {
     /// How deep in here-documents' command substitutions this reading is.
     nesting: usize,
     /// The functions the line defines: whom each calls, and whether it starts processes.
-    functions: Vec<FunctionShape>,
-}
-
-/// What a function's body does that makes recursion a fork bomb.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct FunctionShape {
-    name: String,
-    calls: Vec<String>,
-    /// It starts a process of its own: a call in the background (`&`) or in a pipeline.
-    spawns: bool,
+    functions: Vec<functions::FunctionShape>,
 }
 
 /// Parses `text` into a [`Script`].
@@ -160,64 +152,9 @@ fn parse_nested(text: &str, nesting: usize) -> Script {
         script.unreadable = Some("the command could not be parsed as shell");
     }
     walk(root, text, &mut script);
-    let bombs = recursive_spawners(&script.functions);
+    let bombs = functions::recursive_spawners(&script.functions);
     script.fork_bombs.extend(bombs);
     script
-}
-
-/// Functions that reach themselves (directly or through other functions of the line) and start
-/// processes on the way: `f(){ f & f; }`, `f(){ (f&); f; }`, `f(){ g|g& }; g(){ f|f& }`.
-fn recursive_spawners(functions: &[FunctionShape]) -> Vec<String> {
-    let by_name = |name: &str| functions.iter().find(|f| f.name == name);
-    let mut out = Vec::new();
-    for function in functions.iter().filter(|f| f.spawns) {
-        let mut seen: Vec<&str> = Vec::new();
-        let mut stack: Vec<&str> = function.calls.iter().map(String::as_str).collect();
-        while let Some(name) = stack.pop() {
-            if name == function.name {
-                out.push(function.name.clone());
-                break;
-            }
-            if seen.contains(&name) || seen.len() > 256 {
-                continue;
-            }
-            seen.push(name);
-            if let Some(called) = by_name(name) {
-                stack.extend(called.calls.iter().map(String::as_str));
-            }
-        }
-    }
-    out
-}
-
-/// Whom a function's body calls, and whether it starts processes (bounded walk).
-fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape> {
-    let name = text_of(node.child_by_field_name("name")?, src).to_string();
-    let body = node.child_by_field_name("body")?;
-    let mut shape = FunctionShape {
-        name,
-        ..FunctionShape::default()
-    };
-    let mut stack = vec![body];
-    let mut seen = 0;
-    while let Some(n) = stack.pop() {
-        seen += 1;
-        if seen > 10_000 {
-            shape.spawns = true;
-            break;
-        }
-        if n.kind() == "pipeline" || followed_by_ampersand(n) {
-            shape.spawns = true;
-        }
-        if n.kind() == "command"
-            && let Some(called) = n.child_by_field_name("name")
-        {
-            shape.calls.push(text_of(called, src).to_string());
-        }
-        let mut cursor = n.walk();
-        stack.extend(n.named_children(&mut cursor));
-    }
-    Some(shape)
 }
 
 /// Visits every node depth first, in source order, without recursion.
@@ -308,10 +245,9 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
         }
         "expansion" => expansion(text_of(node, src), script),
         "function_definition" => {
-            if let Some(name) = fork_bomb(node, src) {
-                script.fork_bombs.push(name);
-            }
-            script.functions.extend(function_shape(node, src));
+            script
+                .functions
+                .extend(functions::function_shape(node, src));
             if let Some(body) = node.child_by_field_name("body") {
                 script.function_bodies.push(text_of(body, src).to_string());
             }
@@ -623,7 +559,7 @@ fn in_background(node: Node<'_>) -> bool {
     false
 }
 
-fn followed_by_ampersand(node: Node<'_>) -> bool {
+pub(super) fn followed_by_ampersand(node: Node<'_>) -> bool {
     node.next_sibling().is_some_and(|s| s.kind() == "&")
 }
 
@@ -666,30 +602,7 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redirect> {
     })
 }
 
-/// A function that calls itself from a pipeline is the classic fork bomb `:(){ :|:& };:`.
-fn fork_bomb(node: Node<'_>, src: &str) -> Option<String> {
-    let name = text_of(node.child_by_field_name("name")?, src).to_string();
-    let body = node.child_by_field_name("body")?;
-    let mut stack = vec![body];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "pipeline" {
-            let mut cursor = n.walk();
-            let calls = n
-                .named_children(&mut cursor)
-                .filter(|c| c.kind() == "command")
-                .filter_map(|c| c.child_by_field_name("name"))
-                .any(|c| text_of(c, src) == name);
-            if calls {
-                return Some(name);
-            }
-        }
-        let mut cursor = n.walk();
-        stack.extend(n.named_children(&mut cursor));
-    }
-    None
-}
-
-fn text_of<'s>(node: Node<'_>, src: &'s str) -> &'s str {
+pub(super) fn text_of<'s>(node: Node<'_>, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
 }
 

@@ -1,12 +1,13 @@
 //! Wrappers that run another command (`sudo`, `nice`, `timeout`, `uv run`, `npx`, ...): the
 //! command they run, and the wrapper's own reasons to ask.
 
-use super::Finding;
 use super::args::{option_values, skip_options, subcommand};
 use super::classify::{Context, Judge, ask};
+use super::danger::basename;
 use super::harness::Harnessed;
 use super::judged::Judged;
 use super::shell::Word;
+use super::{Finding, Verdict};
 
 impl Judge<'_> {
     /// The command that a wrapper runs, with the wrapper's own reasons to ask.
@@ -311,4 +312,18 @@ fn parallel_command(args: &[Word]) -> Vec<Word> {
         words.push(Word::from_input());
     }
     words
+}
+
+impl Judge<'_> {
+    /// A program ai does not know may run the rest of its words as a command (`faketime now rm
+    /// -rf ~`, `proot rm -rf ~`): what would wreck the system there is denied as if run bare.
+    pub(super) fn wrapped_wrecks(&self, args: &[Word]) -> Vec<Finding> {
+        let ground = self.ground();
+        (0..args.len())
+            .filter(|&at| !args[at].dynamic && !args[at].text.starts_with('-'))
+            .flat_map(|at| ground.judge(basename(&args[at].text), &args[at + 1..]))
+            .filter(|f| f.verdict == Verdict::Deny)
+            .take(1)
+            .collect()
+    }
 }
