@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::shell::{followed_by_ampersand, text_of};
+use super::node::{followed_by_ampersand, text_of};
 
 /// What a function's body does that makes recursion a fork bomb.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

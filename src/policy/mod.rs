@@ -22,6 +22,7 @@ mod heredoc;
 mod history;
 mod judged;
 mod kind;
+mod node;
 mod path;
 mod program;
 mod project;

@@ -9,6 +9,7 @@ use tree_sitter::{Node, Parser};
 use super::declare::{self, Declared};
 use super::functions;
 use super::heredoc::{self, Expansion};
+use super::node::{followed_by_ampersand, text_of};
 
 /// How deep the syntax tree may nest before the line is judged too deeply nested to check.
 const MAX_TREE_DEPTH: usize = 256;
@@ -559,10 +560,6 @@ fn in_background(node: Node<'_>) -> bool {
     false
 }
 
-pub(super) fn followed_by_ampersand(node: Node<'_>) -> bool {
-    node.next_sibling().is_some_and(|s| s.kind() == "&")
-}
-
 fn assignment(node: Node<'_>, src: &str) -> Option<(String, Word)> {
     let name = node.child_by_field_name("name")?;
     let value = node
@@ -600,10 +597,6 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redirect> {
         kind,
         target: target_word,
     })
-}
-
-pub(super) fn text_of<'s>(node: Node<'_>, src: &'s str) -> &'s str {
-    src.get(node.byte_range()).unwrap_or("")
 }
 
 /// The value of one shell word: quotes removed, escapes resolved; `dynamic` when it holds an
