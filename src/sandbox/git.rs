@@ -120,13 +120,13 @@ impl GitState {
             ..Quarantine::default()
         };
         for entry in found.difference(&self.entries) {
-            match neutralize(entry) {
+            match neutralize(project, entry) {
                 Some(moved) => done.moved.push(moved),
                 None => done.stuck.push(entry.clone()),
             }
         }
         for file in self.absent.iter().filter(|f| f.symlink_metadata().is_ok()) {
-            match move_aside(file) {
+            match move_aside(project, file) {
                 Some(aside) => done.moved.push((file.clone(), aside)),
                 None => done.stuck.push(file.clone()),
             }
@@ -137,9 +137,15 @@ impl GitState {
 
 /// Renames `entry` to a free `<entry>.ai-quarantined[-N]`, making its directory writable first
 /// if the call took that away; else removes it. The new name, or `None` if it is still there.
-fn move_aside(entry: &Path) -> Option<PathBuf> {
+/// This runs outside the sandbox: it refuses an entry reached through a link below `project`
+/// (a call may have made `x/.git` a link to another repository, whose `HEAD` it would move).
+fn move_aside(project: &Path, entry: &Path) -> Option<PathBuf> {
+    if !no_link_between(project, entry) {
+        return None;
+    }
     if let Some(parent) = entry.parent()
-        && let Ok(meta) = std::fs::metadata(parent)
+        && let Ok(meta) = std::fs::symlink_metadata(parent)
+        && meta.is_dir()
     {
         use std::os::unix::fs::PermissionsExt;
         let mut permissions = meta.permissions();
@@ -200,18 +206,36 @@ fn taken_for_repository(dir: &Path) -> bool {
 /// does not take the moved directory for a bare repository either); another directory git
 /// would take for a repository keeps its place (it may be the project's `src`) and loses its
 /// `HEAD`. Where it was and where it is now, or `None` if it is still there.
-fn neutralize(entry: &Path) -> Option<(PathBuf, PathBuf)> {
+fn neutralize(project: &Path, entry: &Path) -> Option<(PathBuf, PathBuf)> {
     if entry.file_name().is_some_and(|n| n == ".git") {
-        let aside = move_aside(entry)?;
+        let aside = move_aside(project, entry)?;
+        // Only a `.git` directory's own `HEAD`: a link's would be another repository's.
+        let real_dir = aside.symlink_metadata().is_ok_and(|m| m.is_dir());
         let head = aside.join("HEAD");
-        if head.symlink_metadata().is_ok() {
-            let _ = move_aside(&head);
+        if real_dir && head.symlink_metadata().is_ok() {
+            let _ = move_aside(project, &head);
         }
         return Some((entry.to_path_buf(), aside));
     }
     let head = entry.join("HEAD");
-    let aside = move_aside(&head)?;
+    let aside = move_aside(project, &head)?;
     Some((head, aside))
+}
+
+/// Whether no directory from `project` down to `path`'s parent is a link (`project` itself may
+/// be reached through one; below it, only what a call could have made).
+fn no_link_between(project: &Path, path: &Path) -> bool {
+    let Ok(rest) = path.strip_prefix(project) else {
+        return false;
+    };
+    let Some(parent) = rest.parent() else {
+        return true;
+    };
+    let mut dir = project.to_path_buf();
+    parent.components().all(|part| {
+        dir.push(part);
+        dir.symlink_metadata().is_ok_and(|m| m.is_dir())
+    })
 }
 
 /// The git directory a `.git` entry stands for: itself, or what its `gitdir:` line names.
@@ -360,5 +384,42 @@ mod tests {
         );
         assert!(project.join("src/config").exists() && project.join("notes/HEAD").exists());
         assert!(bare.join("HEAD").exists());
+    }
+
+    /// The quarantine runs outside the sandbox: a `.git` a call made as a link to another
+    /// repository is moved aside as a link, and nothing of the repository it names changes
+    /// (sandbox round 15: its `HEAD` was renamed and its git directory made writable).
+    #[test]
+    fn a_git_link_is_moved_aside_without_touching_what_it_names() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("project");
+        let other = root.join("other/.git");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(other.join("objects")).unwrap();
+        std::fs::create_dir_all(other.join("refs")).unwrap();
+        std::fs::write(other.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o500)).unwrap();
+        let state = GitState::of(&project, None);
+        std::fs::create_dir_all(project.join("x")).unwrap();
+        std::os::unix::fs::symlink("../../other/.git", project.join("x/.git")).unwrap();
+        // And a directory of the project swapped for a link, with a HEAD beyond it.
+        std::os::unix::fs::symlink(root.join("other"), project.join("y")).unwrap();
+        let moved = state.quarantine(&project).moved;
+        let mode = std::fs::metadata(&other).unwrap().permissions().mode() & 0o777;
+        std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(
+            other.join("HEAD").exists(),
+            "the other repository lost its HEAD: {moved:?}"
+        );
+        assert_eq!(mode, 0o500, "the other repository's mode changed");
+        assert!(
+            project
+                .join("x/.git.ai-quarantined")
+                .symlink_metadata()
+                .is_ok(),
+            "{moved:?}"
+        );
     }
 }
