@@ -114,11 +114,13 @@ fn everyday_commands_run_unasked_and_none_is_denied() {
         100.0 * (commands.len() - asked.len() - denied.len()) as f64 / commands.len() as f64;
     // The figure the issue measures, shown with `--nocapture`.
     #[allow(clippy::print_stderr)]
-    eprintln!(
-        "{unasked:.1} % of {} everyday commands run unasked; these ask:\n{}",
-        commands.len(),
-        asked.join("\n")
-    );
+    {
+        eprintln!(
+            "{unasked:.1} % of {} everyday commands run unasked; these ask:\n{}",
+            commands.len(),
+            asked.join("\n")
+        );
+    }
     assert!(denied.is_empty(), "denied:\n{}", denied.join("\n"));
     assert!(
         unasked >= 95.0,
