@@ -269,12 +269,13 @@ fn the_judge_never_runs_a_repository_a_call_planted() {
         )]),
         text_reply("done"),
     ]);
+    let work = ai.work();
     let run = ai
         .env("SWEBASH_AI_BASE_URL", &server.url)
         .args(&["--json", "read the changelog"])
         .run();
     assert!(
-        ai.work().join("scratch").symlink_metadata().is_ok(),
+        work.join("scratch").symlink_metadata().is_ok(),
         "the planting call did not run: {}",
         run.stderr
     );
