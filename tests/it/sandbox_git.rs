@@ -236,56 +236,74 @@ fn renaming_a_protected_path_s_parent_frees_nothing() {
     assert!(ai.work().join("lib/.git/HEAD").exists(), "{stderr}");
 }
 
-/// ai judges a line outside every sandbox: a repository a call planted where it can write (its
-/// session temp) and linked from the project must not get its git configuration run by the
-/// judge's history check (sandbox round 13: `log.showSignature` and `gpg.program` ran as the
-/// user, before anyone was asked).
+/// ai judges a line outside every sandbox: a repository outside the project (where an earlier
+/// call could have planted it: its session temp) reached through a link from the project must
+/// not get its git configuration run by the judge's history check (sandbox round 13:
+/// `log.showSignature` and `gpg.program` ran as the user, before anyone was asked).
 #[test]
-fn the_judge_never_runs_a_repository_a_call_planted() {
-    if !require_sandbox() {
-        return;
-    }
+fn the_judge_never_runs_a_repository_outside_the_project() {
     let ai = Ai::new("http://127.0.0.1:9/v1").git_init();
     let marker = ai.root_dir().join("judged-pwned");
-    let payload = format!(
-        "host=$(awk '$5==\"/tmp\"{{r=$4}} END{{print r}}' /proc/self/mountinfo)\n\
-         mkdir -p /tmp/r && cd /tmp/r && git init -q && echo a > a && git add a && \
-         git -c user.name=u -c user.email=u@x commit -qm a\n\
-         printf '#!/bin/sh\\ntouch {m}\\n' > /tmp/r/run && chmod +x /tmp/r/run\n\
-         git config log.showSignature true; git config gpg.program \"$host/r/run\"\n\
-         git config core.pager \"$host/r/run\"; git config core.fsmonitor \"$host/r/run\"\n\
-         cd \"$OLDPWD\" && ln -s \"$host/r\" scratch\n",
-        m = marker.display()
-    );
-    let ai = ai
-        .file("payload.sh", &payload)
-        .file("Makefile", "all:\n\t-@sh payload.sh\n");
+    let planted = ai.root_dir().join("planted");
+    let program = ai.root_dir().join("run.sh");
+    std::fs::create_dir_all(&planted).unwrap();
+    std::fs::write(&program, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
+    std::fs::set_permissions(
+        &program,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let program = program.display().to_string();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&planted)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    // A commit with a signature header: `log.showSignature` hands it to `gpg.program`.
+    let commit = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor u <u@x> 1 +0000\n\
+                  committer u <u@x> 1 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n \
+                  -----END PGP SIGNATURE-----\n\nsigned\n";
+    let mut hash = std::process::Command::new("git")
+        .args(["hash-object", "-t", "commit", "-w", "--stdin"])
+        .current_dir(&planted)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut hash.stdin.take().unwrap(), commit.as_bytes()).unwrap();
+    let id = String::from_utf8(hash.wait_with_output().unwrap().stdout).unwrap();
+    git(&["update-ref", "HEAD", id.trim()]);
+    for key in [
+        "gpg.program",
+        "core.pager",
+        "core.fsmonitor",
+        "diff.external",
+    ] {
+        git(&["config", key, &program]);
+    }
+    git(&["config", "log.showSignature", "true"]);
+    std::os::unix::fs::symlink(&planted, ai.work().join("scratch")).unwrap();
     let server = FakeServer::start(vec![
-        tool_reply(&[("c1", "execute_command", json!({"command": "make"}))]),
         tool_reply(&[(
-            "c2",
+            "c1",
             "execute_command",
             json!({"command": "cd scratch && git log -p"}),
         )]),
         text_reply("done"),
     ]);
-    let work = ai.work();
     let run = ai
         .env("SWEBASH_AI_BASE_URL", &server.url)
         .args(&["--json", "read the changelog"])
         .run();
     assert!(
-        work.join("scratch").symlink_metadata().is_ok(),
-        "the planting call did not run: {}",
-        run.stderr
-    );
-    assert!(
         run.stderr.contains("not the project's own"),
         "the line through the link was not asked: {}",
         run.stderr
     );
-    assert!(
-        !marker.exists(),
-        "the judge ran the planted repository's program"
-    );
+    assert!(!marker.exists(), "the judge ran the repository's program");
 }
