@@ -14,9 +14,9 @@ pub(crate) fn flag_matches(arg: &str, flag: &str) -> bool {
     }
     if flag.starts_with("--") {
         // GNU getopt and git take any unambiguous prefix (`--in` for `--in-place`): a prefix of
-        // three letters or more counts, whatever else it could also stand for.
+        // one letter or more counts, whatever else it could also stand for.
         let name = arg.split_once('=').map_or(arg, |(name, _)| name);
-        return name.starts_with("--") && name.len() >= 4 && flag.starts_with(name)
+        return name.starts_with("--") && name.len() >= 3 && flag.starts_with(name)
             || arg
                 .strip_prefix(flag)
                 .is_some_and(|rest| rest.starts_with('='));

@@ -187,3 +187,77 @@ fn code_and_programs_a_command_runs_are_judged() {
         Verdict::Ask,
     );
 }
+
+/// Programs whose options nobody had listed (classifier round 6): the options that run a
+/// program, load code, write a file or read a configuration ask; their everyday forms do not.
+#[test]
+fn options_of_listed_linters_runners_and_shell_tools_are_vetted() {
+    check(
+        &[
+            ("diff3 --diff-program=./x a b c", "runs the program"),
+            ("diff3 --d=/tmp/x a b c", "runs the program"),
+            ("sdiff --diff-program=sh a b", "runs the program"),
+            (
+                "history -s 'import os'; history -w x.py; python3 x.py",
+                "history file",
+            ),
+            ("history -a Makefile", "history file"),
+            (
+                "echo 'rm -rf src' | script -q /dev/null",
+                "reads commands from its input",
+            ),
+            (
+                "script -q /dev/null < cmds",
+                "reads commands from its input",
+            ),
+            ("clippy-driver -C linker=./x src/main.rs", "compiler"),
+            (
+                "cargo-clippy clippy --manifest-path /tmp/c/Cargo.toml",
+                "manifest-path",
+            ),
+            (
+                "cargo-nextest nextest run --config-file /tmp/x.toml",
+                "outside the project",
+            ),
+            (
+                "cargo nextest run --tool-config-file x:/tmp/x.toml",
+                "outside the project",
+            ),
+            ("gotestsum --raw-command -- id", "does not know"),
+            ("gotestsum --post-run-command id", "does not know"),
+            ("gotestsum -- -exec /tmp/x ./...", "-exec"),
+            ("actionlint -shellcheck=/tmp/x", "does not know"),
+            ("rspec -r /tmp/x.rb", "does not know"),
+            ("markdownlint -r /tmp/x.js .", "does not know"),
+            ("pyright --pythonpath /tmp/x", "does not know"),
+            ("golangci-lint run -c /tmp/x.yml", "does not know"),
+            (
+                "staticcheck -debug.cpuprofile=/tmp/x ./...",
+                "does not know",
+            ),
+            ("npm test -w /tmp/ws", "outside the project"),
+            ("npm run build -w ../x", "outside the project"),
+            ("gawk -o GNUmakefile 1", "writes its program"),
+            ("gawk --profile=x.awk 1", "writes its program"),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("diff3 a b c", ""),
+            ("history", ""),
+            ("history 20", ""),
+            ("script -q /dev/null -c 'cargo test'", ""),
+            ("cargo-clippy clippy", ""),
+            ("cargo nextest run", ""),
+            ("gotestsum --format testname -- ./...", ""),
+            ("pyright", ""),
+            ("rspec --fail-fast", ""),
+            ("shellcheck -x build.sh", ""),
+            ("golangci-lint run ./...", ""),
+            ("yamllint -s .", ""),
+            ("awk -F: '{print $1}' data.json", ""),
+        ],
+        Verdict::Allow,
+    );
+}

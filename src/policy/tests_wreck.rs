@@ -451,3 +451,40 @@ fn catastrophes_through_links_with_dots_variable_operators_and_recursion_are_den
         "bash -c 'f(){ f & f; }; f'",
     ]);
 }
+
+/// Any program handed a block device, by any option spelling, is denied: one rule for every
+/// writer (classifier round 6: `sort -o`, `tar -cf`, `xxd -r`, `script`, `gcc -o`, ...).
+/// Programs that only describe a device are not.
+#[test]
+fn every_writer_handed_a_block_device_is_denied() {
+    all_denied(&[
+        "xxd -r -p - /dev/sda <<< 00",
+        "uniq /dev/urandom /dev/sda",
+        "sort -o /dev/sda /dev/urandom",
+        "sort -o/dev/sda x",
+        "shuf -o /dev/sda -i 1-9",
+        "iconv -o /dev/sda src/main.rs",
+        "tar -cf /dev/sda .",
+        "tar --file=/dev/nvme0n1 -c .",
+        "zip -r /dev/sda .",
+        "zstd -f -o /dev/sda src/main.rs",
+        "git log --output=/dev/sda",
+        "cmake -E copy /dev/zero /dev/sda",
+        "openssl rand -out /dev/sda 100000",
+        "gcc -o /dev/sda src/main.rs",
+        "pv -o /dev/sda /dev/zero",
+        "script -q /dev/sda",
+        "script -O /dev/vda -c true",
+        "tune2fs -O ^has_journal /dev/sda",
+        "cat /dev/sda",
+    ]);
+    let world = world();
+    let allowed: Vec<_> = verdicts(
+        &world,
+        &["lsblk /dev/sda", "ls -la /dev/sda", "stat /dev/sda"],
+    )
+    .into_iter()
+    .filter(|(_, v, _, _)| *v == Verdict::Deny)
+    .collect();
+    assert!(allowed.is_empty(), "{allowed:?}");
+}

@@ -153,8 +153,7 @@ impl Judge<'_> {
                 return Some(&[]);
             }
             "script" => {
-                let strings = option_values(args, &["-c", "--command"]);
-                self.command_string(strings.first(), context, findings);
+                self.script(args, context, findings);
                 return Some(&[]);
             }
             "timeout" => {
@@ -325,5 +324,54 @@ impl Judge<'_> {
             .filter(|f| f.verdict == Verdict::Deny)
             .take(1)
             .collect()
+    }
+
+    /// `script [-c CMD] [FILE]`: the command is judged; without one it runs a shell that
+    /// reads what comes on its input (`echo 'rm -rf ~' | script -q /dev/null`). The typescript
+    /// and the logs are files it writes, judged like any write (a disk is denied).
+    fn script(&mut self, args: &[Word], context: Context, findings: &mut Vec<Finding>) {
+        let strings = option_values(args, &["-c", "--command"]);
+        if strings.is_empty() {
+            findings.push(ask(
+                "`script` without `-c` runs a shell that reads commands from its input",
+            ));
+        }
+        self.command_string(strings.first(), context, findings);
+        let logs = option_values(
+            args,
+            &[
+                "-O",
+                "-B",
+                "-T",
+                "-I",
+                "--log-out",
+                "--log-io",
+                "--log-in",
+                "--log-timing",
+                "--timing",
+            ],
+        );
+        let valued = ["-c", "--command", "-E", "--echo", "-m", "--logging-format"];
+        let mut typescript = Vec::new();
+        let mut words = args.iter();
+        while let Some(arg) = words.next() {
+            let text = arg.text.as_str();
+            let takes = valued
+                .iter()
+                .chain(["-O", "-B", "-T", "-I"].iter())
+                .any(|o| *o == text);
+            if takes {
+                words.next();
+            } else if !text.starts_with('-') {
+                typescript.push(arg.clone());
+            }
+        }
+        for file in logs
+            .iter()
+            .chain(&typescript)
+            .filter(|f| f.text != "/dev/null")
+        {
+            self.write_target(file, "`script`", findings);
+        }
     }
 }

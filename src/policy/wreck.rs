@@ -225,6 +225,9 @@ impl Ground<'_> {
             _ => {}
         }
         self.wipes(base, args, &mut out);
+        if !out.iter().any(|f| f.verdict == super::Verdict::Deny) {
+            self.names_a_device(base, args, &mut out);
+        }
         out
     }
 
@@ -390,6 +393,45 @@ impl Ground<'_> {
                 "{verb} {}, a pattern that may name a block device",
                 glob.display()
             )));
+        }
+    }
+
+    /// Any word of a command naming a block device (an operand, `--output=/dev/sda`, `-o/dev/sda`,
+    /// a link to one): written, the disk is wiped (`sort -o`, `tar -cf`, `xxd -r`, `script`);
+    /// read, every file permission is bypassed. Programs that only look at what a device is
+    /// (`lsblk`, `blkid`, `stat`) are spared.
+    pub(super) fn names_a_device(&self, base: &str, args: &[Word], out: &mut Vec<Finding>) {
+        const LOOKERS: &[&str] = &[
+            "lsblk", "blkid", "ls", "stat", "file", "udevadm", "findmnt", "df", "realpath",
+            "readlink", "test", "[", "echo", "printf", "smartctl", "mount", "umount",
+        ];
+        if LOOKERS.contains(&base) {
+            return;
+        }
+        for arg in args {
+            let text = arg.text.as_str();
+            let glued = text
+                .strip_prefix('-')
+                .filter(|rest| !rest.starts_with('-') && rest.len() > 1)
+                .map(|rest| &rest[rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i)..]);
+            let candidates = [Some(text), text.split_once('=').map(|(_, v)| v), glued];
+            for candidate in candidates.into_iter().flatten() {
+                let word = Word {
+                    text: candidate.to_string(),
+                    ..arg.clone()
+                };
+                let Target::Known(paths) = self.target(&word) else {
+                    continue;
+                };
+                if let Some(device) = paths.iter().find(|p| block_device(p)) {
+                    out.push(deny(format!(
+                        "`{base}` names the block device {}: writing it wipes the disk, reading \
+                         it passes every file permission",
+                        device.display()
+                    )));
+                    return;
+                }
+            }
         }
     }
 

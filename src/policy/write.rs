@@ -45,6 +45,8 @@ impl Judge<'_> {
     pub(super) fn write_target(&mut self, word: &Word, what: &str, findings: &mut Vec<Finding>) {
         self.note_written(word);
         self.secret(word, findings);
+        self.ground()
+            .onto_device(word, &format!("{what} writes onto"), findings);
         if ["/dev/tcp/", "/dev/udp/"]
             .iter()
             .any(|d| word.text.starts_with(d))

@@ -88,7 +88,7 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["getopts"]).checked(getopts),
     Program::new(&["ulimit"]),
     Program::new(&["times"]),
-    Program::new(&["history"]),
+    Program::new(&["history"]).checked(history),
     // Runners of strings, judged as command lines in turn.
     Program::new(&["eval"]).checked(eval),
     Program::new(&["trap"]).checked(trap),
@@ -119,6 +119,20 @@ fn getopts(_name: &str, args: &[Word], judged: &mut Judged) {
         && let Some(why) = risky_variable(&var.text)
     {
         judged.ask(format!("`getopts {}` {why}", var.text));
+    }
+}
+
+/// `history` lists; with options it also writes, appends or reads a file (`history -s TEXT;
+/// history -w x.py` writes any text there) or rewrites the list.
+fn history(_name: &str, args: &[Word], judged: &mut Judged) {
+    if let Some(option) = args
+        .iter()
+        .find(|a| a.text.starts_with('-') && a.text != "-c")
+    {
+        judged.ask(format!(
+            "`history {}` writes, reads or rewrites a history file",
+            option.text
+        ));
     }
 }
 

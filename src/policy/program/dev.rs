@@ -75,6 +75,14 @@ pub(crate) fn cargo(_name: &str, args: &[Word], judged: &mut Judged) {
     judged
         .scripts
         .extend(option_values(args, &["--manifest-path"]));
+    // nextest's configurations define setup scripts and wrappers it runs: the project's only.
+    judged
+        .scripts
+        .extend(option_values(args, &["--config-file"]));
+    for tool in option_values(args, &["--tool-config-file"]) {
+        let path = tool.text.split_once(':').map_or("", |(_, p)| p).to_string();
+        judged.scripts.push(Word { text: path, ..tool });
+    }
     judged.dirs.extend(option_values(args, &["-C"]));
     if subcommand(args) == Some("clean") {
         // `cargo clean --target-dir DIR` removes DIR outright: the project's own only.
@@ -133,7 +141,17 @@ pub(crate) fn node_package(name: &str, args: &[Word], judged: &mut Judged) {
     }
     judged.dirs.extend(option_values(
         args,
-        &["--prefix", "-C", "--dir", "--cwd", "--workspace-root"],
+        // npm's `-w` is `--workspace` (pnpm's takes no value: the next word is then judged as
+        // a directory too, which only asks more).
+        &[
+            "--prefix",
+            "-C",
+            "--dir",
+            "--cwd",
+            "--workspace-root",
+            "--workspace",
+            "-w",
+        ],
     ));
     if matches!(name, "bun" | "deno")
         && let Some(file) = operands(args)

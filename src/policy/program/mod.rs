@@ -19,6 +19,7 @@ mod read;
 mod sys;
 mod text;
 mod tools;
+mod vetted;
 
 use super::args::{flag_matches, has_flag, operands, operands_with, option_values};
 use super::judged::Judged;
@@ -313,6 +314,7 @@ const FAMILIES: &[&[Program]] = &[
     dev::PROGRAMS,
     tools::PROGRAMS,
     lint::PROGRAMS,
+    vetted::PROGRAMS,
     interp::PROGRAMS,
     net::PROGRAMS,
 ];

@@ -11,6 +11,15 @@ const WRITES_FILE: &str = "writes its output to a file";
 const FILES0_FROM: &[(&str, &str)] = &[("--files0-from", "reads file names computed at run time")];
 const OUTPUT: &[(&str, &str)] = &[("-o", WRITES_FILE), ("--output", WRITES_FILE)];
 
+const RUNS_DIFF: &str = "runs the program it names to compare the files";
+/// `diff3 --diff-program=PROG`, `sdiff --diff-program=PROG`: any program, the line's own too.
+const DIFF_PROGRAM: &[(&str, &str)] = &[("--diff-program", RUNS_DIFF)];
+const SDIFF_ASKS: &[(&str, &str)] = &[
+    ("-o", WRITES_FILE),
+    ("--output", WRITES_FILE),
+    ("--diff-program", RUNS_DIFF),
+];
+
 /// The options of grep, rg and ugrep that give the pattern instead of the first operand.
 const PATTERN_OPTIONS: &[&str] = &["-e", "--regexp", "-f", "--file"];
 
@@ -336,8 +345,8 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["xzcat"]),
     Program::new(&["zstdcat"]),
     Program::new(&["cmp"]).data_filter(),
-    Program::new(&["diff3"]),
-    Program::new(&["sdiff"]).asking(OUTPUT),
+    Program::new(&["diff3"]).asking(DIFF_PROGRAM),
+    Program::new(&["sdiff"]).asking(SDIFF_ASKS),
     Program::new(&["file"]).checked(file),
     Program::new(&["stat"]),
     Program::new(&["readlink"]),

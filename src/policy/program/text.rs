@@ -10,8 +10,20 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["sed"]).data_filter().checked(sed),
     Program::new(&["awk", "gawk", "mawk"])
         .data_filter()
+        .asking(AWK_WRITES)
         .checked(awk),
-    Program::new(&["nawk"]).checked(awk),
+    Program::new(&["nawk"]).asking(AWK_WRITES).checked(awk),
+];
+
+const AWK_WRITES_FILE: &str = "writes its program or variables to a file it names";
+/// gawk's options that write a file (`-o FILE`, `--profile=FILE`, `--dump-variables=FILE`).
+const AWK_WRITES: &[(&str, &str)] = &[
+    ("-o", AWK_WRITES_FILE),
+    ("--pretty-print", AWK_WRITES_FILE),
+    ("-p", AWK_WRITES_FILE),
+    ("--profile", AWK_WRITES_FILE),
+    ("-d", AWK_WRITES_FILE),
+    ("--dump-variables", AWK_WRITES_FILE),
 ];
 
 pub(crate) fn sed(_name: &str, args: &[Word], judged: &mut Judged) {

@@ -17,22 +17,6 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["coverage"]).checked(coverage),
     Program::new(&["tox"]).checked(tox),
     Program::new(&["pytest", "py.test"]).checked(pytest),
-    // Linters and test runners whose options all only read.
-    Program::new(&["cargo-clippy"]),
-    Program::new(&["clippy-driver"]),
-    Program::new(&["cargo-nextest"]),
-    Program::new(&["pyright"]),
-    Program::new(&["pycodestyle"]),
-    Program::new(&["pydocstyle"]),
-    Program::new(&["rspec"]),
-    Program::new(&["shellcheck"]),
-    Program::new(&["hadolint"]),
-    Program::new(&["yamllint"]),
-    Program::new(&["markdownlint"]),
-    Program::new(&["actionlint"]),
-    Program::new(&["golangci-lint"]),
-    Program::new(&["staticcheck"]),
-    Program::new(&["gotestsum"]),
 ];
 
 /// Build drivers of C/C++ projects, safe when they only build an existing build directory in the
