@@ -48,8 +48,21 @@ fn nearest_in_project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
         .map(|dir| dir.join(PROJECT_DOC_NAME))
         .find(|file| {
             file.canonicalize()
-                .is_ok_and(|real| real.starts_with(&real_root) && real.is_file())
+                .is_ok_and(|real| real.starts_with(&real_root) && readable_doc(&real, home))
         })
+}
+
+/// Whether the file behind an `AGENTS.md` may go into the instructions: it is read outside the
+/// sandbox, so never a secret (a call may have made `AGENTS.md` a link to `.env`), nothing of
+/// git's own directory (its config holds remote URLs with tokens), and no file with other hard
+/// links (one of them could be a secret by then).
+fn readable_doc(real: &Path, home: Option<&Path>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let in_git = real.components().any(|c| c.as_os_str() == ".git");
+    real.is_file()
+        && !in_git
+        && super::secrets::sensitive(real, home).is_none()
+        && std::fs::metadata(real).is_ok_and(|m| m.nlink() == 1)
 }
 
 /// Reads at most `PROJECT_DOC_MAX` bytes of `path`, cut at a line end when it is longer.
@@ -114,6 +127,36 @@ mod tests {
         std::fs::write(root.join("secret.md"), "no").unwrap();
         std::os::unix::fs::symlink(root.join("secret.md"), project.join("AGENTS.md")).unwrap();
         assert!(project_doc_paths(&paths(&root, &project)).is_empty());
+    }
+
+    /// Read outside the sandbox: an `AGENTS.md` a call made into a link to a secret or into
+    /// git's directory, or a hard link, is not read (sandbox round 16: `.env` and the remote
+    /// URL's token reached the system prompt).
+    #[test]
+    fn a_doc_standing_for_a_secret_or_gits_own_files_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("home/app");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(project.join("a")).unwrap();
+        std::fs::create_dir_all(project.join("b")).unwrap();
+        std::fs::write(project.join(".env"), "TOKEN=x").unwrap();
+        std::fs::write(project.join(".git/config"), "[remote]").unwrap();
+        std::fs::write(project.join("notes.md"), "linked").unwrap();
+        std::os::unix::fs::symlink("../.env", project.join("a/AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink("../.git/config", project.join("b/AGENTS.md")).unwrap();
+        std::fs::hard_link(project.join("notes.md"), project.join("AGENTS.md")).unwrap();
+        for cwd in [project.join("a"), project.join("b"), project.clone()] {
+            assert!(project_doc_paths(&paths(&root, &cwd)).is_empty(), "{cwd:?}");
+        }
+        // A link to an ordinary file of the project (`AGENTS.md -> CLAUDE.md`) is read.
+        std::fs::remove_file(project.join("AGENTS.md")).unwrap();
+        std::fs::write(project.join("CLAUDE.md"), "use make").unwrap();
+        std::os::unix::fs::symlink("CLAUDE.md", project.join("AGENTS.md")).unwrap();
+        assert_eq!(
+            project_doc_paths(&paths(&root, &project)),
+            vec![project.join("AGENTS.md")]
+        );
     }
 
     #[test]
