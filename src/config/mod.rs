@@ -38,7 +38,7 @@ pub(crate) use project::{
     holds_programs_on_path, project_dir, project_root, reached_through_a_link,
 };
 pub(crate) use project_doc::{PROJECT_DOC_MAX, ProjectDoc, project_doc_paths, read_project_doc};
-pub(crate) use secrets::{home_secrets, secret_in_tree, sensitive, system_secrets};
+pub(crate) use secrets::{home_secrets, secret_alias, secret_in_tree, sensitive, system_secrets};
 pub(crate) use table::{KEYS, parse_bool};
 
 use crate::error::ConfigError;

@@ -43,6 +43,7 @@
 //! `ai` re-executes itself as a small launcher (`ai __sandbox REQUEST -- PROGRAM ARGS...`, see
 //! `launch`) that restricts itself and then execs the program.
 
+mod aliases;
 mod capabilities;
 mod exposure;
 mod git;
@@ -255,6 +256,15 @@ impl Plan {
         match self.mode {
             SandboxMode::Workspace => request.mask.clone_from(&tree.secrets),
             _ => request.hide.extend(tree.secrets.iter().cloned()),
+        }
+        // The same files under other names (hard links a call made) are covered the same way.
+        if let Ok(project) = &self.project {
+            let (cover, keep) = aliases::other_names(project, &tree.secrets, &request.read_only);
+            match self.mode {
+                SandboxMode::Workspace => request.mask.extend(cover),
+                _ => request.hide.extend(cover),
+            }
+            request.read_only.extend(keep);
         }
         request.scrub = scrub::git_configs(&tree.git_dirs);
         request.scrub.extend(tree.git.includes.iter().cloned());

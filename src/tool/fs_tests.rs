@@ -58,6 +58,30 @@ fn a_link_that_leads_to_a_secret_when_opened_is_not_read() {
     assert!(!out.result.data.to_string().contains("PRIVATE"));
 }
 
+/// A hard link is the same file under another name: read through a harmless name, a secret
+/// under its other name is still refused (sandbox round 16: a call linked `.env.local` to a
+/// name of its own before the user wrote the key in).
+#[test]
+fn a_hard_link_of_a_secret_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "API_KEY=PRIVATE").unwrap();
+    std::fs::hard_link(dir.path().join("notes.txt"), dir.path().join(".env.local")).unwrap();
+    let out = call(
+        dir.path(),
+        1 << 20,
+        json!({"operation": "read", "path": "notes.txt"}),
+    );
+    assert_eq!(out.error_code, Some(CallErrorCode::Denied), "{:?}", out.result);
+    assert!(!out.result.data.to_string().contains("PRIVATE"));
+    std::fs::remove_file(dir.path().join(".env.local")).unwrap();
+    let out = call(
+        dir.path(),
+        1 << 20,
+        json!({"operation": "read", "path": "notes.txt"}),
+    );
+    assert!(out.result.success, "one name again, it is read: {:?}", out.result);
+}
+
 #[test]
 fn read_numbers_lines_and_windows_them() {
     let dir = tempfile::tempdir().unwrap();
