@@ -239,6 +239,12 @@ fn options_of_listed_linters_runners_and_shell_tools_are_vetted() {
             ("npm run build -w ../x", "outside the project"),
             ("gawk -o GNUmakefile 1", "writes its program"),
             ("gawk --profile=x.awk 1", "writes its program"),
+            ("pdftotext a.pdf /tmp/x", "writes the second"),
+            ("ldd ./a.out", "loader"),
+            ("cloc --extract-with='id' x.tgz", "unpack"),
+            ("cloc --config /tmp/opts .", "from a file"),
+            ("scc --format-multi 'html:/tmp/x.html'", "writes"),
+            ("ncdu -o out", "writes"),
         ],
         Verdict::Ask,
     );
@@ -257,6 +263,9 @@ fn options_of_listed_linters_runners_and_shell_tools_are_vetted() {
             ("golangci-lint run ./...", ""),
             ("yamllint -s .", ""),
             ("awk -F: '{print $1}' data.json", ""),
+            ("ldd /usr/bin/ls", ""),
+            ("cloc .", ""),
+            ("scc", ""),
         ],
         Verdict::Allow,
     );

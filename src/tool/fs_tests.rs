@@ -71,7 +71,12 @@ fn a_hard_link_of_a_secret_is_not_read() {
         1 << 20,
         json!({"operation": "read", "path": "notes.txt"}),
     );
-    assert_eq!(out.error_code, Some(CallErrorCode::Denied), "{:?}", out.result);
+    assert_eq!(
+        out.error_code,
+        Some(CallErrorCode::Denied),
+        "{:?}",
+        out.result
+    );
     assert!(!out.result.data.to_string().contains("PRIVATE"));
     std::fs::remove_file(dir.path().join(".env.local")).unwrap();
     let out = call(
@@ -79,7 +84,11 @@ fn a_hard_link_of_a_secret_is_not_read() {
         1 << 20,
         json!({"operation": "read", "path": "notes.txt"}),
     );
-    assert!(out.result.success, "one name again, it is read: {:?}", out.result);
+    assert!(
+        out.result.success,
+        "one name again, it is read: {:?}",
+        out.result
+    );
 }
 
 #[test]

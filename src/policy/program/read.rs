@@ -380,8 +380,8 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["bat", "batcat"]).asking(&[("--pager", "runs another program")]),
     Program::new(&["zipinfo"]),
     Program::new(&["pdfinfo"]),
-    Program::new(&["pdftotext"]),
-    Program::new(&["ldd"]),
+    Program::new(&["pdftotext"]).checked(second_file_written),
+    Program::new(&["ldd"]).checked(ldd),
     Program::new(&["nm"]).checked(binutils),
     Program::new(&["objdump"]).checked(binutils),
     Program::new(&["readelf"]).checked(binutils),
@@ -451,12 +451,18 @@ pub(super) const PROGRAMS: &[Program] = &[
         .skipping_hidden(&["-H", "-I", "--unrestricted"])
         .running_the_rest(&["-x", "--exec", "-X", "--exec-batch"]),
     Program::new(&["tokei"]).walking(Walk::Always),
-    Program::new(&["cloc"]).walking(Walk::Always),
-    Program::new(&["scc"]).walking(Walk::Always),
+    Program::new(&["cloc"])
+        .walking(Walk::Always)
+        .asking(CLOC_ASKS),
+    Program::new(&["scc"]).walking(Walk::Always).asking(&[
+        ("-o", WRITES_FILE),
+        ("--output", WRITES_FILE),
+        ("--format-multi", WRITES_FILE),
+    ]),
     Program::new(&["du"]).asking(FILES0_FROM),
     Program::new(&["dust"]),
     Program::new(&["duf"]),
-    Program::new(&["ncdu"]),
+    Program::new(&["ncdu"]).asking(&[("-o", WRITES_FILE)]),
     Program::new(&["find"]).walking(Walk::Always).checked(find),
     Program::new(&["xargs"]).data_filter().checked(xargs),
 ];
@@ -468,6 +474,36 @@ fn file(_name: &str, args: &[Word], judged: &mut Judged) {
 }
 
 /// `uniq IN OUT`, `xxd IN OUT`: the second file is written.
+/// cloc runs the program `--extract-with` names, reads options (that one too) from
+/// `--config`, and writes reports where it is told.
+const CLOC_ASKS: &[(&str, &str)] = &[
+    (
+        "--extract-with",
+        "runs the program it names to unpack archives",
+    ),
+    (
+        "--config",
+        "reads its options, programs to run among them, from a file",
+    ),
+    ("--report-file", WRITES_FILE),
+    ("--out", WRITES_FILE),
+    ("--sql", WRITES_FILE),
+    ("--write-lang-def", WRITES_FILE),
+    ("--write-lang-def-incl-dup", WRITES_FILE),
+];
+
+/// `ldd FILE` may run FILE's own loader (the interpreter its header names, a project file
+/// too): only the system's programs and libraries are looked at unasked.
+fn ldd(name: &str, args: &[Word], judged: &mut Judged) {
+    const SYSTEM: &[&str] = &["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/"];
+    if let Some(file) = operands(args).find(|w| !SYSTEM.iter().any(|d| w.text.starts_with(d))) {
+        judged.ask(format!(
+            "`{name} {}` may run the loader that file names, which can be any program",
+            file.text
+        ));
+    }
+}
+
 fn second_file_written(name: &str, args: &[Word], judged: &mut Judged) {
     if operands(args).count() > 1 {
         judged.ask(format!("`{name}` with two files writes the second"));
