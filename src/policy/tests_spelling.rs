@@ -60,6 +60,22 @@ pub(super) fn no_rule_approves(world: &World, table: &[&str]) {
     );
 }
 
+/// Each line of `table` is denied, or asks a person (never `--yes` or a rule).
+pub(super) fn only_a_person(world: &World, table: &[&str]) {
+    let wrong: Vec<String> = verdicts(world, table)
+        .into_iter()
+        .filter(|(_, v, a, _)| {
+            !(*v == Verdict::Deny || *v == Verdict::Ask && *a == Approver::Person)
+        })
+        .map(|(line, v, a, reasons)| format!("{line:?}: {v:?} {a:?} {reasons:?}"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "approvable without a person:\n{}",
+        wrong.join("\n")
+    );
+}
+
 pub(super) fn all_denied(table: &[&str]) {
     let world = world();
     let wrong: Vec<String> = verdicts(&world, table)
@@ -155,7 +171,7 @@ fn writes_onto_block_devices_are_denied_by_any_spelling() {
 #[test]
 fn reading_secrets_by_computed_paths_never_runs_without_a_person() {
     let world = world();
-    let wrong: Vec<String> = verdicts(
+    only_a_person(
         &world,
         &[
             "cat ~/.ss''h/id_rsa",
@@ -173,15 +189,6 @@ fn reading_secrets_by_computed_paths_never_runs_without_a_person() {
             "cat `echo ~`/.ssh/id_rsa",
             "cat \"$(ls -d ~/.ss*)\"/id_rsa",
         ],
-    )
-    .into_iter()
-    .filter(|(_, v, a, _)| !(*v == Verdict::Deny || *v == Verdict::Ask && *a == Approver::Person))
-    .map(|(line, v, a, reasons)| format!("{line:?}: {v:?} {a:?} {reasons:?}"))
-    .collect();
-    assert!(
-        wrong.is_empty(),
-        "approvable without a person:\n{}",
-        wrong.join("\n")
     );
 }
 
