@@ -61,14 +61,7 @@ fn commit(project: &Path, file: &str, text: &str) {
             file,
         ],
     ] {
-        let status = Command::new("git")
-            .args(args)
-            .current_dir(project)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .expect("git");
-        assert!(status.success(), "git {args:?}");
+        git_in(project, args);
     }
 }
 
