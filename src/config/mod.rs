@@ -14,6 +14,7 @@ mod project_doc;
 mod props;
 mod secret_names;
 mod secrets;
+mod settings_files;
 mod table;
 mod unknown;
 
@@ -39,6 +40,7 @@ pub(crate) use project::{
 };
 pub(crate) use project_doc::{PROJECT_DOC_MAX, ProjectDoc, project_doc_paths, read_project_doc};
 pub(crate) use secrets::{home_secrets, secret_alias, secret_in_tree, sensitive, system_secrets};
+pub(crate) use settings_files::{credential_in, holds_credential, read_small};
 pub(crate) use table::{KEYS, parse_bool};
 
 use crate::error::ConfigError;

@@ -149,6 +149,16 @@ mod tests {
         for cwd in [project.join("a"), project.join("b"), project.clone()] {
             assert!(project_doc_paths(&paths(&root, &cwd)).is_empty(), "{cwd:?}");
         }
+        // Nor a settings file the sandbox hides for the credential it holds (sandbox round 17).
+        std::fs::remove_file(project.join("AGENTS.md")).unwrap();
+        std::fs::create_dir_all(project.join("config")).unwrap();
+        std::fs::write(
+            project.join("config/database.yml"),
+            "production:\n  password: hunter2\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("config/database.yml", project.join("AGENTS.md")).unwrap();
+        assert!(project_doc_paths(&paths(&root, &project)).is_empty());
         // A link to an ordinary file of the project (`AGENTS.md -> CLAUDE.md`) is read.
         std::fs::remove_file(project.join("AGENTS.md")).unwrap();
         std::fs::write(project.join("CLAUDE.md"), "use make").unwrap();

@@ -161,6 +161,18 @@ pub(crate) fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
     secret_in_tree(path)
         .map(|(name, what)| format!("{name} ({what})"))
         .or_else(|| super::exposed::holds(path))
+        .or_else(|| {
+            // A tool's settings file holding a credential (`database.yml`, `.mcp.json`): the
+            // sandbox hides it by the same rule.
+            let name = path.file_name()?;
+            path.symlink_metadata().ok()?;
+            super::settings_files::holds_credential(path, name).then(|| {
+                format!(
+                    "{} (a settings file holding a credential)",
+                    name.to_string_lossy()
+                )
+            })
+        })
 }
 
 /// Memory and views of other processes, and raw memory devices: `/proc/PID/mem` holds the same

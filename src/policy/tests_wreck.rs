@@ -3,8 +3,8 @@
 //! runners in front, globs naming devices, the whole system tree, every process, the files the
 //! system needs. Everyday forms of the same programs are not denied.
 
-use super::tests_spelling::{all_denied, no_rule_approves, only_a_person, verdicts, world};
 use super::Verdict;
+use super::tests_spelling::{all_denied, no_rule_approves, only_a_person, verdicts, world};
 
 #[test]
 fn catastrophes_are_denied_under_abbreviated_long_options() {

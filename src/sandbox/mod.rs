@@ -57,7 +57,7 @@ mod request;
 mod rules;
 mod scrub;
 mod seccomp;
-mod settings_files;
+
 mod sources;
 mod toolchains;
 mod walk;
@@ -68,6 +68,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use crate::config::SandboxMode;
 use crate::config::exposed;
+use crate::config::holds_credential;
 use crate::config::{
     FetchNeeds, Fetcher, ForeignVars, Paths, holds_programs_on_path, home_secrets, project_root,
     reached_through_a_link, secret_in_tree, system_secrets,
@@ -75,7 +76,6 @@ use crate::config::{
 pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
 pub use launch::launch;
-use settings_files::holds_credential;
 use toolchains::{toolchain_dirs, toolchain_secrets};
 
 /// The hidden first argument that turns `ai` into the launcher.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::mount::{MountFlags, UnmountFlags};
 
-use super::settings_files::read_small;
+use crate::config::read_small;
 
 /// The largest config read (a bigger one is hidden whole rather than read).
 const MAX_CONFIG: u64 = 1 << 20;

@@ -243,8 +243,8 @@ fn secrets_in(dir: &Path) -> Vec<PathBuf> {
         // when it holds a credential (or cannot be read as a small one).
         let hide = match path.symlink_metadata() {
             Ok(meta) if meta.is_dir() => true,
-            Ok(_) => super::settings_files::read_small(&path, 1 << 20)
-                .is_none_or(|text| super::settings_files::credential_in(&text)),
+            Ok(_) => crate::config::read_small(&path, 1 << 20)
+                .is_none_or(|text| crate::config::credential_in(&text)),
             Err(_) => false,
         };
         if hide {

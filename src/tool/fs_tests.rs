@@ -91,6 +91,36 @@ fn a_hard_link_of_a_secret_is_not_read() {
     );
 }
 
+/// A tool's settings file holding a credential is a secret to every reader, as to the
+/// sandbox (sandbox round 17: `database.yml` was hidden from calls but read for the model).
+#[test]
+fn a_settings_file_holding_a_credential_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("gradle.properties"),
+        "org.gradle.jvmargs=-Xmx2g\nsigning.password=PRIVATE\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("settings.xml"), "<settings/>").unwrap();
+    let ctx = ToolContext {
+        secret: crate::config::sensitive,
+        ..ctx(dir.path(), 1 << 20)
+    };
+    let read = |path: &str| {
+        let args: FsArgs = parse_arguments(&json!({"operation": "read", "path": path})).unwrap();
+        run(&args, &ctx)
+    };
+    let out = read("gradle.properties");
+    assert_eq!(
+        out.error_code,
+        Some(CallErrorCode::Denied),
+        "{:?}",
+        out.result
+    );
+    assert!(!out.result.data.to_string().contains("PRIVATE"));
+    assert!(read("settings.xml").result.success, "no credential, read");
+}
+
 #[test]
 fn read_numbers_lines_and_windows_them() {
     let dir = tempfile::tempdir().unwrap();

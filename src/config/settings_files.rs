@@ -78,7 +78,7 @@ pub(crate) fn holds_credential(path: &Path, name: &std::ffi::OsStr) -> bool {
 
 /// A regular file's text when it is at most `max` bytes, opened without following a link or
 /// waiting on a FIFO (either would let what a call left behind hold up or redirect the read).
-pub(super) fn read_small(path: &Path, max: u64) -> Option<String> {
+pub(crate) fn read_small(path: &Path, max: u64) -> Option<String> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
@@ -98,7 +98,7 @@ pub(super) fn read_small(path: &Path, max: u64) -> Option<String> {
 /// Whether `text` names a credential, or holds a URL carrying one: a password
 /// (`scheme://u:p@host`), any user of an HTTP(S) URL (`https://TOKEN@host`, as Gemfury and
 /// private registries write it), or Anaconda's token path (`/t/TOKEN/`).
-pub(super) fn credential_in(text: &str) -> bool {
+pub(crate) fn credential_in(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
     if CREDENTIAL_WORDS.iter().any(|word| lower.contains(word)) || lower.contains("/t/") {
         return true;
