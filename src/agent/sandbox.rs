@@ -59,17 +59,18 @@ impl Sandbox {
                 .map(|(from, to)| format!("{} (now {})", from.display(), to.display()))
                 .collect();
             notes.push(format!(
-                "the command made a git repository (or made a directory one to git), moved \
-                 aside because git would later run what its config and hooks say, outside the \
-                 sandbox: {}",
+                "the command made a git repository (or made a directory one to git), or a file \
+                 git's hooks, filters or includes would read or run; moved aside because git \
+                 would later run what it says, outside the sandbox: {}",
                 moved.join(", ")
             ));
         }
         if !done.stuck.is_empty() {
             let stuck: Vec<String> = done.stuck.iter().map(|p| p.display().to_string()).collect();
             notes.push(format!(
-                "WARNING: the command made a git repository ai could not move aside; do not run \
-                 git there before checking its config and hooks: {}",
+                "WARNING: the command made a git repository (or a file git would read or run) \
+                 ai could not move aside; do not run git there before checking its config and \
+                 hooks: {}",
                 stuck.join(", ")
             ));
         }

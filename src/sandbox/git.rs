@@ -75,11 +75,26 @@ impl GitState {
                 .flatten()
                 .filter_map(|dir| hooks_path(dir, work_tree))
                 .collect();
+            let mut modules = Vec::new();
             if let Some(named) = super::gitconfig::named(&dir, work_tree, home) {
                 protected.extend(named.files);
                 includes.extend(named.includes);
                 absent.extend(named.absent);
                 hooks.extend(named.hooks);
+                modules.extend(named.modules);
+            }
+            // The default hooks directory too, when no other is named.
+            let default_hooks = common.as_ref().unwrap_or(&dir).join("hooks");
+            for dir in hooks.iter().chain([&default_hooks]) {
+                modules.extend(super::git_modules::hook_modules(dir));
+            }
+            for module in modules {
+                for path in super::git_modules::module_paths(work_tree, &module) {
+                    match path.symlink_metadata() {
+                        Ok(_) => protected.push(path),
+                        Err(_) => absent.push(path),
+                    }
+                }
             }
             for hooks in hooks {
                 // husky's `.husky/_` hooks run the scripts beside them in `.husky`.
@@ -421,5 +436,51 @@ mod tests {
                 .is_ok(),
             "{moved:?}"
         );
+    }
+
+    /// A module that a hook or a filter runs with `python -m` is found in the work tree first:
+    /// made by a call, it is moved aside; there already, it is read-only (sandbox round 17:
+    /// pre-commit's `-mpre_commit`, nbstripout's `-m nbstripout`).
+    #[test]
+    fn modules_git_runs_with_python_are_protected_or_moved_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let git = |args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&project)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .status()
+                .unwrap();
+            assert!(status.success());
+        };
+        git(&["init", "-q"]);
+        git(&[
+            "config",
+            "filter.nbstripout.clean",
+            "\"/usr/bin/python3\" -m nbstripout",
+        ]);
+        std::fs::write(
+            project.join(".git/hooks/pre-commit"),
+            "#!/bin/sh\nexec \"$INSTALL_PYTHON\" -mpre_commit hook-impl\n",
+        )
+        .unwrap();
+        std::fs::write(project.join("nbstripout.py"), "").unwrap();
+        let state = GitState::of(&project, None);
+        assert!(
+            state.protected.contains(&project.join("nbstripout.py")),
+            "{state:?}"
+        );
+        std::fs::create_dir_all(project.join("pre_commit")).unwrap();
+        std::fs::write(project.join("pre_commit/__main__.py"), "").unwrap();
+        let moved = state.quarantine(&project).moved;
+        assert!(
+            moved
+                .iter()
+                .any(|(from, _)| *from == project.join("pre_commit")),
+            "{moved:?}"
+        );
+        assert!(!project.join("pre_commit").exists());
     }
 }

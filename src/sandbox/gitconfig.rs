@@ -23,6 +23,8 @@ pub(crate) struct Named {
     pub(crate) absent: Vec<PathBuf>,
     /// Hooks directories.
     pub(crate) hooks: Vec<PathBuf>,
+    /// Python modules its programs run (`-m NAME`), which Python finds in the work tree first.
+    pub(crate) modules: Vec<String>,
 }
 
 /// What the configuration git reads for the repository in `git_dir` (with `work_tree`, and
@@ -71,10 +73,13 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
             }
         } else if key == "core.hookspath" {
             named.hooks.push(lexical(&expand(value, work_tree)));
-        } else if let Some(program) = program_path(value) {
-            let file = lexical(&expand(program, work_tree));
-            if file.is_file() {
-                named.files.push(file);
+        } else {
+            named.modules.extend(super::git_modules::run_modules(value));
+            if let Some(program) = program_path(value) {
+                let file = lexical(&expand(program, work_tree));
+                if file.is_file() {
+                    named.files.push(file);
+                }
             }
         }
     }

@@ -47,6 +47,7 @@ mod aliases;
 mod capabilities;
 mod exposure;
 mod git;
+mod git_modules;
 mod gitconfig;
 mod home_links;
 mod isolate;

@@ -1,0 +1,71 @@
+//! Python modules that what git runs would import from the project. A hook or a filter that
+//! runs `python -m NAME` (pre-commit's hook runs `-mpre_commit`, nbstripout's filter `-m
+//! nbstripout`) starts in the work tree, and Python looks there first: a `NAME/` or `NAME.py` a
+//! call leaves at the top of the project runs at the user's next `git commit` or `git status`,
+//! outside the sandbox (sandbox round 17). Those names are kept read-only, or moved aside after
+//! a call when a call made them.
+
+use std::path::{Path, PathBuf};
+
+/// The most bytes of a hook read for the modules it runs.
+const HOOK_BYTES: u64 = 64 * 1024;
+
+/// The module names `text` runs with `-m NAME`, `-mNAME` (only the top package counts: it is
+/// what Python finds first).
+pub(super) fn run_modules(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        let name = match *word {
+            "-m" => words.get(i + 1).copied(),
+            w if w.starts_with("-m") && w.len() > 2 && !w.starts_with("--") => Some(&w[2..]),
+            _ => None,
+        };
+        let top = name.and_then(|n| n.split('.').next()).unwrap_or("");
+        let identifier = top.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && top.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if identifier {
+            out.push(top.to_string());
+        }
+    }
+    out
+}
+
+/// The modules the hooks in `dir` run (each hook read up to a size).
+pub(super) fn hook_modules(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| crate::config::read_small(&e.path(), HOOK_BYTES))
+        .flat_map(|text| run_modules(&text))
+        .collect()
+}
+
+/// Where Python would find module `name` in `work_tree`: the package and the file.
+pub(super) fn module_paths(work_tree: &Path, name: &str) -> [PathBuf; 2] {
+    [work_tree.join(name), work_tree.join(format!("{name}.py"))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modules_run_by_hooks_and_filters_are_read_off_their_text() {
+        let pre_commit = "INSTALL_PYTHON=/v/bin/python3\nexec \"$INSTALL_PYTHON\" -mpre_commit hook-impl --config=.pre-commit-config.yaml";
+        assert_eq!(run_modules(pre_commit), ["pre_commit"]);
+        assert_eq!(
+            run_modules("\"/usr/bin/python3\" -m nbstripout"),
+            ["nbstripout"]
+        );
+        assert_eq!(run_modules("python -m black.main --check"), ["black"]);
+        assert!(run_modules("git lfs filter-process").is_empty());
+        assert!(run_modules("grep -m1 x").is_empty());
+    }
+}
