@@ -12,18 +12,21 @@ use std::path::{Path, PathBuf};
 
 use super::walk;
 
-/// The most files looked at inside one read-only directory for ones with other names (git's
-/// objects are skipped: they hold no program git runs).
+/// The most files looked at inside one read-only directory for ones with other names; past
+/// it the call is not contained (fail closed).
 const PROTECTED_FILES: usize = 5_000;
+
+/// Git's own data, which holds no program git runs or configuration it reads: not looked at.
+const SKIPPED: &[&str] = &["objects", "refs", "logs", "lfs"];
 
 /// What else to cover and what else to make read-only: the other names, in `project`, of the
 /// files in `covered` and of the files in or below `read_only`. Empty (and no walk) when none
-/// of them has another name.
+/// of them has another name; `None` when they could not all be looked at (fail closed).
 pub(crate) fn other_names(
     project: &Path,
     covered: &[PathBuf],
     read_only: &[PathBuf],
-) -> (Vec<PathBuf>, Vec<PathBuf>) {
+) -> Option<(Vec<PathBuf>, Vec<PathBuf>)> {
     let mut wanted: HashMap<(u64, u64), bool> = HashMap::new();
     for file in covered {
         if let Some(id) = linked(file) {
@@ -31,17 +34,17 @@ pub(crate) fn other_names(
         }
     }
     for path in read_only {
-        for file in files_of(path) {
+        for file in files_of(path)? {
             if let Some(id) = linked(&file) {
                 wanted.entry(id).or_insert(false);
             }
         }
     }
     if wanted.is_empty() {
-        return (Vec::new(), Vec::new());
+        return Some((Vec::new(), Vec::new()));
     }
     let (mut cover, mut keep) = (Vec::new(), Vec::new());
-    walk::walk(project, &mut |path, _name, kind| {
+    let complete = walk::walk(project, &mut |path, _name, kind| {
         if kind.is_file()
             && let Ok(meta) = path.symlink_metadata()
             && let Some(secret) = wanted.get(&(meta.dev(), meta.ino()))
@@ -53,7 +56,7 @@ pub(crate) fn other_names(
         }
         true
     });
-    (cover, keep)
+    complete.then_some((cover, keep))
 }
 
 /// A regular file's identity when it has more than one name.
@@ -62,24 +65,28 @@ fn linked(file: &Path) -> Option<(u64, u64)> {
     (meta.is_file() && meta.nlink() > 1).then(|| (meta.dev(), meta.ino()))
 }
 
-/// The regular files at or below `path`, bounded, not following links, skipping git's objects.
-fn files_of(path: &Path) -> Vec<PathBuf> {
+/// The regular files at or below `path`, not following links, skipping git's data; `None`
+/// past the bound.
+fn files_of(path: &Path) -> Option<Vec<PathBuf>> {
     let Ok(meta) = path.symlink_metadata() else {
-        return Vec::new();
+        return Some(Vec::new());
     };
     if meta.is_file() {
-        return vec![path.to_path_buf()];
+        return Some(vec![path.to_path_buf()]);
     }
     let mut files = Vec::new();
     if meta.is_dir() {
-        walk::walk(path, &mut |found, name, kind| {
-            if kind.is_file() && files.len() < PROTECTED_FILES {
+        let complete = walk::walk(path, &mut |found, name, kind| {
+            if kind.is_file() {
                 files.push(found.to_path_buf());
             }
-            name != "objects"
+            files.len() <= PROTECTED_FILES && !SKIPPED.iter().any(|s| name == *s)
         });
+        if !complete || files.len() > PROTECTED_FILES {
+            return None;
+        }
     }
-    files
+    Some(files)
 }
 
 #[cfg(test)]
@@ -105,10 +112,11 @@ mod tests {
             &project,
             &[project.join(".env.local")],
             &[project.join(".githooks")],
-        );
+        )
+        .unwrap();
         assert_eq!(cover, vec![project.join("src/notes")]);
         assert_eq!(keep, vec![project.join("hook-copy")]);
         let none = other_names(&project, &[project.join("plain.txt")], &[]);
-        assert_eq!(none, (Vec::new(), Vec::new()));
+        assert_eq!(none, Some((Vec::new(), Vec::new())));
     }
 }

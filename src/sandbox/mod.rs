@@ -260,7 +260,8 @@ impl Plan {
         }
         // The same files under other names (hard links a call made) are covered the same way.
         if let Ok(project) = &self.project {
-            let (cover, keep) = aliases::other_names(project, &tree.secrets, &request.read_only);
+            // Not all looked at: nothing is vouched for (the command is not contained).
+            let (cover, keep) = aliases::other_names(project, &tree.secrets, &request.read_only)?;
             match self.mode {
                 SandboxMode::Workspace => request.mask.extend(cover),
                 _ => request.hide.extend(cover),
