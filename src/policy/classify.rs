@@ -286,8 +286,17 @@ impl Judge<'_> {
                 "`{name}=` points package managers at another index or proxy"
             )));
         }
-        if let Some(why) = risky_assignment(name, &value.text) {
+        // Judged by what bash assigns: the line's own variables put in; a value only known at
+        // run time could be anything (`RUSTFLAGS=$f`, `PYTHONPATH=$HOME/x`).
+        let assigned = match self.place.line_value(value) {
+            Some(text) => text,
+            None if value.dynamic => "/ -B".to_string(),
+            None => value.text.clone(),
+        };
+        if let Some(why) = risky_assignment(name, &assigned) {
             findings.push(ask(format!("`{name}=` {why}")));
+        } else if matches!(name, "PYTHONPATH" | "NODE_PATH") {
+            self.search_path_inside(name, &assigned, findings);
         }
         if let Some(program) = runs::assignment(name, value) {
             let why = format!("`{name}=` names a program the command runs");
@@ -354,6 +363,9 @@ impl Judge<'_> {
         for (name, value) in assignments {
             self.assignment(name, value, findings);
         }
+        // What bash hands the program: the line's own variables put in, unquoted ones split
+        // (`f=-delete; find ~ $f` is `find ~ -delete`).
+        let words = &self.with_line_values(words);
         let Some((name, args)) = words.split_first() else {
             return;
         };
@@ -412,6 +424,48 @@ impl Judge<'_> {
         self.sets(base, args, findings);
         self.out.prints_environment |= program::prints_environment(base, args);
         self.by_tables(base, args, context, wraps, findings);
+    }
+
+    /// Each directory of a module search path is the project's, links resolved
+    /// (`PYTHONPATH=rootln/tmp/x`): else code from elsewhere is imported.
+    fn search_path_inside(&mut self, name: &str, value: &str, findings: &mut Vec<Finding>) {
+        let Some(project) = self.project else { return };
+        let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+        for part in value.split(':').filter(|p| !p.is_empty()) {
+            let paths = self.place.paths(&Word::literal(part)).unwrap_or_default();
+            let outside = paths
+                .iter()
+                .find(|p| !super::reach::resolved(p).starts_with(&project));
+            if let Some(path) = outside {
+                findings.push(ask(format!(
+                    "`{name}=` imports code from {}, outside the project",
+                    path.display()
+                )));
+                return;
+            }
+        }
+    }
+
+    /// `words` with each one whose value the line set put in: a quoted one stays one word, an
+    /// unquoted one is split where bash splits it, and one that expands to nothing is gone.
+    fn with_line_values(&self, words: &[Word]) -> Vec<Word> {
+        let mut out = Vec::with_capacity(words.len());
+        for word in words {
+            if super::glob::is_positional(&word.text) && !self.set_args.is_empty() {
+                out.extend(self.set_args.iter().cloned());
+                continue;
+            }
+            match self.place.line_value(word) {
+                Some(text) if word.quoted => out.push(Word {
+                    text,
+                    dynamic: false,
+                    quoted: true,
+                }),
+                Some(text) => out.extend(text.split_whitespace().map(Word::literal)),
+                None => out.push(word.clone()),
+            }
+        }
+        out
     }
 
     /// The program's own rows: its record's verdict and what it follows, writes and
@@ -505,11 +559,9 @@ impl Judge<'_> {
         ) {
             self.declares(args, findings);
         }
+        // `set -- WORDS` gives the line its own `$@`, `$1`, ... (judged where they are used).
         if base == "set" {
-            let words: Vec<Word> = operands(args).cloned().collect();
-            if words.iter().any(|w| !w.quoted && has_glob(&w.text)) {
-                self.set_args = words;
-            }
+            self.set_args = operands(args).cloned().collect();
         }
         if base == "printf" {
             for name in option_values(args, &["-v"]) {
@@ -752,7 +804,7 @@ impl Judge<'_> {
             return;
         };
         for path in paths {
-            let real = std::fs::canonicalize(&path).unwrap_or(path);
+            let real = super::reach::resolved(&path);
             let in_project = self.project.is_some_and(|p| real.starts_with(p));
             let in_temp = temp_ok && real.starts_with(self.temp);
             let in_git = self

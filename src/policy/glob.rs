@@ -72,7 +72,7 @@ pub(super) fn as_expanded(args: &[Word], place: &Place<'_>, positional: &[Word])
 }
 
 /// `$@`, `$*`, `${@}`, `$1`, `${2}`: the shell's arguments.
-fn is_positional(text: &str) -> bool {
+pub(super) fn is_positional(text: &str) -> bool {
     let inner = text.strip_prefix('$').unwrap_or("");
     let inner = inner
         .strip_prefix('{')

@@ -334,6 +334,39 @@ impl Place<'_> {
         self.expand_variables(&word.text, word.dynamic)
     }
 
+    /// A word's value when every variable in it is one the line set to known text (or `HOME`,
+    /// `PWD`): `f=-delete; find ~ $f` hands find `-delete`. `None` when any part is only known
+    /// at run time, or comes from the environment.
+    pub(crate) fn line_value(&self, word: &Word) -> Option<String> {
+        if !word.dynamic {
+            return None;
+        }
+        let text = word.text.as_str();
+        let mut names = Vec::new();
+        let mut rest = text;
+        while let Some(at) = rest.find('$') {
+            let after = &rest[at + 1..];
+            let name: String = after
+                .trim_start_matches('{')
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() {
+                return None;
+            }
+            names.push(name);
+            rest = after;
+        }
+        let known = |n: &String| {
+            matches!(n.as_str(), "HOME" | "PWD")
+                || self.vars.get(n).is_some_and(|v| !v.contains(UNKNOWN))
+        };
+        if names.is_empty() || !names.iter().all(known) || text.contains('`') {
+            return None;
+        }
+        self.expand_variables(text, true)
+    }
+
     /// Marks a variable the line sets to a value only known at run time (`d=$(...)`, a loop's
     /// variable): words that use it are not computable.
     pub(crate) fn unknown(&mut self, name: &str) {
@@ -396,6 +429,26 @@ impl Place<'_> {
             self.cwd.join(text)
         };
         Some(path)
+    }
+}
+
+/// Where `path` really is, as far as it exists: its deepest existing ancestor with links
+/// resolved, and the rest as written (`rootln/tmp/new` is `/tmp/new` when `rootln` links to
+/// `/`, whether or not `new` exists yet).
+pub(crate) fn resolved(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
     }
 }
 

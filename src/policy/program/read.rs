@@ -630,6 +630,12 @@ fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
         inner.push(stdin);
         judged.inner.push(inner);
         judged.contents = true;
+        // GNU xargs sets `NAME=<slot>` for what it runs (`GIT_CONFIG_GLOBAL=0`: a file `./0`).
+        judged.inner_assignments.extend(
+            option_values(args, &["--process-slot-var"])
+                .into_iter()
+                .map(|name| (name.text, Word::literal("0"))),
+        );
     }
 }
 
