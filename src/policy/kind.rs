@@ -50,6 +50,7 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
         "BUILD.bazel",
         "MODULE.bazel",
         "SConstruct",
+        "build.ninja",
         "Taskfile.yml",
     ];
     let name = path

@@ -296,6 +296,8 @@ fn pytest(args: &[Word], given: &mut dyn FnMut(&str, Vec<Word>)) {
             !["-W", "-k", "-m", "-r"]
                 .iter()
                 .any(|o| a.text.starts_with(o) && a.text.len() > 2)
+                // pytest's own short names, not abbreviations of `--config-file`.
+                && !matches!(a.text.as_str(), "--co" | "--collect-only" | "--collectonly")
         })
         .cloned()
         .collect();

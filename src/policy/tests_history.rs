@@ -45,6 +45,10 @@ const PRINTS_HISTORY: &[&str] = &[
     "git range-diff HEAD~3..HEAD~1 HEAD~2..HEAD",
     "git range-diff HEAD~2...HEAD",
     "git range-diff HEAD~3 HEAD~2 HEAD",
+    // The option kept in a variable the line sets (classifier round 7).
+    "f=-p; git log $f",
+    "f=p; git log -$f",
+    "set -- -p; git log \"$@\"",
 ];
 
 fn commit(project: &Path, file: &str, text: &str) {

@@ -270,3 +270,65 @@ fn options_of_listed_linters_runners_and_shell_tools_are_vetted() {
         Verdict::Allow,
     );
 }
+
+/// What bash hands a program after the line's own variables are put in is what is judged
+/// (classifier round 7): options kept in a variable, `set --` arguments, assigned values
+/// spelled through variables or links, and what `xargs` and `find -execdir` set up.
+#[test]
+fn options_in_variables_and_what_runners_set_up_are_judged() {
+    check(
+        &[
+            ("f=--diff-program=./x; diff3 $f a b c", "runs the program"),
+            ("f=--script-shell=./x; npm test $f", "script-shell"),
+            (
+                "f=--compress-program=./x; sort $f x",
+                "runs another program",
+            ),
+            (
+                "set -- --compress-program=./x; sort \"$@\" x",
+                "runs another program",
+            ),
+            (
+                "for o in --compress-program=./x; do sort $o x; done",
+                "runs another program",
+            ),
+            ("f='-fprint /tmp/x'; find . $f", "writes to a file"),
+            ("f=--ext-diff; git diff $f", "ext-diff"),
+            ("d=/opt/lib; PYTHONPATH=$d python3 -m pytest", "loads"),
+            ("PYTHONPATH=$HOME/lib python3 -m pytest", "loads"),
+            ("f='-C linker=./x'; RUSTFLAGS=$f cargo build", "loads"),
+            ("read -r f < flags; RUSTFLAGS=$f cargo build", "loads"),
+            (
+                "xargs --process-slot-var=GIT_CONFIG_GLOBAL -a /dev/null git status",
+                "loads",
+            ),
+            (
+                "find /tmp/x -name Makefile -execdir make \\;",
+                "computed at run time",
+            ),
+            ("find . -execdir npm test \\;", "computed at run time"),
+            ("zstdcat -o GNUmakefile m.txt", "writes its output"),
+            ("zcat --rm x.gz", "deletes"),
+            ("ss -D /tmp/x", "writes raw socket data"),
+            ("tree -R -H . -L 1", "index file"),
+            ("rg --hostname-bin=/tmp/x x", "runs the program"),
+            ("ag --pager ./x foo", "runs the program"),
+            ("printf x > build.ninja", "pick up by themselves"),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("d=src; ls $d", ""),
+            ("x=1; echo $x", ""),
+            ("PYTHONPATH=src python3 -m pytest", ""),
+            ("RUSTFLAGS='-D warnings' cargo build", ""),
+            ("pytest --co", ""),
+            ("python3 -m pytest --co -q", ""),
+            ("zcat x.gz", ""),
+            ("ss -tlnp", ""),
+            ("tree -L 2", ""),
+        ],
+        Verdict::Allow,
+    );
+}

@@ -479,3 +479,22 @@ fn every_writer_handed_a_block_device_is_denied() {
     .collect();
     assert!(allowed.is_empty(), "{allowed:?}");
 }
+
+/// Options kept in a variable the line sets are the options bash hands the program, and a
+/// name `find -execdir` deletes is taken in a start point's parent (classifier round 7).
+#[test]
+fn catastrophes_through_variables_and_execdir_are_denied() {
+    all_denied(&[
+        "f=-delete; find ~ $f",
+        "f=-delete; find / $f",
+        "f=-exec; find ~ $f rm -rf {} +",
+        "f=-rf; rm $f ~",
+        "f='-r -f'; rm $f ~",
+        "f=-rf; t=/; rm $f $t",
+        "f=-de; find / ${f}lete",
+        "c=rm; $c -rf ~",
+        "set -- -rf; rm \"$@\" ~",
+        "find /tmp -maxdepth 0 -execdir rm -rf root \\;",
+        "find /usr/x -maxdepth 0 -execdir rm -rf ../etc \\;",
+    ]);
+}

@@ -259,6 +259,44 @@ impl Ground<'_> {
         if deletes {
             self.wrecks(find_roots(args).iter(), "`find -delete` over", out);
         }
+        // `-execdir rm -rf NAME`: NAME is taken in each found file's directory, a start point's
+        // parent among them (`find /tmp -maxdepth 0 -execdir rm -rf root` is `rm -rf /root`).
+        for (i, a) in args.iter().enumerate() {
+            if !matches!(a.text.as_str(), "-execdir" | "-okdir") {
+                continue;
+            }
+            let Some(program) = args.get(i + 1) else {
+                continue;
+            };
+            if !matches!(
+                super::danger::basename(&program.text),
+                "rm" | "shred" | "chmod" | "chown"
+            ) {
+                continue;
+            }
+            let named: Vec<&Word> = args[i + 2..]
+                .iter()
+                .take_while(|w| !matches!(w.text.as_str(), ";" | "+"))
+                .filter(|w| !w.text.starts_with('-') && !w.text.contains("{}"))
+                .collect();
+            for root in find_roots(args) {
+                let Some(paths) = self.place.paths(&root) else {
+                    continue;
+                };
+                for dir in paths.iter().flat_map(|p| {
+                    [
+                        p.clone(),
+                        p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                    ]
+                }) {
+                    let words: Vec<Word> = named
+                        .iter()
+                        .map(|w| Word::literal(dir.join(&w.text).to_string_lossy()))
+                        .collect();
+                    self.wrecks(words.iter(), "`find -execdir` deleting", out);
+                }
+            }
+        }
     }
 
     /// `rsync --delete SRC DEST` empties DEST; `--remove-source-files` empties the sources.

@@ -11,6 +11,16 @@ const WRITES_FILE: &str = "writes its output to a file";
 const FILES0_FROM: &[(&str, &str)] = &[("--files0-from", "reads file names computed at run time")];
 const OUTPUT: &[(&str, &str)] = &[("-o", WRITES_FILE), ("--output", WRITES_FILE)];
 
+/// `zstdcat -o FILE` (it is `zstd -dcf`) writes any text there, passed through unchanged;
+/// `--rm` deletes the input.
+const DECOMPRESSOR_WRITES: &[(&str, &str)] = &[
+    ("-o", WRITES_FILE),
+    ("--output", WRITES_FILE),
+    ("--output-dir-flat", WRITES_FILE),
+    ("--output-dir-mirror", WRITES_FILE),
+    ("--rm", "deletes the files it reads"),
+];
+
 const RUNS_DIFF: &str = "runs the program it names to compare the files";
 /// `diff3 --diff-program=PROG`, `sdiff --diff-program=PROG`: any program, the line's own too.
 const DIFF_PROGRAM: &[(&str, &str)] = &[("--diff-program", RUNS_DIFF)];
@@ -340,10 +350,10 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["unexpand"]),
     Program::new(&["column"]).data_filter(),
     Program::new(&["tr"]).data_filter(),
-    Program::new(&["zcat"]),
-    Program::new(&["bzcat"]),
-    Program::new(&["xzcat"]),
-    Program::new(&["zstdcat"]),
+    Program::new(&["zcat"]).asking(DECOMPRESSOR_WRITES),
+    Program::new(&["bzcat"]).asking(DECOMPRESSOR_WRITES),
+    Program::new(&["xzcat"]).asking(DECOMPRESSOR_WRITES),
+    Program::new(&["zstdcat"]).asking(DECOMPRESSOR_WRITES),
     Program::new(&["cmp"]).data_filter(),
     Program::new(&["diff3"]).asking(DIFF_PROGRAM),
     Program::new(&["sdiff"]).asking(SDIFF_ASKS),
@@ -410,12 +420,14 @@ pub(super) const PROGRAMS: &[Program] = &[
         .data_filter()
         .asking(&[
             ("--pre", "runs a preprocessor program on every file"),
+            ("--hostname-bin", "runs the program it names"),
             ("-z", "runs decompression programs"),
             ("--search-zip", "runs decompression programs"),
         ]),
     // ag and ack take the pattern as the first operand only (`ag -f` is `--follow`).
     searcher(&["ag"], Walk::Always)
         .pattern_options(&[])
+        .asking(&[("--pager", "runs the program it names")])
         .skipping_hidden(&["--unrestricted", "-U", "--skip-vcs-ignores", "-f"]),
     searcher(&["ack"], Walk::Always).pattern_options(&[]),
     // ugrep reads the directories it is given whole, `-r` or not; it skips hidden files unless
@@ -443,9 +455,10 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["vdir"]),
     Program::new(&["exa", "eza"]).walking(Walk::Recursive),
     Program::new(&["lsd"]).walking(Walk::Recursive),
-    Program::new(&["tree"])
-        .walking(Walk::Always)
-        .asking(&[("-o", WRITES_FILE)]),
+    Program::new(&["tree"]).walking(Walk::Always).asking(&[
+        ("-o", WRITES_FILE),
+        ("-R", "writes an index file into every directory it lists"),
+    ]),
     Program::new(&["fd", "fdfind"])
         .walking(Walk::Always)
         .skipping_hidden(&["-H", "-I", "--unrestricted"])
@@ -545,6 +558,11 @@ fn find(_name: &str, args: &[Word], judged: &mut Judged) {
         match arg.text.as_str() {
             "-delete" => judged.ask("`find -delete` deletes the files it finds"),
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                if arg.text.ends_with("dir") {
+                    // It runs in the directory of each file found (a start point's parent
+                    // too): where, only the run knows.
+                    judged.inner_dir = Some(Word::computed("$(the directory of each file found)"));
+                }
                 let rest = &args[i + 1..];
                 let end = rest
                     .iter()

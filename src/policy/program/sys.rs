@@ -23,7 +23,12 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program::new(&["pgrep"]),
     Program::new(&["pidof"]),
     Program::new(&["lsof"]),
-    Program::new(&["ss"]).asking(&[("-K", "kills connections"), ("--kill", "kills connections")]),
+    Program::new(&["ss"]).asking(&[
+        ("-K", "kills connections"),
+        ("--kill", "kills connections"),
+        ("-D", "writes raw socket data to a file"),
+        ("--diag", "writes raw socket data to a file"),
+    ]),
     Program::new(&["netstat"]),
     Program::new(&["printenv"])
         .printing_env(|_| true)
