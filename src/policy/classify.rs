@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::args::{operands, option_values};
-use super::danger::{self, basename, risky_assignment};
+use super::danger::{self, basename};
 use super::fetch::{self, Fetches};
 use super::glob::{as_expanded, glob_makes_options, loop_splits_names, xargs_makes_options};
 use super::judged::Judged;
@@ -279,42 +279,6 @@ impl Judge<'_> {
         }
     }
 
-    pub(super) fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
-        if fetch::points_elsewhere(name) {
-            self.out.fetch.elsewhere = true;
-            findings.push(ask(format!(
-                "`{name}=` points package managers at another index or proxy"
-            )));
-        }
-        // Judged by what bash assigns: the line's own variables put in; a value only known at
-        // run time could be anything (`RUSTFLAGS=$f`, `PYTHONPATH=$HOME/x`).
-        let assigned = match self.place.line_value(value) {
-            Some(text) => text,
-            None if value.dynamic => "/ -B".to_string(),
-            None => value.text.clone(),
-        };
-        if let Some(why) = risky_assignment(name, &assigned) {
-            findings.push(ask(format!("`{name}=` {why}")));
-        } else if matches!(name, "PYTHONPATH" | "NODE_PATH") {
-            self.search_path_inside(name, &assigned, findings);
-        }
-        if let Some(program) = runs::assignment(name, value) {
-            let why = format!("`{name}=` names a program the command runs");
-            findings.push(ask(why).narrowed(Approver::YesOrPerson));
-            self.program_line(&program, findings);
-        }
-        if !value.dynamic && (value.text.contains("$(") || value.text.contains('`')) {
-            findings.push(ask(format!(
-                "`{name}=` stores text the shell can later run as a command"
-            )));
-        }
-        self.definite_secret(value, findings);
-        match self.place.value(value) {
-            Some(text) => self.place.set(name, text),
-            None => self.place.unknown(name),
-        }
-    }
-
     fn redirect(&mut self, redirect: &Redirect) {
         let target = &redirect.target;
         let mut findings = Vec::new();
@@ -424,48 +388,6 @@ impl Judge<'_> {
         self.sets(base, args, findings);
         self.out.prints_environment |= program::prints_environment(base, args);
         self.by_tables(base, args, context, wraps, findings);
-    }
-
-    /// Each directory of a module search path is the project's, links resolved
-    /// (`PYTHONPATH=rootln/tmp/x`): else code from elsewhere is imported.
-    fn search_path_inside(&mut self, name: &str, value: &str, findings: &mut Vec<Finding>) {
-        let Some(project) = self.project else { return };
-        let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
-        for part in value.split(':').filter(|p| !p.is_empty()) {
-            let paths = self.place.paths(&Word::literal(part)).unwrap_or_default();
-            let outside = paths
-                .iter()
-                .find(|p| !super::reach::resolved(p).starts_with(&project));
-            if let Some(path) = outside {
-                findings.push(ask(format!(
-                    "`{name}=` imports code from {}, outside the project",
-                    path.display()
-                )));
-                return;
-            }
-        }
-    }
-
-    /// `words` with each one whose value the line set put in: a quoted one stays one word, an
-    /// unquoted one is split where bash splits it, and one that expands to nothing is gone.
-    fn with_line_values(&self, words: &[Word]) -> Vec<Word> {
-        let mut out = Vec::with_capacity(words.len());
-        for word in words {
-            if super::glob::is_positional(&word.text) && !self.set_args.is_empty() {
-                out.extend(self.set_args.iter().cloned());
-                continue;
-            }
-            match self.place.line_value(word) {
-                Some(text) if word.quoted => out.push(Word {
-                    text,
-                    dynamic: false,
-                    quoted: true,
-                }),
-                Some(text) => out.extend(text.split_whitespace().map(Word::literal)),
-                None => out.push(word.clone()),
-            }
-        }
-        out
     }
 
     /// The program's own rows: its record's verdict and what it follows, writes and
@@ -586,7 +508,7 @@ impl Judge<'_> {
     }
 
     /// A program an option or a variable names, judged as a command line of its own.
-    fn program_line(&mut self, line: &Word, findings: &mut Vec<Finding>) {
+    pub(super) fn program_line(&mut self, line: &Word, findings: &mut Vec<Finding>) {
         if line.dynamic {
             findings.push(Finding::person(format!(
                 "runs a program computed at run time: {}",

@@ -33,6 +33,8 @@ mod runner;
 mod runs;
 mod sequence;
 mod shell;
+mod values;
+mod variables;
 mod wipe;
 mod words;
 mod wrap;

@@ -11,7 +11,7 @@ use super::shell::Word;
 use crate::config::{home_secrets, system_secrets};
 
 /// Stands for a part of a word only known at run time.
-const UNKNOWN: char = '\u{1}';
+pub(super) const UNKNOWN: char = '\u{1}';
 
 /// At most this many paths are produced from all the words of one line.
 pub(crate) const LINE_EXPANSIONS: usize = 20_000;
@@ -133,14 +133,14 @@ impl Place<'_> {
     /// counts as unset (empty), as bash would take it unless the environment sets it (the
     /// sandbox's environment does not). A command substitution, an expansion with operators or a
     /// variable the line set to such a value leaves the value unknown.
-    fn expand_variables(&self, text: &str, dynamic: bool) -> Option<String> {
+    pub(super) fn expand_variables(&self, text: &str, dynamic: bool) -> Option<String> {
         let out = self.expand(text, dynamic);
         (!out.contains(UNKNOWN)).then_some(out)
     }
 
     /// The word's text with what is known expanded and each part only known at run time
     /// replaced by [`UNKNOWN`].
-    fn expand(&self, text: &str, dynamic: bool) -> String {
+    pub(super) fn expand(&self, text: &str, dynamic: bool) -> String {
         if !dynamic {
             return text.to_string();
         }
@@ -210,44 +210,6 @@ impl Place<'_> {
             }
         }
         out
-    }
-
-    /// The value of `${NAME<op>word}` for a variable the line knows (`HOME`, `PWD`, one it
-    /// set): `:?`, `?`, `:-`, `-`, `:=`, `=` give its value, `:+` and `+` the word, `%`, `%%`,
-    /// `#`, `##` with a literal pattern the value without it. `None` when only the run knows
-    /// (`${HOME%/*}`, an unset variable's default, which the environment may override).
-    fn operator(&self, inner: &str) -> Option<String> {
-        let end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
-        let (name, rest) = inner.split_at(end);
-        let known = matches!(name, "HOME" | "PWD")
-            || self.vars.get(name).is_some_and(|v| !v.contains(UNKNOWN));
-        let value = known
-            .then(|| self.variable(name))
-            .filter(|v| !v.is_empty())?;
-        let literal = |pattern: &str| !pattern.contains(['*', '?', '[', '$', '`', '\\']);
-        for op in [":?", ":-", ":=", "?", "-", "="] {
-            if rest.starts_with(op) {
-                return Some(value);
-            }
-        }
-        for op in [":+", "+"] {
-            if let Some(word) = rest.strip_prefix(op) {
-                return Some(self.expand(word, true)).filter(|w| !w.contains(UNKNOWN));
-            }
-        }
-        for op in ["%%", "%"] {
-            if let Some(pattern) = rest.strip_prefix(op) {
-                return literal(pattern)
-                    .then(|| value.strip_suffix(pattern).unwrap_or(&value).to_string());
-            }
-        }
-        for op in ["##", "#"] {
-            if let Some(pattern) = rest.strip_prefix(op) {
-                return literal(pattern)
-                    .then(|| value.strip_prefix(pattern).unwrap_or(&value).to_string());
-            }
-        }
-        None
     }
 
     /// Why a word whose value is only known at run time may reach a secret: an unknown part
@@ -334,39 +296,6 @@ impl Place<'_> {
         self.expand_variables(&word.text, word.dynamic)
     }
 
-    /// A word's value when every variable in it is one the line set to known text (or `HOME`,
-    /// `PWD`): `f=-delete; find ~ $f` hands find `-delete`. `None` when any part is only known
-    /// at run time, or comes from the environment.
-    pub(crate) fn line_value(&self, word: &Word) -> Option<String> {
-        if !word.dynamic {
-            return None;
-        }
-        let text = word.text.as_str();
-        let mut names = Vec::new();
-        let mut rest = text;
-        while let Some(at) = rest.find('$') {
-            let after = &rest[at + 1..];
-            let name: String = after
-                .trim_start_matches('{')
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if name.is_empty() {
-                return None;
-            }
-            names.push(name);
-            rest = after;
-        }
-        let known = |n: &String| {
-            matches!(n.as_str(), "HOME" | "PWD")
-                || self.vars.get(n).is_some_and(|v| !v.contains(UNKNOWN))
-        };
-        if names.is_empty() || !names.iter().all(known) || text.contains('`') {
-            return None;
-        }
-        self.expand_variables(text, true)
-    }
-
     /// Marks a variable the line sets to a value only known at run time (`d=$(...)`, a loop's
     /// variable): words that use it are not computable.
     pub(crate) fn unknown(&mut self, name: &str) {
@@ -385,7 +314,7 @@ impl Place<'_> {
         self.vars.insert(name.to_string(), text);
     }
 
-    fn variable(&self, name: &str) -> String {
+    pub(super) fn variable(&self, name: &str) -> String {
         match name {
             "HOME" => self
                 .home

@@ -1,0 +1,90 @@
+//! What a line's variables do to the commands after them: assignments judged by the value
+//! bash gives them, and the words a program is handed with the line's own values put in.
+
+use super::classify::{Judge, ask};
+use super::danger::risky_assignment;
+use super::shell::Word;
+use super::{Approver, Finding};
+use super::{fetch, runs};
+
+impl Judge<'_> {
+    /// `NAME=value` (before a command, alone, or in `export`/`declare`): what it points
+    /// package managers at, loads or runs, and what later words see of it.
+    pub(super) fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
+        if fetch::points_elsewhere(name) {
+            self.out.fetch.elsewhere = true;
+            findings.push(ask(format!(
+                "`{name}=` points package managers at another index or proxy"
+            )));
+        }
+        // Judged by what bash assigns: the line's own variables put in; a value only known at
+        // run time could be anything (`RUSTFLAGS=$f`, `PYTHONPATH=$HOME/x`).
+        let assigned = match self.place.line_value(value) {
+            Some(text) => text,
+            None if value.dynamic => "/ -B".to_string(),
+            None => value.text.clone(),
+        };
+        if let Some(why) = risky_assignment(name, &assigned) {
+            findings.push(ask(format!("`{name}=` {why}")));
+        } else if matches!(name, "PYTHONPATH" | "NODE_PATH") {
+            self.search_path_inside(name, &assigned, findings);
+        }
+        if let Some(program) = runs::assignment(name, value) {
+            let why = format!("`{name}=` names a program the command runs");
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
+            self.program_line(&program, findings);
+        }
+        if !value.dynamic && (value.text.contains("$(") || value.text.contains('`')) {
+            findings.push(ask(format!(
+                "`{name}=` stores text the shell can later run as a command"
+            )));
+        }
+        self.definite_secret(value, findings);
+        match self.place.value(value) {
+            Some(text) => self.place.set(name, text),
+            None => self.place.unknown(name),
+        }
+    }
+
+    /// Each directory of a module search path is the project's, links resolved
+    /// (`PYTHONPATH=rootln/tmp/x`): else code from elsewhere is imported.
+    fn search_path_inside(&mut self, name: &str, value: &str, findings: &mut Vec<Finding>) {
+        let Some(project) = self.project else { return };
+        let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+        for part in value.split(':').filter(|p| !p.is_empty()) {
+            let paths = self.place.paths(&Word::literal(part)).unwrap_or_default();
+            let outside = paths
+                .iter()
+                .find(|p| !super::reach::resolved(p).starts_with(&project));
+            if let Some(path) = outside {
+                findings.push(ask(format!(
+                    "`{name}=` imports code from {}, outside the project",
+                    path.display()
+                )));
+                return;
+            }
+        }
+    }
+
+    /// `words` with each one whose value the line set put in: a quoted one stays one word, an
+    /// unquoted one is split where bash splits it, and one that expands to nothing is gone.
+    pub(super) fn with_line_values(&self, words: &[Word]) -> Vec<Word> {
+        let mut out = Vec::with_capacity(words.len());
+        for word in words {
+            if super::glob::is_positional(&word.text) && !self.set_args.is_empty() {
+                out.extend(self.set_args.iter().cloned());
+                continue;
+            }
+            match self.place.line_value(word) {
+                Some(text) if word.quoted => out.push(Word {
+                    text,
+                    dynamic: false,
+                    quoted: true,
+                }),
+                Some(text) => out.extend(text.split_whitespace().map(Word::literal)),
+                None => out.push(word.clone()),
+            }
+        }
+        out
+    }
+}
