@@ -7,6 +7,7 @@ mod fetcher;
 mod foreign;
 mod kinds;
 mod layer;
+mod other_names;
 mod paths;
 mod project;
 mod project_doc;
@@ -34,12 +35,13 @@ pub(crate) use layer::Source;
 pub(crate) use layer::{
     ENV_PREFIX, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, env_name,
 };
+pub(crate) use other_names::{forget as forget_other_names, secret_by_other_name};
 pub(crate) use paths::Paths;
 pub(crate) use project::{
     holds_programs_on_path, project_dir, project_root, reached_through_a_link,
 };
 pub(crate) use project_doc::{PROJECT_DOC_MAX, ProjectDoc, project_doc_paths, read_project_doc};
-pub(crate) use secrets::{home_secrets, secret_alias, secret_in_tree, sensitive, system_secrets};
+pub(crate) use secrets::{home_secrets, secret_in_tree, sensitive, system_secrets};
 pub(crate) use settings_files::{credential_in, holds_credential, read_small};
 pub(crate) use table::{KEYS, parse_bool};
 

@@ -47,22 +47,28 @@ fn nearest_in_project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
         .take_while(|dir| dir.starts_with(&root))
         .map(|dir| dir.join(PROJECT_DOC_NAME))
         .find(|file| {
-            file.canonicalize()
-                .is_ok_and(|real| real.starts_with(&real_root) && readable_doc(&real, home))
+            file.canonicalize().is_ok_and(|real| {
+                real.starts_with(&real_root) && readable_doc(&real, &real_root, home)
+            })
         })
 }
 
 /// Whether the file behind an `AGENTS.md` may go into the instructions: it is read outside the
 /// sandbox, so never a secret (a call may have made `AGENTS.md` a link to `.env`), nothing of
 /// git's own directory (its config holds remote URLs with tokens), and no file with other hard
-/// links (one of them could be a secret by then).
-fn readable_doc(real: &Path, home: Option<&Path>) -> bool {
+/// links (one of them could be a secret by then), and no file a secret-named link leads to.
+fn readable_doc(real: &Path, root: &Path, home: Option<&Path>) -> bool {
     use std::os::unix::fs::MetadataExt;
     let in_git = real.components().any(|c| c.as_os_str() == ".git");
-    real.is_file()
+    let Ok(meta) = std::fs::metadata(real) else {
+        return false;
+    };
+    meta.is_file()
         && !in_git
+        && meta.nlink() == 1
         && super::secrets::sensitive(real, home).is_none()
-        && std::fs::metadata(real).is_ok_and(|m| m.nlink() == 1)
+        // Nor one a secret-named link leads to (`.env.local -> AGENTS.md`).
+        && super::other_names::secret_by_other_name(root, real, &meta, home) == Ok(None)
 }
 
 /// Reads at most `PROJECT_DOC_MAX` bytes of `path`, cut at a line end when it is longer.
@@ -159,8 +165,16 @@ mod tests {
         .unwrap();
         std::os::unix::fs::symlink("config/database.yml", project.join("AGENTS.md")).unwrap();
         assert!(project_doc_paths(&paths(&root, &project)).is_empty());
-        // A link to an ordinary file of the project (`AGENTS.md -> CLAUDE.md`) is read.
+        // Nor one a secret-named link leads to: the key the user writes there lands in it.
         std::fs::remove_file(project.join("AGENTS.md")).unwrap();
+        std::fs::write(project.join("AGENTS.md"), "build with make").unwrap();
+        std::os::unix::fs::symlink("AGENTS.md", project.join(".env.local")).unwrap();
+        super::super::other_names::forget();
+        assert!(project_doc_paths(&paths(&root, &project)).is_empty());
+        std::fs::remove_file(project.join(".env.local")).unwrap();
+        std::fs::remove_file(project.join("AGENTS.md")).unwrap();
+        super::super::other_names::forget();
+        // A link to an ordinary file of the project (`AGENTS.md -> CLAUDE.md`) is read.
         std::fs::write(project.join("CLAUDE.md"), "use make").unwrap();
         std::os::unix::fs::symlink("CLAUDE.md", project.join("AGENTS.md")).unwrap();
         assert_eq!(

@@ -200,44 +200,6 @@ fn process_or_device_secret(path: &Path) -> Option<&'static str> {
     }
 }
 
-/// Why a file with more than one name is a secret under another of them: a name below `root`
-/// of the same file (`dev`, `ino`) that is a secret (a call can hard-link `.env.local` to
-/// `notes`). `Err` when the tree is too big to look through all of it (fail closed).
-pub(crate) fn secret_alias(
-    root: &Path,
-    id: (u64, u64),
-    home: Option<&Path>,
-) -> Result<Option<String>, ()> {
-    use std::os::unix::fs::MetadataExt;
-    const MOST: usize = 50_000;
-    let mut dirs = vec![root.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(dir) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MOST {
-                return Err(());
-            }
-            let path = entry.path();
-            let Ok(meta) = path.symlink_metadata() else {
-                continue;
-            };
-            if meta.is_dir() {
-                dirs.push(path);
-            } else if meta.is_file()
-                && (meta.dev(), meta.ino()) == id
-                && let Some(what) = sensitive(&path, home)
-            {
-                return Ok(Some(what));
-            }
-        }
-    }
-    Ok(None)
-}
-
 /// Secret locations under the home directory, relative to it.
 pub(crate) fn home_secrets() -> impl Iterator<Item = &'static str> {
     HOME_SECRETS.iter().map(|(path, _)| *path)

@@ -300,19 +300,15 @@ fn open_regular(path: &Path, shown: &str) -> Result<File, Box<ToolOutcome>> {
     Ok(file)
 }
 
-/// Why a file with other hard links is a secret under one of them in the working tree, or
-/// that they cannot all be seen.
-fn other_name(file: &std::fs::File, ctx: &ToolContext) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
+/// Why the opened file is a secret under another of its names in the working tree (a hard
+/// link, a secret-named link leading to it), or that they cannot all be seen.
+fn other_name(file: &std::fs::File, real: &Path, ctx: &ToolContext) -> Option<String> {
     let meta = file.metadata().ok()?;
-    if meta.nlink() <= 1 {
-        return None;
-    }
     let root = crate::config::project_dir(&ctx.cwd, ctx.home.as_deref())
         .unwrap_or_else(|_| ctx.cwd.clone());
-    match crate::config::secret_alias(&root, (meta.dev(), meta.ino()), ctx.home.as_deref()) {
-        Ok(found) => found.map(|what| format!("another name of the same file is {what}")),
-        Err(()) => Some("a file with other names, in a tree too big to look through".into()),
+    match crate::config::secret_by_other_name(&root, real, &meta, ctx.home.as_deref()) {
+        Ok(found) => found,
+        Err(()) => Some("a file in a tree too big to look through for its other names".into()),
     }
 }
 
@@ -332,7 +328,8 @@ pub(super) fn read(path: &Path, shown: &str, args: &FsArgs, ctx: &ToolContext) -
             None,
         );
     };
-    if let Some(what) = (ctx.secret)(&real, ctx.home.as_deref()).or_else(|| other_name(&file, ctx))
+    if let Some(what) =
+        (ctx.secret)(&real, ctx.home.as_deref()).or_else(|| other_name(&file, &real, ctx))
     {
         return fail(
             ToolErrorType::SecurityError,

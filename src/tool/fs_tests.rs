@@ -79,6 +79,7 @@ fn a_hard_link_of_a_secret_is_not_read() {
     );
     assert!(!out.result.data.to_string().contains("PRIVATE"));
     std::fs::remove_file(dir.path().join(".env.local")).unwrap();
+    crate::config::forget_other_names();
     let out = call(
         dir.path(),
         1 << 20,
@@ -119,6 +120,28 @@ fn a_settings_file_holding_a_credential_is_not_read() {
     );
     assert!(!out.result.data.to_string().contains("PRIVATE"));
     assert!(read("settings.xml").result.success, "no credential, read");
+}
+
+/// A secret-named link leading to a file makes the file a secret: what the user writes into
+/// `.env.local` lands in it (sandbox round 18: `.env.local -> AGENTS.md`).
+#[test]
+fn a_file_a_secret_named_link_leads_to_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "STRIPE_SECRET_KEY=PRIVATE").unwrap();
+    std::os::unix::fs::symlink("notes.md", dir.path().join(".env.local")).unwrap();
+    crate::config::forget_other_names();
+    let out = call(
+        dir.path(),
+        1 << 20,
+        json!({"operation": "read", "path": "notes.md"}),
+    );
+    assert_eq!(
+        out.error_code,
+        Some(CallErrorCode::Denied),
+        "{:?}",
+        out.result
+    );
+    assert!(!out.result.data.to_string().contains("PRIVATE"));
 }
 
 #[test]
