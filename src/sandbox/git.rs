@@ -32,6 +32,9 @@ pub(crate) struct GitState {
     pub(crate) includes: Vec<PathBuf>,
     /// The whole project was seen (a tree too big to walk hides what lies past the limit).
     pub(crate) complete: bool,
+    /// Work trees where what git runs starts Python (`-m NAME`), with the names at their top
+    /// then: Python imports from there first, so a module a call adds there is moved aside.
+    pub(crate) python_trees: Vec<(PathBuf, BTreeSet<std::ffi::OsString>)>,
 }
 
 impl Default for GitState {
@@ -42,6 +45,7 @@ impl Default for GitState {
             absent: Vec::new(),
             includes: Vec::new(),
             complete: true,
+            python_trees: Vec::new(),
         }
     }
 }
@@ -64,6 +68,7 @@ impl GitState {
         let mut protected: Vec<PathBuf> = entries.iter().cloned().collect();
         let mut absent = Vec::new();
         let mut includes = Vec::new();
+        let mut python_trees = Vec::new();
         for entry in &entries {
             let Some(dir) = git_dir(entry) else { continue };
             let work_tree = entry.parent().unwrap_or(project);
@@ -87,6 +92,12 @@ impl GitState {
             let default_hooks = common.as_ref().unwrap_or(&dir).join("hooks");
             for dir in hooks.iter().chain([&default_hooks]) {
                 modules.extend(super::git_modules::hook_modules(dir));
+            }
+            if !modules.is_empty() {
+                python_trees.push((
+                    work_tree.to_path_buf(),
+                    super::git_modules::names(work_tree),
+                ));
             }
             for module in modules {
                 for path in super::git_modules::module_paths(work_tree, &module) {
@@ -122,6 +133,7 @@ impl GitState {
             absent,
             includes,
             complete,
+            python_trees,
         }
     }
 
@@ -140,7 +152,16 @@ impl GitState {
                 None => done.stuck.push(entry.clone()),
             }
         }
-        for file in self.absent.iter().filter(|f| f.symlink_metadata().is_ok()) {
+        let added_modules = (self.python_trees.iter())
+            .flat_map(|(tree, before)| super::git_modules::added_importables(tree, before));
+        for file in self
+            .absent
+            .iter()
+            .filter(|f| f.symlink_metadata().is_ok())
+            .cloned()
+            .chain(added_modules)
+        {
+            let file = &file;
             match move_aside(project, file) {
                 Some(aside) => done.moved.push((file.clone(), aside)),
                 None => done.stuck.push(file.clone()),
@@ -482,5 +503,17 @@ mod tests {
             "{moved:?}"
         );
         assert!(!project.join("pre_commit").exists());
+        // `python -m` puts the work tree first for every import (sandbox round 18): any module
+        // or package a call adds at the top is moved aside; other files are not.
+        std::fs::create_dir_all(project.join("argparse")).unwrap();
+        std::fs::write(project.join("argparse/__init__.py"), "").unwrap();
+        std::fs::write(project.join("pre_commit.pyc"), "").unwrap();
+        std::fs::write(project.join("notes.txt"), "").unwrap();
+        std::fs::create_dir_all(project.join("docs")).unwrap();
+        let moved = state.quarantine(&project).moved;
+        let from: Vec<&PathBuf> = moved.iter().map(|(from, _)| from).collect();
+        assert!(from.contains(&&project.join("argparse")), "{moved:?}");
+        assert!(from.contains(&&project.join("pre_commit.pyc")), "{moved:?}");
+        assert!(project.join("notes.txt").exists() && project.join("docs").exists());
     }
 }

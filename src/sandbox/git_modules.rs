@@ -5,6 +5,8 @@
 //! outside the sandbox (sandbox round 17). Those names are kept read-only, or moved aside after
 //! a call when a call made them.
 
+use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The most bytes of a hook read for the modules it runs.
@@ -50,6 +52,39 @@ pub(super) fn hook_modules(dir: &Path) -> Vec<String> {
 /// Where Python would find module `name` in `work_tree`: the package and the file.
 pub(super) fn module_paths(work_tree: &Path, name: &str) -> [PathBuf; 2] {
     [work_tree.join(name), work_tree.join(format!("{name}.py"))]
+}
+
+/// The names at the top of a work tree.
+pub(super) fn names(work_tree: &Path) -> BTreeSet<OsString> {
+    std::fs::read_dir(work_tree)
+        .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default()
+}
+
+/// What Python could import at the top of `work_tree` that was not there before: any module
+/// (`argparse.py`, a sourceless `.pyc`, an extension `.so`) or package (`NAME/__init__.py`) —
+/// `python -m` puts the work tree first for every import, not only the module it runs.
+pub(super) fn added_importables(work_tree: &Path, before: &BTreeSet<OsString>) -> Vec<PathBuf> {
+    names(work_tree)
+        .into_iter()
+        .filter(|name| !before.contains(name))
+        .map(|name| work_tree.join(name))
+        .filter(|path| importable(path))
+        .collect()
+}
+
+fn importable(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let module = [".py", ".pyc", ".so", ".pyw"]
+        .iter()
+        .any(|e| name.ends_with(e));
+    let package = ["__init__.py", "__init__.pyc"]
+        .iter()
+        .any(|init| path.join(init).symlink_metadata().is_ok());
+    module || package
 }
 
 #[cfg(test)]
