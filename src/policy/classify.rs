@@ -673,7 +673,7 @@ impl Judge<'_> {
         }
     }
 
-    fn in_project(&self, dir: &Path) -> bool {
+    pub(super) fn in_project(&self, dir: &Path) -> bool {
         let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         self.project.is_some_and(|p| real.starts_with(p))
     }

@@ -304,12 +304,18 @@ impl Place<'_> {
     }
 
     /// Records a variable the line sets to known text.
+    /// A variable assigned twice with different text (`f=-x; (f=a); cmd $f`, `f=a; false && f=b`)
+    /// may hold either when a command uses it: a subshell's, a pipeline's, a skipped branch's or
+    /// a prefix's assignment does not reach the rest of the line, so it is unknown.
     pub(crate) fn set(&mut self, name: &str, text: String) {
         if !text
             .chars()
             .all(|c| c.is_ascii_digit() || ",{}-+ ".contains(c))
         {
             self.doubtful.insert(name.to_string());
+        }
+        if self.vars.get(name).is_some_and(|before| *before != text) {
+            return self.unknown(name);
         }
         self.vars.insert(name.to_string(), text);
     }
@@ -321,6 +327,11 @@ impl Place<'_> {
                 .map(|h| h.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             "PWD" => self.cwd.to_string_lossy().into_owned(),
+            // Set by bash from the line's own text (`: -p; git log $_`, `read <<< x; $REPLY`,
+            // `[[ x =~ re ]]`, getopts): only the run knows them.
+            "_" | "REPLY" | "OPTARG" | "BASH_REMATCH" | "MAPFILE" | "COPROC" | "BASH_ARGV"
+            | "BASH_COMMAND" | "FUNCNAME" | "PIPESTATUS" | "DIRSTACK" | "OLDPWD"
+            | "READLINE_LINE" => UNKNOWN.to_string(),
             _ => self.vars.get(name).cloned().unwrap_or_default(),
         }
     }

@@ -17,10 +17,13 @@ impl Judge<'_> {
         let mut traps: Vec<Word> = (script.function_bodies.iter())
             .map(|body| Word::literal(body.as_str()))
             .collect();
+        // The scopes entered so far, each with the directory it was entered in.
+        let mut entered: Vec<((usize, bool), PathBuf)> = Vec::new();
         for command in &script.commands {
             if self.expired(&command.text) {
                 return false;
             }
+            self.leave_scopes(&mut entered, &command.scopes);
             let mut findings = Vec::new();
             if command.inline_input
                 && let Some(name) = command.words.first()
@@ -52,8 +55,50 @@ impl Judge<'_> {
                 visited.push(self.place.cwd.clone());
             }
         }
+        self.leave_scopes(&mut entered, &[]);
         self.traps_everywhere(&traps, &visited, depth);
         true
+    }
+
+    /// Leaves the scopes the next command is not in and enters its own. A `cd` inside a
+    /// subshell, `$(...)` or pipeline does not move what comes after (`(cd /x); make` runs
+    /// here); one inside a branch or an `&&`/`||` chain may or may not have run, so what comes
+    /// after runs where only the run knows (`cd /x; if false; then cd ~/p; fi; make`): that
+    /// asks when either place is outside the project.
+    fn leave_scopes(
+        &mut self,
+        entered: &mut Vec<((usize, bool), PathBuf)>,
+        scopes: &[(usize, bool)],
+    ) {
+        let kept = entered
+            .iter()
+            .zip(scopes)
+            .take_while(|((scope, _), next)| scope == *next)
+            .count();
+        while entered.len() > kept {
+            let Some(((_, conditional), cwd)) = entered.pop() else {
+                break;
+            };
+            // Both inside the project: nothing but the project's own either way.
+            let outside =
+                !self.in_project(&cwd.clone()) || !self.in_project(&self.place.cwd.clone());
+            if conditional && self.place.cwd != cwd && outside {
+                let why = format!(
+                    "a `cd` that may or may not run leaves later commands in {} or {}",
+                    cwd.display(),
+                    self.place.cwd.display()
+                );
+                self.unit("cd", vec![ask(why)]);
+            }
+            // A subshell's `cd` stays in it; after a condition, judged where it most likely
+            // left off (and asked above when that is not sure and not the project).
+            if !conditional {
+                self.place.cwd = cwd;
+            }
+        }
+        for scope in &scopes[kept..] {
+            entered.push((*scope, self.place.cwd.clone()));
+        }
     }
 
     /// Each trap body judged again in every directory the line visits (`trap make EXIT;

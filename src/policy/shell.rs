@@ -73,6 +73,10 @@ pub(crate) struct SimpleCommand {
     pub(crate) inline_input: bool,
     /// Started with `&`: it keeps running after the line's other commands.
     pub(crate) background: bool,
+    /// What it runs inside, outermost first: a subshell, `$(...)`, a pipeline or a function
+    /// body (what changes there, a `cd`, stays there), or a branch, a loop or the right of
+    /// `&&`/`||` (it may not run at all). Each by its node's id, and whether it is a condition.
+    pub(crate) scopes: Vec<(usize, bool)>,
 }
 
 /// The direction of a redirection.
@@ -531,7 +535,37 @@ fn simple_command(node: Node<'_>, src: &str) -> SimpleCommand {
         words,
         inline_input,
         background: in_background(node),
+        scopes: scopes(node),
     }
+}
+
+/// The scopes a command runs in (see [`SimpleCommand::scopes`]), outermost first.
+fn scopes(node: Node<'_>) -> Vec<(usize, bool)> {
+    let mut out = Vec::new();
+    let mut child = node;
+    while let Some(parent) = child.parent() {
+        match parent.kind() {
+            "subshell"
+            | "command_substitution"
+            | "process_substitution"
+            | "pipeline"
+            | "function_definition" => out.push((parent.id(), false)),
+            "if_statement"
+            | "case_statement"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement" => out.push((parent.id(), true)),
+            // A chain of `&&` and `||`: what runs in it depends on how each part turns out
+            // (one scope for the whole chain: its parts follow each other's `cd`).
+            "list" if parent.parent().is_none_or(|p| p.kind() != "list") => {
+                out.push((parent.id(), true));
+            }
+            _ => {}
+        }
+        child = parent;
+    }
+    out.reverse();
+    out
 }
 
 /// Whether a here-document or here-string redirects the statement the command is the body of.

@@ -332,3 +332,55 @@ fn options_in_variables_and_what_runners_set_up_are_judged() {
         Verdict::Allow,
     );
 }
+
+/// Which value a variable has, and where a `cd` leaves the line, as bash has them (classifier
+/// round 8): an assignment in a subshell, a pipeline, a skipped branch or a prefix does not
+/// reach the rest of the line, nor does a subshell's `cd`; what bash sets from the line's own
+/// text (`$_`, `$REPLY`, `$BASH_REMATCH`, `$OPTARG`) is only known when it runs.
+#[test]
+fn values_and_directories_follow_bash_scopes() {
+    check(
+        &[
+            (
+                "f=--diff-program=./x; (f=a); diff3 $f a a a",
+                "computed at run time",
+            ),
+            (
+                "f=--diff-program=./x; f=a true; diff3 $f a b c",
+                "computed at run time",
+            ),
+            (
+                "c='touch /tmp/p'; (c=true); eval \"$c\"",
+                "computed at run time",
+            ),
+            ("f=-delete; false && f=x; find ~ $f", "computed at run time"),
+            (": -p; git log $_", "computed at run time"),
+            (": -delete; find ~ $_", "computed at run time"),
+            ("read <<< -p; git log $REPLY", "computed at run time"),
+            (
+                "[[ --patch =~ .* ]]; git log $BASH_REMATCH",
+                "computed at run time",
+            ),
+            ("p=$PWD; cd /tmp/x; (cd $p); make", "not the project"),
+            ("p=$PWD; cd /tmp/x; cd $p | cat; make", "not the project"),
+            (
+                "p=$PWD; cd /tmp/x; if false; then cd $p; fi; make",
+                "may or may not run",
+            ),
+            (
+                "cd /tmp/x; false && cd -P $HOME; make",
+                "may or may not run",
+            ),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("(cd src && make); make", ""),
+            ("cd src && make && cd ..; ls", ""),
+            ("for i in 1 2 3; do echo $((i * 2)); done", ""),
+            ("x=1; x=2; echo $x", ""),
+        ],
+        Verdict::Allow,
+    );
+}

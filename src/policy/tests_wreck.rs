@@ -498,3 +498,18 @@ fn catastrophes_through_variables_and_execdir_are_denied() {
         "find /usr/x -maxdepth 0 -execdir rm -rf ../etc \\;",
     ]);
 }
+
+/// A target a second assignment may or may not have changed is only known at run time: a
+/// person decides (classifier round 8).
+#[test]
+fn targets_assigned_twice_take_a_person() {
+    only_a_person(
+        &world(),
+        &[
+            "f=/; (f=x); rm -rf $f",
+            "t=~; true || t=x; rm -rf $t",
+            "d=/dev/sda; (d=x); dd if=/dev/zero of=$d",
+            "a=/; a=b cat; rm -rf $a",
+        ],
+    );
+}

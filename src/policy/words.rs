@@ -17,6 +17,8 @@ impl Judge<'_> {
             .iter()
             .map(|v| self.place.value(v).filter(|t| !t.contains([',', '{', '}'])))
             .collect();
+        // The loop's values replace what `loop_assigns` left: one variable, every value.
+        self.place.vars.remove(name);
         match known {
             Some(texts) if texts.len() == 1 => {
                 self.place.set(name, texts[0].clone());
@@ -40,6 +42,9 @@ impl Judge<'_> {
             findings.push(ask(format!("`{name}=` {why}")));
         }
         for value in values {
+            // One value at a time, each judged (the loop's own handling of several values is
+            // `loop_variable`'s): not two assignments that contradict each other.
+            self.place.vars.remove(name);
             self.assignment(name, value, &mut findings);
         }
         if findings.iter().any(|f| f.verdict > Verdict::Allow) {
