@@ -308,6 +308,10 @@ impl Place<'_> {
     /// may hold either when a command uses it: a subshell's, a pipeline's, a skipped branch's or
     /// a prefix's assignment does not reach the rest of the line, so it is unknown.
     pub(crate) fn set(&mut self, name: &str, text: String) {
+        // An array (`a=(x)`, `a[0]=x`): `$a` is an element ai does not follow.
+        if text.starts_with('(') || name.contains('[') {
+            return self.unknown(name.split('[').next().unwrap_or(name));
+        }
         if !text
             .chars()
             .all(|c| c.is_ascii_digit() || ",{}-+ ".contains(c))
@@ -498,7 +502,32 @@ pub(crate) fn expand_braces(text: &str) -> Vec<String> {
 /// range and alternatives.
 fn brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
     let bytes = text.as_bytes();
-    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{') {
+    // `${...}` is a parameter expansion, never a brace list (`${f,,}`), nor is what it holds.
+    let mut in_parameter = vec![false; bytes.len()];
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'$' && bytes[i + 1] == b'{' {
+            let mut depth = 0;
+            let mut j = i + 1;
+            while j < bytes.len() {
+                match bytes[j] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            in_parameter[i..=j.min(bytes.len() - 1)].fill(true);
+            i = j;
+        }
+        i += 1;
+    }
+    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{' && !in_parameter[i]) {
         let mut depth = 0;
         let mut commas = Vec::new();
         for (i, &b) in bytes.iter().enumerate().skip(open) {

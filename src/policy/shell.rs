@@ -350,9 +350,11 @@ fn declaration(node: Node<'_>, src: &str, script: &mut Script) {
         .map(|c| text_of(*c, src))
         .filter(|t| t.starts_with('-'))
         .collect();
+    // `-n` (a name reference), `-f` (functions), `-l`/`-u` (the value's case changed): what
+    // the names hold is not what is written.
     let flagged = flags
         .iter()
-        .any(|t| !t.starts_with("--") && (t.contains('n') || t.contains('f')));
+        .any(|t| !t.starts_with("--") && t.contains(['n', 'f', 'l', 'u']));
     let prints = flags.iter().any(|t| t.contains('p')) || children.len() == flags.len();
     if flagged || prints {
         script.indirect.push(text.to_string());
@@ -596,10 +598,19 @@ fn in_background(node: Node<'_>) -> bool {
 
 fn assignment(node: Node<'_>, src: &str) -> Option<(String, Word)> {
     let name = node.child_by_field_name("name")?;
-    let value = node
+    let mut value = node
         .child_by_field_name("value")
         .map_or_else(|| Word::literal(""), |v| word(v, src));
-    Some((text_of(name, src).to_string(), value))
+    let name = text_of(name, src).to_string();
+    // `NAME+=text` appends: it is `NAME=${NAME}text`.
+    if text_of(node, src)[name.len()..].starts_with("+=") && !name.contains('[') {
+        value = Word {
+            text: format!("${{{name}}}{}", value.text),
+            dynamic: true,
+            quoted: value.quoted,
+        };
+    }
+    Some((name, value))
 }
 
 fn redirect(node: Node<'_>, src: &str) -> Option<Redirect> {

@@ -371,6 +371,17 @@ fn values_and_directories_follow_bash_scopes() {
                 "cd /tmp/x; false && cd -P $HOME; make",
                 "may or may not run",
             ),
+            // Arrays, case attributes, appends and `${f,,}` (classifier round 8).
+            ("arr=(-delete); find ~ $arr", "computed at run time"),
+            (
+                "declare -a arr=(--diff-program=./x); diff3 $arr a b c",
+                "computed at run time",
+            ),
+            ("arr[0]=-p; git log $arr", "computed at run time"),
+            ("declare -l f=-DELETE; find ~ $f", "cannot see"),
+            ("f=-del; f+=ete; find ~ $f", "computed at run time"),
+            ("f=-DELETE; find ~ ${f,,}", "computed at run time"),
+            ("f=-p; : ${f:=x}; git log $f", "computed at run time"),
         ],
         Verdict::Ask,
     );
@@ -380,6 +391,7 @@ fn values_and_directories_follow_bash_scopes() {
             ("cd src && make && cd ..; ls", ""),
             ("for i in 1 2 3; do echo $((i * 2)); done", ""),
             ("x=1; x=2; echo $x", ""),
+            ("a=(one two); echo ${a[@]}", ""),
         ],
         Verdict::Allow,
     );

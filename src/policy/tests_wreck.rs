@@ -510,6 +510,8 @@ fn targets_assigned_twice_take_a_person() {
             "t=~; true || t=x; rm -rf $t",
             "d=/dev/sda; (d=x); dd if=/dev/zero of=$d",
             "a=/; a=b cat; rm -rf $a",
+            "a=(/); rm -rf $a",
+            "a=(/dev/sda); dd if=/dev/zero of=$a",
         ],
     );
 }
