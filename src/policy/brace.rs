@@ -1,5 +1,8 @@
-//! How many words bash's brace expansion makes of a word, counted without expanding it, so
-//! `ls {1..100000000}` asks at once instead of being built.
+//! Bash's brace expansion: the words it makes of a word (bounded), and how many it would make,
+//! counted without expanding it, so `ls {1..100000000}` asks at once instead of being built.
+
+/// At most this many paths are produced from one word (brace and glob expansion).
+pub(super) const MAX_EXPANSIONS: usize = 2048;
 
 /// A sequence expression's first and last value, step and whether it counts letters
 /// (`1..9..2`, `z..a`, `-3..3`).
@@ -106,6 +109,112 @@ fn matching(text: &str, open: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// `a{b,c}d` → `abd`, `acd` (nested braces too), bounded.
+pub(crate) fn expand_braces(text: &str) -> Vec<String> {
+    let mut done = Vec::new();
+    let mut pending = vec![text.to_string()];
+    while let Some(item) = pending.pop() {
+        if done.len() + pending.len() >= MAX_EXPANSIONS {
+            done.push(item);
+            continue;
+        }
+        match brace_group(&item) {
+            Some((open, close, parts)) => {
+                for part in parts {
+                    pending.push(format!("{}{}{}", &item[..open], part, &item[close + 1..]));
+                }
+            }
+            None => done.push(item),
+        }
+    }
+    done
+}
+
+/// The first `{...}` holding a top-level comma or a sequence (`{a..e}`, `{1..9..2}`): its byte
+/// range and alternatives.
+fn brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
+    let bytes = text.as_bytes();
+    // `${...}` is a parameter expansion, never a brace list (`${f,,}`), nor is what it holds.
+    let mut in_parameter = vec![false; bytes.len()];
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'$' && bytes[i + 1] == b'{' {
+            let mut depth = 0;
+            let mut j = i + 1;
+            while j < bytes.len() {
+                match bytes[j] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            in_parameter[i..=j.min(bytes.len() - 1)].fill(true);
+            i = j;
+        }
+        i += 1;
+    }
+    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{' && !in_parameter[i]) {
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if commas.is_empty() {
+                            match sequence(&text[open + 1..i]) {
+                                Some(items) => return Some((open, i, items)),
+                                None => break,
+                            }
+                        }
+                        let mut parts = Vec::new();
+                        let mut start = open + 1;
+                        for &comma in &commas {
+                            parts.push(text[start..comma].to_string());
+                            start = comma + 1;
+                        }
+                        parts.push(text[start..i].to_string());
+                        return Some((open, i, parts));
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// A sequence expression's words (`a..e`, `-3..3`, `1..9..2`, `z..a`), bounded.
+fn sequence(body: &str) -> Option<Vec<String>> {
+    let seq = Sequence::parse(body)?;
+    let count = usize::try_from(seq.count())
+        .unwrap_or(usize::MAX)
+        .min(MAX_EXPANSIONS);
+    let sign = if seq.end >= seq.start { 1 } else { -1 };
+    let items = (0..count)
+        .filter_map(|k| {
+            let n = seq.start + sign * seq.step * i64::try_from(k).ok()?;
+            if seq.letter {
+                u32::try_from(n)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .map(String::from)
+            } else {
+                Some(n.to_string())
+            }
+        })
+        .collect();
+    Some(items)
 }
 
 #[cfg(test)]
