@@ -97,6 +97,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         out: Judgement::default(),
         written: Vec::new(),
         set_args: Vec::new(),
+        functions: Vec::new(),
     };
     judge.line(line, 0);
     judge.out
@@ -117,6 +118,8 @@ pub(super) struct Judge<'a> {
     pub(super) written: Vec<PathBuf>,
     /// The shell's arguments as `set -- WORDS` set them, when a glob is among them.
     pub(super) set_args: Vec<Word>,
+    /// The functions the line defines, by name, with their bodies.
+    pub(super) functions: Vec<(String, String)>,
 }
 
 impl Judge<'_> {
@@ -366,6 +369,19 @@ impl Judge<'_> {
             }
         }
         let base = basename(&name.text);
+        if let Some((_, body)) = self
+            .functions
+            .iter()
+            .find(|(f, _)| *f == name.text)
+            .cloned()
+        {
+            // The function's body, with this call's words as its arguments (`f() { find ~ "$1";
+            // }; f -delete` is `find ~ -delete`).
+            let outer = std::mem::replace(&mut self.set_args, args.to_vec());
+            self.line(&body, context.depth + 1);
+            self.set_args = outer;
+            return;
+        }
         if context.background && wraps == 0 {
             findings.push(ask(
                 "a background job (`&`) keeps running after the command returns",

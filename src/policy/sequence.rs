@@ -15,8 +15,11 @@ impl Judge<'_> {
         let mut visited: Vec<PathBuf> = vec![self.place.cwd.clone()];
         // Functions run wherever they are called: judged like trap bodies.
         let mut traps: Vec<Word> = (script.function_bodies.iter())
-            .map(|body| Word::literal(body.as_str()))
+            .map(|(_, body)| Word::literal(body.as_str()))
             .collect();
+        // A call of one is judged as its body with the call's words for `$1`, `$@`.
+        self.functions
+            .extend(script.function_bodies.iter().cloned());
         // The scopes entered so far, each with the directory it was entered in.
         let mut entered: Vec<((usize, bool), PathBuf)> = Vec::new();
         for command in &script.commands {

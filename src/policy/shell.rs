@@ -118,7 +118,7 @@ pub(crate) struct Script {
     /// Function names defined in the line that call themselves while starting processes.
     pub(crate) fork_bombs: Vec<String>,
     /// The bodies of the functions the line defines: they run wherever they are called.
-    pub(crate) function_bodies: Vec<String>,
+    pub(crate) function_bodies: Vec<(String, String)>,
     /// Why the line could not be read completely, if it could not.
     pub(crate) unreadable: Option<&'static str>,
     /// Text bash evaluates as arithmetic (`(( ))`, `$(( ))`, `let`, `[[ -eq ]]`, subscripts,
@@ -253,8 +253,14 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             script
                 .functions
                 .extend(functions::function_shape(node, src));
-            if let Some(body) = node.child_by_field_name("body") {
-                script.function_bodies.push(text_of(body, src).to_string());
+            if let (Some(name), Some(body)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("body"),
+            ) {
+                let name = text_of(name, src).to_string();
+                script
+                    .function_bodies
+                    .push((name, text_of(body, src).to_string()));
             }
         }
         _ => {}

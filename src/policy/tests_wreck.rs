@@ -496,6 +496,10 @@ fn catastrophes_through_variables_and_execdir_are_denied() {
         "set -- -rf; rm \"$@\" ~",
         "find /tmp -maxdepth 0 -execdir rm -rf root \\;",
         "find /usr/x -maxdepth 0 -execdir rm -rf ../etc \\;",
+        // A function's body with the call's words as its arguments.
+        "f() { find ~ \"$1\"; }; f -delete",
+        "f() { rm -rf \"$@\"; }; f ~",
+        "wipe() { dd if=/dev/zero of=$1; }; wipe /dev/sda",
     ]);
 }
 

@@ -75,6 +75,11 @@ impl Judge<'_> {
                 out.extend(self.set_args.iter().cloned());
                 continue;
             }
+            // `$1`..`$9` inside a word (`of=$1`): the argument given, when it is known text.
+            if let Some(word) = self.with_arguments(word) {
+                out.push(word);
+                continue;
+            }
             match self.place.line_value(word) {
                 Some(text) if word.quoted => out.push(Word {
                     text,
@@ -86,5 +91,27 @@ impl Judge<'_> {
             }
         }
         out
+    }
+
+    /// The word with each `$N`/`${N}` in it replaced by the N-th argument the line gave (a
+    /// function call's, `set --`'s), when there are some and all it names are plain text.
+    fn with_arguments(&self, word: &Word) -> Option<Word> {
+        if self.set_args.is_empty() || !word.dynamic {
+            return None;
+        }
+        let mut text = word.text.clone();
+        for (n, arg) in self.set_args.iter().enumerate().take(9).rev() {
+            if arg.dynamic {
+                return None;
+            }
+            let n = n + 1;
+            text = text.replace(&format!("${{{n}}}"), &arg.text);
+            text = text.replace(&format!("${n}"), &arg.text);
+        }
+        (text != word.text && !text.contains('$') && !text.contains('`')).then(|| Word {
+            text,
+            dynamic: false,
+            quoted: word.quoted,
+        })
     }
 }
