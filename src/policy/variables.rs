@@ -108,7 +108,8 @@ impl Judge<'_> {
             text = text.replace(&format!("${{{n}}}"), &arg.text);
             text = text.replace(&format!("${n}"), &arg.text);
         }
-        (text != word.text && !text.contains('$') && !text.contains('`')).then(|| Word {
+        let plain = text != word.text && !text.contains('$') && !text.contains('`');
+        plain.then_some(Word {
             text,
             dynamic: false,
             quoted: word.quoted,
