@@ -53,7 +53,7 @@ pub(crate) fn secret_by_other_name(
     };
     let id = (meta.dev(), meta.ino());
     let named = (found.targets.iter())
-        .find(|(target, _)| target == real)
+        .find(|(target, _)| real.starts_with(target))
         .map(|(_, why)| why.clone())
         .or_else(|| {
             (found.inodes.iter())
@@ -100,6 +100,7 @@ fn look(root: &Path, home: Option<&Path>) -> Found {
             };
             let why = format!("another name of it, {}, is {why}", path.display());
             if meta.file_type().is_symlink() {
+                // A link to a directory (`.envs -> notes`) makes all below it secret.
                 if let Ok(target) = std::fs::canonicalize(&path) {
                     found.targets.push((target, why));
                 }

@@ -93,6 +93,9 @@ impl GitState {
             for dir in hooks.iter().chain([&default_hooks]) {
                 modules.extend(super::git_modules::hook_modules(dir));
             }
+            if super::git_modules::uses_pre_commit(work_tree) {
+                modules.push("pre_commit".to_string());
+            }
             if !modules.is_empty() {
                 python_trees.push((
                     work_tree.to_path_buf(),
@@ -515,5 +518,42 @@ mod tests {
         assert!(from.contains(&&project.join("argparse")), "{moved:?}");
         assert!(from.contains(&&project.join("pre_commit.pyc")), "{moved:?}");
         assert!(project.join("notes.txt").exists() && project.join("docs").exists());
+        // A package whose `__init__` is an extension module is a package too (round 19).
+        std::fs::create_dir_all(project.join("json")).unwrap();
+        std::fs::write(
+            project.join("json/__init__.cpython-312-x86_64-linux-gnu.so"),
+            "",
+        )
+        .unwrap();
+        let moved = state.quarantine(&project).moved;
+        assert!(
+            moved.iter().any(|(from, _)| *from == project.join("json")),
+            "{moved:?}"
+        );
+    }
+
+    /// A project that uses pre-commit is protected before `pre-commit install` (round 19):
+    /// a package planted now would run at the first commit after the user installs the hook.
+    #[test]
+    fn a_pre_commit_project_is_protected_before_the_hook_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(project.join(".git/hooks")).unwrap();
+        std::fs::write(
+            project.join(".git/hooks/pre-push.sample"),
+            "git read-tree -u -m HEAD\n",
+        )
+        .unwrap();
+        std::fs::write(project.join(".pre-commit-config.yaml"), "repos: []\n").unwrap();
+        let state = GitState::of(&project, None);
+        std::fs::create_dir_all(project.join("pre_commit")).unwrap();
+        std::fs::write(project.join("pre_commit/__main__.py"), "").unwrap();
+        let moved = state.quarantine(&project).moved;
+        assert!(
+            moved
+                .iter()
+                .any(|(from, _)| *from == project.join("pre_commit")),
+            "{moved:?}"
+        );
     }
 }

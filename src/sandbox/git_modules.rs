@@ -15,12 +15,24 @@ const HOOK_BYTES: u64 = 64 * 1024;
 /// The module names `text` runs with `-m NAME`, `-mNAME` (only the top package counts: it is
 /// what Python finds first).
 pub(super) fn run_modules(text: &str) -> Vec<String> {
-    let words: Vec<&str> = text
+    text.lines().flat_map(line_modules).collect()
+}
+
+/// The modules one line runs: a `-m` after a word naming Python (`python3`, `"$INSTALL_PYTHON"`),
+/// not git's or grep's own `-m`.
+fn line_modules(line: &str) -> Vec<String> {
+    let words: Vec<&str> = line
         .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|'))
         .filter(|w| !w.is_empty())
         .collect();
+    let Some(python) = words
+        .iter()
+        .position(|w| w.to_ascii_lowercase().contains("python"))
+    else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    for (i, word) in words.iter().enumerate() {
+    for (i, word) in words.iter().enumerate().skip(python + 1) {
         let name = match *word {
             "-m" => words.get(i + 1).copied(),
             w if w.starts_with("-m") && w.len() > 2 && !w.starts_with("--") => Some(&w[2..]),
@@ -44,6 +56,8 @@ pub(super) fn hook_modules(dir: &Path) -> Vec<String> {
     entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        // git runs no `*.sample` (they hold `git read-tree -u -m HEAD`).
+        .filter(|e| !e.file_name().to_string_lossy().ends_with(".sample"))
         .filter_map(|e| crate::config::read_small(&e.path(), HOOK_BYTES))
         .flat_map(|text| run_modules(&text))
         .collect()
@@ -81,10 +95,20 @@ fn importable(path: &Path) -> bool {
     let module = [".py", ".pyc", ".so", ".pyw"]
         .iter()
         .any(|e| name.ends_with(e));
-    let package = ["__init__.py", "__init__.pyc"]
-        .iter()
-        .any(|init| path.join(init).symlink_metadata().is_ok());
+    // A package's `__init__` in any form Python loads: source, bytecode, an extension module.
+    let package = std::fs::read_dir(path).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("__init__."))
+    });
     module || package
+}
+
+/// Whether the work tree uses pre-commit, whose hook (once `pre-commit install` runs, outside
+/// ai) starts Python in it: protected from the start, before the hook exists.
+pub(super) fn uses_pre_commit(work_tree: &Path) -> bool {
+    work_tree.join(".pre-commit-config.yaml").is_file()
+        || work_tree.join(".pre-commit-config.yml").is_file()
 }
 
 #[cfg(test)]
@@ -102,5 +126,6 @@ mod tests {
         assert_eq!(run_modules("python -m black.main --check"), ["black"]);
         assert!(run_modules("git lfs filter-process").is_empty());
         assert!(run_modules("grep -m1 x").is_empty());
+        assert!(run_modules("git read-tree -u -m HEAD").is_empty());
     }
 }

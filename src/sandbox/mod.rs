@@ -658,6 +658,27 @@ impl Tree {
     }
 }
 
+/// The files below the directories secret-named links in `secrets` lead to, inside the project
+/// (`.envs -> notes`: what the user writes into `.envs/` lands in `notes/`).
+fn below_secret_links(project: &Path, secrets: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    let mut found = Vec::new();
+    let mut complete = true;
+    for link in secrets.iter().filter(|p| p.is_symlink()) {
+        let Ok(target) = std::fs::canonicalize(link) else {
+            continue;
+        };
+        if target.is_dir() && target.starts_with(project) {
+            complete &= walk::walk(&target, &mut |path, _, kind| {
+                if !kind.is_dir() {
+                    found.push(path.to_path_buf());
+                }
+                true
+            });
+        }
+    }
+    (found, complete)
+}
+
 /// The secret files below `project`, and whether the walk saw all of it.
 fn secret_files(project: &Path) -> (Vec<PathBuf>, bool) {
     let mut secrets = Vec::new();
@@ -670,7 +691,9 @@ fn secret_files(project: &Path) -> (Vec<PathBuf>, bool) {
         }
         name != ".git"
     });
-    (secrets, complete)
+    let (below, below_complete) = below_secret_links(project, &secrets);
+    secrets.extend(below);
+    (secrets, complete && below_complete)
 }
 
 /// The name of a launcher's private temp directory in a writable root.
@@ -711,6 +734,28 @@ fn sweep_private_temps(root: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A secret-named link to a directory makes what is below the directory secret by its own
+    /// names too (sandbox round 19: `.envs -> notes`, the user then writes `.envs/.production`).
+    #[test]
+    fn files_below_a_secret_named_link_to_a_directory_are_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(project.join("notes/.production")).unwrap();
+        std::fs::write(project.join("notes/.production/.django"), "KEY=x").unwrap();
+        std::fs::write(project.join("notes/readme"), "").unwrap();
+        std::os::unix::fs::symlink("notes", project.join(".envs")).unwrap();
+        let (secrets, complete) = secret_files(&project);
+        assert!(complete);
+        assert!(
+            secrets.contains(&project.join("notes/.production/.django")),
+            "{secrets:?}"
+        );
+        assert!(
+            secrets.contains(&project.join("notes/readme")),
+            "{secrets:?}"
+        );
+    }
 
     #[test]
     fn home_and_ai_dirs_are_kept_and_secrets_hidden() {

@@ -144,6 +144,28 @@ fn a_file_a_secret_named_link_leads_to_is_not_read() {
     assert!(!out.result.data.to_string().contains("PRIVATE"));
 }
 
+/// Below a secret-named link to a directory, every file is secret (sandbox round 19).
+#[test]
+fn a_file_below_a_secret_named_link_to_a_directory_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("notes/.production")).unwrap();
+    std::fs::write(dir.path().join("notes/.production/.django"), "KEY=PRIVATE").unwrap();
+    std::os::unix::fs::symlink("notes", dir.path().join(".envs")).unwrap();
+    crate::config::forget_other_names();
+    let out = call(
+        dir.path(),
+        1 << 20,
+        json!({"operation": "read", "path": "notes/.production/.django"}),
+    );
+    assert_eq!(
+        out.error_code,
+        Some(CallErrorCode::Denied),
+        "{:?}",
+        out.result
+    );
+    assert!(!out.result.data.to_string().contains("PRIVATE"));
+}
+
 #[test]
 fn read_numbers_lines_and_windows_them() {
     let dir = tempfile::tempdir().unwrap();
