@@ -369,17 +369,7 @@ impl Judge<'_> {
             }
         }
         let base = basename(&name.text);
-        if let Some((_, body)) = self
-            .functions
-            .iter()
-            .find(|(f, _)| *f == name.text)
-            .cloned()
-        {
-            // The function's body, with this call's words as its arguments (`f() { find ~ "$1";
-            // }; f -delete` is `find ~ -delete`).
-            let outer = std::mem::replace(&mut self.set_args, args.to_vec());
-            self.line(&body, context.depth + 1);
-            self.set_args = outer;
+        if self.called_function(&name.text, args, context) {
             return;
         }
         if context.background && wraps == 0 {
@@ -404,6 +394,19 @@ impl Judge<'_> {
         self.sets(base, args, findings);
         self.out.prints_environment |= program::prints_environment(base, args);
         self.by_tables(base, args, context, wraps, findings);
+    }
+
+    /// A call of a function the line defines: its body, with this call's words as its
+    /// arguments (`f() { find ~ "$1"; }; f -delete` is `find ~ -delete`). False for any other
+    /// command.
+    fn called_function(&mut self, name: &str, args: &[Word], context: Context) -> bool {
+        let Some((_, body)) = self.functions.iter().find(|(f, _)| f == name).cloned() else {
+            return false;
+        };
+        let outer = std::mem::replace(&mut self.set_args, args.to_vec());
+        self.line(&body, context.depth + 1);
+        self.set_args = outer;
+        true
     }
 
     /// The program's own rows: its record's verdict and what it follows, writes and

@@ -9,7 +9,7 @@ use tree_sitter::{Node, Parser};
 use super::declare::{self, Declared};
 use super::functions;
 use super::heredoc::{self, Expansion};
-use super::node::{followed_by_ampersand, text_of};
+use super::node::{followed_by_ampersand, scopes, text_of};
 
 /// How deep the syntax tree may nest before the line is judged too deeply nested to check.
 const MAX_TREE_DEPTH: usize = 256;
@@ -249,21 +249,24 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             }
         }
         "expansion" => expansion(text_of(node, src), script),
-        "function_definition" => {
-            script
-                .functions
-                .extend(functions::function_shape(node, src));
-            if let (Some(name), Some(body)) = (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("body"),
-            ) {
-                let name = text_of(name, src).to_string();
-                script
-                    .function_bodies
-                    .push((name, text_of(body, src).to_string()));
-            }
-        }
+        "function_definition" => function_definition(node, src, script),
         _ => {}
+    }
+}
+
+/// A function the line defines: its shape (for fork bombs) and its body, by name.
+fn function_definition(node: Node<'_>, src: &str, script: &mut Script) {
+    script
+        .functions
+        .extend(functions::function_shape(node, src));
+    if let (Some(name), Some(body)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("body"),
+    ) {
+        let name = text_of(name, src).to_string();
+        script
+            .function_bodies
+            .push((name, text_of(body, src).to_string()));
     }
 }
 
@@ -545,35 +548,6 @@ fn simple_command(node: Node<'_>, src: &str) -> SimpleCommand {
         background: in_background(node),
         scopes: scopes(node),
     }
-}
-
-/// The scopes a command runs in (see [`SimpleCommand::scopes`]), outermost first.
-fn scopes(node: Node<'_>) -> Vec<(usize, bool)> {
-    let mut out = Vec::new();
-    let mut child = node;
-    while let Some(parent) = child.parent() {
-        match parent.kind() {
-            "subshell"
-            | "command_substitution"
-            | "process_substitution"
-            | "pipeline"
-            | "function_definition" => out.push((parent.id(), false)),
-            "if_statement"
-            | "case_statement"
-            | "while_statement"
-            | "for_statement"
-            | "c_style_for_statement" => out.push((parent.id(), true)),
-            // A chain of `&&` and `||`: what runs in it depends on how each part turns out
-            // (one scope for the whole chain: its parts follow each other's `cd`).
-            "list" if parent.parent().is_none_or(|p| p.kind() != "list") => {
-                out.push((parent.id(), true));
-            }
-            _ => {}
-        }
-        child = parent;
-    }
-    out.reverse();
-    out
 }
 
 /// Whether a here-document or here-string redirects the statement the command is the body of.

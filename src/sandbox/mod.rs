@@ -54,6 +54,7 @@ mod isolate;
 mod launch;
 mod mounts;
 mod privileges;
+mod project_secrets;
 mod request;
 mod rules;
 mod scrub;
@@ -63,16 +64,17 @@ mod sources;
 mod toolchains;
 mod walk;
 
+use project_secrets::secret_files;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use crate::config::SandboxMode;
 use crate::config::exposed;
-use crate::config::holds_credential;
 use crate::config::{
     FetchNeeds, Fetcher, ForeignVars, Paths, holds_programs_on_path, home_secrets, project_root,
-    reached_through_a_link, secret_in_tree, system_secrets,
+    reached_through_a_link, system_secrets,
 };
 pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
@@ -658,44 +660,6 @@ impl Tree {
     }
 }
 
-/// The files below the directories secret-named links in `secrets` lead to, inside the project
-/// (`.envs -> notes`: what the user writes into `.envs/` lands in `notes/`).
-fn below_secret_links(project: &Path, secrets: &[PathBuf]) -> (Vec<PathBuf>, bool) {
-    let mut found = Vec::new();
-    let mut complete = true;
-    for link in secrets.iter().filter(|p| p.is_symlink()) {
-        let Ok(target) = std::fs::canonicalize(link) else {
-            continue;
-        };
-        if target.is_dir() && target.starts_with(project) {
-            complete &= walk::walk(&target, &mut |path, _, kind| {
-                if !kind.is_dir() {
-                    found.push(path.to_path_buf());
-                }
-                true
-            });
-        }
-    }
-    (found, complete)
-}
-
-/// The secret files below `project`, and whether the walk saw all of it.
-fn secret_files(project: &Path) -> (Vec<PathBuf>, bool) {
-    let mut secrets = Vec::new();
-    let complete = walk::walk(project, &mut |path, name, kind| {
-        // By name whatever it is (a link named `.npmrc` is read as one), and by the
-        // directory it lies in (`.aws/credentials` copied into the project).
-        let within = path.strip_prefix(project).unwrap_or(path);
-        if !kind.is_dir() && (secret_in_tree(within).is_some() || holds_credential(path, name)) {
-            secrets.push(path.to_path_buf());
-        }
-        name != ".git"
-    });
-    let (below, below_complete) = below_secret_links(project, &secrets);
-    secrets.extend(below);
-    (secrets, complete && below_complete)
-}
-
 /// The name of a launcher's private temp directory in a writable root.
 pub(crate) fn private_temp_name(pid: u32) -> String {
     format!("{PRIVATE_TEMP_PREFIX}{pid}")
@@ -734,28 +698,6 @@ fn sweep_private_temps(root: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A secret-named link to a directory makes what is below the directory secret by its own
-    /// names too (sandbox round 19: `.envs -> notes`, the user then writes `.envs/.production`).
-    #[test]
-    fn files_below_a_secret_named_link_to_a_directory_are_secret() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(project.join("notes/.production")).unwrap();
-        std::fs::write(project.join("notes/.production/.django"), "KEY=x").unwrap();
-        std::fs::write(project.join("notes/readme"), "").unwrap();
-        std::os::unix::fs::symlink("notes", project.join(".envs")).unwrap();
-        let (secrets, complete) = secret_files(&project);
-        assert!(complete);
-        assert!(
-            secrets.contains(&project.join("notes/.production/.django")),
-            "{secrets:?}"
-        );
-        assert!(
-            secrets.contains(&project.join("notes/readme")),
-            "{secrets:?}"
-        );
-    }
 
     #[test]
     fn home_and_ai_dirs_are_kept_and_secrets_hidden() {
