@@ -147,6 +147,14 @@ impl Judge<'_> {
                 "`{expr}`: command output reaches arithmetic, where bash runs `a[$(cmd)]` as code"
             ));
         }
+        // `((IFS=0))`, `let PATH=0`, `${a[GLOBIGNORE=1]}`: arithmetic assigns too, and these
+        // names change how the rest of the line splits, finds programs or matches globs.
+        if let Some(name) = assigned_in(inner).into_iter().find(|n| shell_setting(n)) {
+            return Some(format!(
+                "`{expr}` assigns `{name}`, which changes how bash splits words, finds programs or \
+                 expands globs for the rest of the line"
+            ));
+        }
         let positional = inner.match_indices('$').any(|(i, _)| {
             inner[i + 1..].starts_with(|c: char| c.is_ascii_digit() || "@*{".contains(c))
                 && !inner[i + 1..].starts_with("{#")
@@ -165,6 +173,43 @@ impl Judge<'_> {
              `a[$(cmd)]` as code"
         ))
     }
+}
+
+/// The names an arithmetic expression assigns: `NAME=`, `NAME op=`, `NAME[...]=`, `NAME++`,
+/// `--NAME` (not `==`).
+fn assigned_in(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for name in identifiers(text) {
+        for (at, _) in text.match_indices(name) {
+            let before = &text[..at];
+            let after = text[at + name.len()..].trim_start();
+            let after = match after.strip_prefix('[') {
+                Some(rest) => rest.split_once(']').map_or("", |(_, r)| r).trim_start(),
+                None => after,
+            };
+            let whole = !before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                && !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+            let op = [
+                "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--",
+            ]
+            .iter()
+            .any(|op| after.starts_with(op) && !after.starts_with("=="));
+            let pre = before.trim_end().ends_with("++") || before.trim_end().ends_with("--");
+            if whole && (op || pre) {
+                out.push(name);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A variable that changes how bash reads the rest of the line, or what runs.
+fn shell_setting(name: &str) -> bool {
+    matches!(
+        name,
+        "IFS" | "GLOBIGNORE" | "CDPATH" | "HOME" | "PWD" | "OLDPWD" | "BASH_ENV" | "ENV"
+    ) || super::danger::risky_variable(name).is_some()
 }
 
 /// The names in an arithmetic expression (`0x1f` and `10#7` are numbers, not names).

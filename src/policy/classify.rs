@@ -236,7 +236,7 @@ impl Judge<'_> {
             self.loop_assigns(name, values);
             self.loop_variable(name, values);
             // `for f in *; do sort "$f"; done` passes each name where it may be read as an option.
-            let why = glob_makes_options(values, &self.place.cwd)
+            let why = glob_makes_options(values, &self.place.cwd, &self.written)
                 .or_else(|| loop_splits_names(values, &self.place));
             if let Some(why) = why {
                 self.unit(&format!("for {name} in"), vec![ask(why)]);
@@ -350,7 +350,7 @@ impl Judge<'_> {
         }
         let args = &expand_words(args);
         let seen = as_expanded(args, &self.place, &self.set_args);
-        if let Some(why) = glob_makes_options(&seen, &self.place.cwd) {
+        if let Some(why) = glob_makes_options(&seen, &self.place.cwd, &self.written) {
             findings.push(ask(why));
         }
         if name.dynamic || has_glob(&name.text) {

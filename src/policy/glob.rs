@@ -1,7 +1,7 @@
 //! Globs that put file names where options are read: bash replaces `*` with the names it
 //! matches, so a project file named `--compress-program=sh` becomes an option of `sort *`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::reach::{Place, has_glob};
 use super::shell::Word;
@@ -12,13 +12,23 @@ const MAX_ENTRIES: usize = 20_000;
 /// Why a glob among `args` can expand to a name bash passes as an option, if one can: it is
 /// unquoted, before `--`, its pattern can start with `-` (it does not begin with a literal
 /// other than `-`), and the directory it is matched in holds a name starting with `-`.
-pub(super) fn glob_makes_options(args: &[Word], cwd: &Path) -> Option<String> {
+pub(super) fn glob_makes_options(args: &[Word], cwd: &Path, written: &[PathBuf]) -> Option<String> {
     let before_end = args
         .iter()
         .take_while(|w| w.quoted || w.dynamic || w.text != "--");
+    // A name starting with `-` there now, or one the line writes first (`> ./-p; git log -?`),
+    // and a pattern that starts with `-` itself matches nothing but such names.
+    let dashed = || {
+        dashed_name_in(cwd)
+            || written.iter().any(|w| {
+                w.parent() == Some(cwd)
+                    && w.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('-'))
+            })
+    };
     let risky = before_end
         .filter(|w| !w.quoted && can_start_with_dash(w))
-        .find(|_| dashed_name_in(cwd))?;
+        .find(|w| w.text.starts_with('-') || dashed())?;
     Some(format!(
         "the glob `{}` can expand to a file name starting with `-`, which the program reads as \
          an option (put `--` before it or start it with `./`)",

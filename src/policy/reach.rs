@@ -45,6 +45,9 @@ impl Place<'_> {
 
     fn paths_unbudgeted(&self, word: &Word) -> Option<Vec<PathBuf>> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
+        if run_time_tilde(&text) {
+            return None;
+        }
         let mut out = Vec::new();
         for candidate in path_candidates(&text) {
             for braced in expand_braces(candidate) {
@@ -71,6 +74,9 @@ impl Place<'_> {
     /// when its value is only known at run time. A quoted word has no glob.
     pub(crate) fn patterns(&self, word: &Word) -> Option<Vec<PathBuf>> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
+        if run_time_tilde(&text) {
+            return None;
+        }
         if word.quoted {
             return Some(self.readings(&text));
         }
@@ -331,9 +337,10 @@ impl Place<'_> {
             "PWD" => self.cwd.to_string_lossy().into_owned(),
             // Set by bash from the line's own text (`: -p; git log $_`, `read <<< x; $REPLY`,
             // `[[ x =~ re ]]`, getopts): only the run knows them.
-            "_" | "REPLY" | "OPTARG" | "BASH_REMATCH" | "MAPFILE" | "COPROC" | "BASH_ARGV"
-            | "BASH_COMMAND" | "FUNCNAME" | "PIPESTATUS" | "DIRSTACK" | "OLDPWD"
-            | "READLINE_LINE" => UNKNOWN.to_string(),
+            "_" | "REPLY" | "OPTARG" | "MAPFILE" | "COPROC" | "FUNCNAME" | "PIPESTATUS"
+            | "DIRSTACK" | "OLDPWD" | "READLINE_LINE" => UNKNOWN.to_string(),
+            // `BASH_EXECUTION_STRING` is the line itself, `BASH_REMATCH` what `=~` matched.
+            name if name.starts_with("BASH") => UNKNOWN.to_string(),
             _ => self.vars.get(name).cloned().unwrap_or_default(),
         }
     }
@@ -361,9 +368,14 @@ impl Place<'_> {
             let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
             let base = match user {
                 "" => self.home?.to_path_buf(),
-                "root" => PathBuf::from("/root"),
                 "+" => self.cwd.clone(),
-                name => PathBuf::from("/home").join(name),
+                // The home the user database gives (`~sys` is `/dev`, `~systemd-network` may be
+                // `/`); no such user, and bash leaves the word as it is.
+                name => match passwd_home(name) {
+                    Some(home) => home,
+                    None if name == "root" => PathBuf::from("/root"),
+                    None => return Some(self.cwd.join(text)),
+                },
             };
             // `~//.aws` is `~/.aws`: a path joined onto an absolute tail would lose the base.
             base.join(tail.trim_start_matches('/'))
@@ -372,6 +384,27 @@ impl Place<'_> {
         };
         Some(path)
     }
+}
+
+/// `~-` (the previous directory) and `~N`, `~+N`, `~-N` (the directory stack): only the run
+/// knows where they are.
+fn run_time_tilde(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('~') else {
+        return false;
+    };
+    let user = rest.split('/').next().unwrap_or("");
+    let digits = user.trim_start_matches(['+', '-']);
+    user == "-" || (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// A user's home directory as the user database has it (`/etc/passwd`).
+fn passwd_home(user: &str) -> Option<PathBuf> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd
+        .lines()
+        .map(|line| line.split(':').collect::<Vec<_>>())
+        .find(|fields| fields.first() == Some(&user) && fields.len() >= 6)
+        .map(|fields| PathBuf::from(fields[5]))
 }
 
 /// Where `path` really is, as far as it exists: its deepest existing ancestor with links

@@ -105,9 +105,11 @@ impl Judge<'_> {
     }
 
     /// Each trap body judged again in every directory the line visits (`trap make EXIT;
-    /// cd /tmp` runs /tmp's Makefile).
+    /// cd /tmp` runs /tmp's Makefile), with the arguments the line ends with.
     fn traps_everywhere(&mut self, traps: &[Word], visited: &[PathBuf], depth: usize) {
-        if traps.is_empty() || visited.len() < 2 {
+        // Judged again where the line ends too when `set --` gave it arguments by then: a
+        // trap body's `$1` is what they are when it runs (`trap 'find ~ $1' EXIT; set -- -delete`).
+        if traps.is_empty() || visited.len() < 2 && self.set_args.is_empty() {
             return;
         }
         let place = self.place.clone();

@@ -396,3 +396,50 @@ fn values_and_directories_follow_bash_scopes() {
         Verdict::Allow,
     );
 }
+
+/// What bash sets or changes that no assignment shows (classifier round 9): the line itself in
+/// `$BASH_EXECUTION_STRING`, assignments inside arithmetic to names that change how the line
+/// splits, finds programs or globs, a glob that can only match option names, or names the line
+/// writes first, `~-` and the directory stack, and a trap body's arguments set by a later
+/// `set --`.
+#[test]
+fn what_bash_sets_without_an_assignment_is_judged() {
+    check(
+        &[
+            (
+                "find ~ $BASH_EXECUTION_STRING # -delete",
+                "computed at run time",
+            ),
+            (
+                "diff3 $BASH_EXECUTION_STRING a b c # --diff-program=./x",
+                "computed at run time",
+            ),
+            ("f=a0-delete; ((IFS=0)); find ~ $f", "assigns `IFS`"),
+            ("((PATH=0)); ls", "assigns `PATH`"),
+            ("let GLOBIGNORE=1; ls", "assigns `GLOBIGNORE`"),
+            ("echo $[IFS=0]", "assigns `IFS`"),
+            ("[[ IFS=0 -eq 0 ]]; ls", "assigns `IFS`"),
+            (
+                "> ./--compress-program=sh; sort -S 1 --c* data",
+                "can expand",
+            ),
+            ("echo x > ./-p; git log -?", "can expand"),
+            ("rm -rf ~-", "computed at run time"),
+            ("rm -rf ~+1", "computed at run time"),
+            (
+                "trap 'diff3 $1 a b c' EXIT; set -- --diff-program=./x",
+                "runs the program",
+            ),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("((i++)); echo $i", ""),
+            ("for ((i=0;i<3;i++)); do echo $i; done", ""),
+            ("x=$((1+2)); echo $x", ""),
+            ("trap 'echo done' EXIT; ls", ""),
+        ],
+        Verdict::Allow,
+    );
+}

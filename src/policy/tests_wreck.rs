@@ -500,6 +500,9 @@ fn catastrophes_through_variables_and_execdir_are_denied() {
         "f() { find ~ \"$1\"; }; f -delete",
         "f() { rm -rf \"$@\"; }; f ~",
         "wipe() { dd if=/dev/zero of=$1; }; wipe /dev/sda",
+        // `~user` is the home the user database gives (round 9), a trap's `$1` a later `set --`.
+        "rm -rf ~bin",
+        "trap 'find ~ $1' EXIT; set -- -delete",
     ]);
 }
 
