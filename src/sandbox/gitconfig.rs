@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The keys whose values git reads as a file to include, a hooks directory or a program.
-const KEYS: &str = r"^(include|includeif\..*)\.path$|^core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass)$|^(sequence\.editor|diff\.external|gpg\.program|credential\.helper)$|^(filter|diff|merge|difftool|mergetool|credential|gpg)\..*\.(clean|smudge|process|textconv|command|driver|cmd|helper|program)$|^alias\.";
+const KEYS: &str = r"^(include|includeif\..*)\.path$|^core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy)$|^(sequence\.editor|diff\.external|gpg\.program|credential\.helper|interactive\.difffilter|web\.browser|uploadpack\.packobjectshook)$|^(filter|diff|merge|difftool|mergetool|credential|gpg|browser|man|remote|submodule)\..*\.(clean|smudge|process|textconv|command|driver|cmd|helper|program|path|uploadpack|receivepack|update)$|^pager\.|^alias\.";
 
 /// What a repository's configuration names.
 #[derive(Debug, Default)]
@@ -75,10 +75,14 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
             named.hooks.push(lexical(&expand(value, work_tree)));
         } else {
             named.modules.extend(super::git_modules::run_modules(value));
-            if let Some(program) = program_path(value) {
-                let file = lexical(&expand(program, work_tree));
+            // Every project file the command line names, not only its program: `python3
+            // scripts/strip.py` runs the script; one not there yet is moved aside if made.
+            for program in program_paths(value) {
+                let file = lexical(&expand(&program, work_tree));
                 if file.is_file() {
                     named.files.push(file);
+                } else if file.symlink_metadata().is_err() {
+                    named.absent.push(file);
                 }
             }
         }
@@ -86,16 +90,19 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
     Some(named)
 }
 
-/// The program a value names by a path, if it does (`tools/x.sh --flag`, `!./x.sh`): run by
-/// the shell in the work tree, so a relative one is a project file.
-fn program_path(value: &str) -> Option<&str> {
-    let first = value
-        .trim_start()
-        .trim_start_matches('!')
-        .split_whitespace()
-        .next()?;
-    let first = first.trim_matches(|c| c == '"' || c == '\'');
-    first.contains('/').then_some(first)
+/// The files a value's command line names by a path (`tools/x.sh --flag`, `!./x.sh`, `python3
+/// scripts/x.py`, `sh -c 'node ./x.js'`, `"$(git rev-parse --show-toplevel)/x.sh"`): run by the
+/// shell in the work tree, so a relative one is a project file.
+fn program_paths(value: &str) -> Vec<String> {
+    value
+        .replace("$(git rev-parse --show-toplevel)/", "")
+        .replace("`git rev-parse --show-toplevel`/", "")
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|' | '(' | ')'))
+        .map(|word| word.trim_start_matches('!'))
+        .map(|word| word.split_once('=').map_or(word, |(_, v)| v))
+        .filter(|word| word.contains('/') && !word.starts_with('-') && !word.contains('$'))
+        .map(str::to_string)
+        .collect()
 }
 
 /// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
@@ -157,5 +164,49 @@ mod tests {
                 "{file}: {named:?}"
             );
         }
+    }
+
+    /// A script named after its interpreter (`python3 scripts/strip.py`), inside `sh -c`, or
+    /// from the top level, is the project's file git runs, as a bare path is (sandbox round 20);
+    /// one not there yet is moved aside if a call makes it.
+    #[test]
+    fn scripts_named_anywhere_in_a_command_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let git = |args: &[&str]| {
+            let status = Command::new("git")
+                .args(args)
+                .current_dir(&project)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .status()
+                .unwrap();
+            assert!(status.success());
+        };
+        git(&["init", "-q"]);
+        git(&["config", "filter.nb.clean", "python3 scripts/strip.py"]);
+        git(&["config", "diff.nb.textconv", "sh -c 'node ./tools/show.js'"]);
+        git(&[
+            "config",
+            "pager.log",
+            "\"$(git rev-parse --show-toplevel)/tools/page.sh\"",
+        ]);
+        git(&["config", "interactive.diffFilter", "tools/later.sh --color"]);
+        std::fs::create_dir_all(project.join("scripts")).unwrap();
+        std::fs::create_dir_all(project.join("tools")).unwrap();
+        for file in ["scripts/strip.py", "tools/show.js", "tools/page.sh"] {
+            std::fs::write(project.join(file), "").unwrap();
+        }
+        let named = named(&project.join(".git"), &project, None).unwrap();
+        for file in ["scripts/strip.py", "tools/show.js", "tools/page.sh"] {
+            assert!(
+                named.files.contains(&project.join(file)),
+                "{file}: {named:?}"
+            );
+        }
+        assert!(
+            named.absent.contains(&project.join("tools/later.sh")),
+            "{named:?}"
+        );
     }
 }
