@@ -290,7 +290,11 @@ pub(crate) fn risky_assignment(name: &str, value: &str) -> Option<&'static str> 
         | "CPPFLAGS"
         | "LDFLAGS"
         | "GOFLAGS"
-        | "CARGO_BUILD_RUSTFLAGS" => !CHOOSES_PROGRAMS.iter().any(|p| value.contains(p)),
+        | "CARGO_BUILD_RUSTFLAGS" => {
+            // `@FILE` reads more options from a file (`-Clinker=./x` among them).
+            !CHOOSES_PROGRAMS.iter().any(|p| value.contains(p))
+                && !value.split_whitespace().any(|w| w.starts_with('@'))
+        }
         "PYTHONPATH" | "NODE_PATH" => value
             .split(':')
             .all(|part| !part.starts_with('/') && !part.starts_with('~') && !part.contains("..")),
@@ -303,7 +307,14 @@ pub(crate) fn risky_assignment(name: &str, value: &str) -> Option<&'static str> 
         }),
         _ => false,
     };
-    if tunes { None } else { risky_variable(name) }
+    if tunes {
+        return None;
+    }
+    // A build setting read whole by the compiler (`RUSTDOCFLAGS=@file`) asks whatever its name.
+    let setting =
+        name.ends_with("FLAGS") || matches!(name, "PYTHONPATH" | "NODE_PATH" | "NODE_OPTIONS");
+    risky_variable(name)
+        .or(setting.then_some("changes which programs, libraries or settings the command loads"))
 }
 
 /// Why setting an environment variable of this name before a command is not safe, if it is not:
@@ -345,19 +356,63 @@ pub(crate) fn risky_variable(name: &str) -> Option<&'static str> {
         "RUSTDOCFLAGS",
     ];
     const RISKY: &[&str] = &[
-        "LD_", "DYLD_", "PATH", "ENV", "HOME", "CONFIG", "OPT", "EDITOR", "VISUAL", "PAGER",
-        "SHELL", "COMMAND", "CMD", "WRAPPER", "PROMPT", "IFS", "PS4", "GIT_", "LIB", "PRELOAD",
-        "STARTUP", "RUSTC", "LINKER", "CC", "CXX", "HOOK", "EXEC", "BROWSER", "SSH", "PYTHON",
-        "PERL", "RUBY", "NODE", "BASH", "DIR", "FLAGS", "RC", "LESS", "PROGRAM", "RUNNER",
-        "PLUGIN", "INCLUDE", "PROXY", "TOOL", "MAKE", "GLOB",
+        "LD_",
+        "DYLD_",
+        "PATH",
+        "ENV",
+        "HOME",
+        "CONFIG",
+        "OPT",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "SHELL",
+        "COMMAND",
+        "CMD",
+        "WRAPPER",
+        "PROMPT",
+        "IFS",
+        "PS4",
+        "GIT_",
+        "LIB",
+        "PRELOAD",
+        "STARTUP",
+        "RUSTC",
+        "LINKER",
+        "CC",
+        "CXX",
+        "HOOK",
+        "EXEC",
+        "BROWSER",
+        "SSH",
+        "PYTHON",
+        "PERL",
+        "RUBY",
+        "NODE",
+        "BASH",
+        "DIR",
+        "FLAGS",
+        "RC",
+        "LESS",
+        "PROGRAM",
+        "RUNNER",
+        "PLUGIN",
+        "INCLUDE",
+        "PROXY",
+        "TOOL",
+        "MAKE",
+        "GLOB",
+        "RUSTDOC",
+        "CARGO_ALIAS",
     ];
     let upper = name.to_ascii_uppercase();
     if HARMLESS.contains(&upper.as_str()) || upper.starts_with("LC_") {
         return None;
     }
-    RISKY
-        .iter()
-        .any(|fragment| upper.contains(fragment))
+    // make's built-in rules run the program these name (`AS=./x make y.o`), cargo reads its
+    // aliases and rustdoc from the environment (`CARGO_ALIAS_B`, `RUSTDOC`).
+    let program = super::runs::MAKE_PROGRAM_NAMES.contains(&upper.as_str());
+    (program || RISKY.iter().any(|fragment| upper.contains(fragment)))
         .then_some("changes which programs, libraries or settings the command loads")
 }
 

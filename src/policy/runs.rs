@@ -120,7 +120,7 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
 /// A `NAME=value` operand that names the program make runs for a recipe or a tool
 /// (`SHELL=`, `CC=`, `MAKEFLAGS=`); values that run code (`x!=cmd`, `$(shell ...)`) ask in
 /// make's own row. `CFLAGS=-O2`, `V=1`, `PREFIX=...` are everyday.
-const MAKE_PROGRAM_NAMES: &[&str] = &[
+pub(crate) const MAKE_PROGRAM_NAMES: &[&str] = &[
     "SHELL",
     ".SHELLFLAGS",
     "MAKESHELL",
@@ -152,6 +152,20 @@ const MAKE_PROGRAM_NAMES: &[&str] = &[
     "MAKEFILES",
     "VPATH",
     "MAKEOVERRIDES",
+    // The programs of make's built-in rules (`AS=./x make y.o`).
+    "CO",
+    "GET",
+    "PC",
+    "M2C",
+    "TEX",
+    "WEAVE",
+    "CWEAVE",
+    "TANGLE",
+    "CTANGLE",
+    "MAKEINFO",
+    "TEXI2DVI",
+    "LINT",
+    "OBJC",
 ];
 
 /// An option or operand that changes which build description is read, where, or with which

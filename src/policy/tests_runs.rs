@@ -443,3 +443,36 @@ fn what_bash_sets_without_an_assignment_is_judged() {
         Verdict::Allow,
     );
 }
+
+/// Programs build tools take from the environment, options read from a file, and what a shell
+/// string's arguments hand over (classifier round 10).
+#[test]
+fn programs_from_the_environment_and_option_files_are_judged() {
+    check(
+        &[
+            (
+                "CARGO_ALIAS_B='--config build.rustc-wrapper=./x build' cargo b",
+                "loads",
+            ),
+            ("RUSTDOC=./x cargo doc", "loads"),
+            ("AS=./x make y.o", "loads"),
+            ("LEX=./x make", "loads"),
+            ("CO=./x make", "loads"),
+            ("RUSTFLAGS=@o cargo build", "loads"),
+            ("RUSTDOCFLAGS=@o cargo doc", "loads"),
+            (
+                "bash -c 'diff3 $1 a b c' _ --diff-program=./x",
+                "runs the program",
+            ),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("set -u; ls", ""),
+            ("set -euo pipefail; ls", ""),
+            ("RUSTFLAGS='-D warnings' cargo build", ""),
+        ],
+        Verdict::Allow,
+    );
+}

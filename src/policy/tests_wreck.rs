@@ -188,12 +188,15 @@ fn positional_parameters_of_a_shell_string_carry_the_catastrophe() {
         "sh -c 'rm -rf $@' x /",
         "sh -c 'rm -rf \"$@\"' x ~",
     ]);
+    // The words after the string are `$1`, `$@` as given, options too (classifier round 10).
+    all_denied(&[
+        "sh -c 'rm -rf $@' x build /",
+        "bash -c 'find ~ $1' _ -delete",
+        "sh -c 'find ~ \"$@\"' _ -delete",
+    ]);
     let world = world();
-    let lines = ["sh -c 'rm -rf $@' x build /", "sh -c 'echo $0' hi"];
-    let got = verdicts(&world, &lines);
-    assert_eq!(got[0].1, Verdict::Ask, "{:?}", got[0]);
-    assert_eq!(got[0].2, super::Approver::Person, "{:?}", got[0]);
-    assert_eq!(got[1].1, Verdict::Allow, "{:?}", got[1]);
+    let got = verdicts(&world, &["sh -c 'echo $0' hi", "bash -c 'ls $1' _ src"]);
+    assert!(got.iter().all(|g| g.1 == Verdict::Allow), "{got:?}");
 }
 
 #[test]

@@ -232,7 +232,14 @@ impl Judge<'_> {
             self.place.unknown("@");
             self.place.unknown("*");
         }
+        // `$1`, `$@` in the string are the words given after it as bash hands them over
+        // (`bash -c 'find ~ $1' _ -delete` is `find ~ -delete`), options too.
+        let outer = std::mem::replace(
+            &mut self.set_args,
+            positional.get(1..).unwrap_or(&[]).to_vec(),
+        );
         self.line(text, context.depth + 1);
+        self.set_args = outer;
         self.place = place;
     }
 

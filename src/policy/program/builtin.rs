@@ -164,9 +164,13 @@ fn alias(_name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
-/// `export`, `set`, `declare`, ... alone list every variable.
+/// `export`, `set`, `declare`, ... alone list every variable (`set -u`, `set -f`, `set -e`
+/// only change options).
 fn lists_everything(args: &[Word]) -> bool {
-    operands(args).next().is_none() && !has_flag(args, "-e") && !has_flag(args, "-o")
+    operands(args).next().is_none()
+        && args
+            .iter()
+            .all(|a| !a.text.starts_with(['-', '+']) || a.text.contains('p'))
 }
 
 fn variables(name: &str, args: &[Word], judged: &mut Judged) {
