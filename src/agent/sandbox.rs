@@ -52,9 +52,6 @@ impl Sandbox {
     }
 
     fn quarantined(&self) -> Option<String> {
-        // The command may have given a file new names (links): looked for again before the
-        // next read outside the sandbox.
-        crate::config::forget_other_names();
         let done = self.plan.quarantine();
         let mut notes = Vec::new();
         if !done.moved.is_empty() {

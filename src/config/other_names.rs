@@ -92,7 +92,9 @@ fn look(root: &Path, home: Option<&Path>) -> Found {
                 continue;
             };
             if meta.is_dir() {
-                dirs.push(path);
+                if entry.file_name() != ".git" {
+                    dirs.push(path);
+                }
                 continue;
             }
             let Some(why) = sensitive(&path, home) else {
@@ -100,8 +102,11 @@ fn look(root: &Path, home: Option<&Path>) -> Found {
             };
             let why = format!("another name of it, {}, is {why}", path.display());
             if meta.file_type().is_symlink() {
-                // A link to a directory (`.envs -> notes`) makes all below it secret.
-                if let Ok(target) = std::fs::canonicalize(&path) {
+                // A link to a directory (`.envs -> notes`) makes all below it secret; one whose
+                // target is not there yet (`.env.local -> notes`) stands for it as written.
+                let target = std::fs::canonicalize(&path)
+                    .or_else(|_| std::fs::read_link(&path).map(|t| lexical(&dir.join(t))));
+                if let Ok(target) = target {
                     found.targets.push((target, why));
                 }
             } else if meta.nlink() > 1 {
@@ -110,4 +115,19 @@ fn look(root: &Path, home: Option<&Path>) -> Found {
         }
     }
     found
+}
+
+/// `path` with `.` and `..` worked out by its words alone.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }

@@ -142,6 +142,12 @@ impl Judge<'_> {
             .strip_prefix("$((")
             .or_else(|| expr.strip_prefix("(("))
             .unwrap_or(expr);
+        if inner.len() > 4096 {
+            return Some(format!(
+                "an arithmetic expression of {} bytes is too long to check",
+                inner.len()
+            ));
+        }
         if inner.contains("$(") || inner.contains('`') {
             return Some(format!(
                 "`{expr}`: command output reaches arithmetic, where bash runs `a[$(cmd)]` as code"
@@ -179,12 +185,15 @@ impl Judge<'_> {
 /// `--NAME` (not `==`).
 fn assigned_in(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    for name in identifiers(text) {
+    let mut names = identifiers(text);
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
         for (at, _) in text.match_indices(name) {
             let before = &text[..at];
             let after = text[at + name.len()..].trim_start();
             let after = match after.strip_prefix('[') {
-                Some(rest) => rest.split_once(']').map_or("", |(_, r)| r).trim_start(),
+                Some(rest) => after_subscript(rest).trim_start(),
                 None => after,
             };
             let whole = !before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
@@ -204,12 +213,32 @@ fn assigned_in(text: &str) -> Vec<&str> {
     out
 }
 
-/// A variable that changes how bash reads the rest of the line, or what runs.
+/// What follows the `]` that closes a subscript (`a[b[0]]=1`), nested brackets counted.
+fn after_subscript(text: &str) -> &str {
+    let mut depth = 1usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[i + 1..];
+                }
+            }
+            _ => {}
+        }
+    }
+    ""
+}
+
+/// A variable that changes how bash reads the rest of the line, or what runs (programs read
+/// upper-case names: `((success++))` is the script's own counter).
 fn shell_setting(name: &str) -> bool {
     matches!(
         name,
         "IFS" | "GLOBIGNORE" | "CDPATH" | "HOME" | "PWD" | "OLDPWD" | "BASH_ENV" | "ENV"
-    ) || super::danger::risky_variable(name).is_some()
+    ) || !name.contains(|c: char| c.is_ascii_lowercase())
+        && super::danger::risky_variable(name).is_some()
 }
 
 /// The names in an arithmetic expression (`0x1f` and `10#7` are numbers, not names).

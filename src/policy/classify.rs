@@ -369,8 +369,17 @@ impl Judge<'_> {
             }
         }
         let base = basename(&name.text);
-        if self.called_function(&name.text, args, context) {
-            return;
+        // Only a name called directly is the function (`env rm`, `command rm` run the program),
+        // and a name that is also a program is judged as both.
+        if wraps == 0 && self.called_function(&name.text, args, context) {
+            // The definition may not be in force where it is called (`(rm(){ :; }); rm -rf ~`):
+            // what the program of that name would do counts too.
+            let known = program::judge(base, args).known;
+            if !known {
+                findings.extend(danger::explain(base, args));
+                findings.extend(self.ground().judge(base, args));
+                return;
+            }
         }
         if context.background && wraps == 0 {
             findings.push(ask(
@@ -400,7 +409,14 @@ impl Judge<'_> {
     /// arguments (`f() { find ~ "$1"; }; f -delete` is `find ~ -delete`). False for any other
     /// command.
     fn called_function(&mut self, name: &str, args: &[Word], context: Context) -> bool {
-        let Some((_, body)) = self.functions.iter().find(|(f, _)| f == name).cloned() else {
+        // The last definition is the one in force (`f(){ :; }; f(){ find ~ "$1"; }; f -delete`).
+        let Some((_, body)) = self
+            .functions
+            .iter()
+            .rev()
+            .find(|(f, _)| f == name)
+            .cloned()
+        else {
             return false;
         };
         let outer = std::mem::replace(&mut self.set_args, args.to_vec());

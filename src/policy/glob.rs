@@ -28,7 +28,8 @@ pub(super) fn glob_makes_options(args: &[Word], cwd: &Path, written: &[PathBuf])
     };
     let risky = before_end
         .filter(|w| !w.quoted && can_start_with_dash(w))
-        .find(|w| w.text.starts_with('-') || dashed())?;
+        // A name pattern of its own (`-?`, `--c*`), not an option's value (`--include=*.rs`).
+        .find(|w| w.text.starts_with('-') && !w.text.contains('=') || dashed())?;
     Some(format!(
         "the glob `{}` can expand to a file name starting with `-`, which the program reads as \
          an option (put `--` before it or start it with `./`)",

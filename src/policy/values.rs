@@ -50,7 +50,9 @@ impl Place<'_> {
         let value = known
             .then(|| self.variable(name))
             .filter(|v| !v.is_empty())?;
-        let literal = |pattern: &str| !pattern.contains(['*', '?', '[', '$', '`', '\\']);
+        // Quotes and `~` change what a pattern matches: only plain text is followed.
+        let literal =
+            |pattern: &str| !pattern.contains(['*', '?', '[', '$', '`', '\\', '\'', '"', '~']);
         for op in [":?", ":-", ":=", "?", "-", "="] {
             if rest.starts_with(op) {
                 return Some(value);
@@ -58,7 +60,8 @@ impl Place<'_> {
         }
         for op in [":+", "+"] {
             if let Some(word) = rest.strip_prefix(op) {
-                return Some(self.expand(word, true)).filter(|w| !w.contains(UNKNOWN));
+                return Some(self.expand(word, true))
+                    .filter(|w| !w.contains(UNKNOWN) && !w.contains(['\'', '"', '~']));
             }
         }
         for op in ["%%", "%"] {

@@ -71,8 +71,13 @@ impl Judge<'_> {
     pub(super) fn with_line_values(&self, words: &[Word]) -> Vec<Word> {
         let mut out = Vec::with_capacity(words.len());
         for word in words {
+            // `$@`/`$*` are all the arguments, `$N` the N-th (none: nothing).
             if super::glob::is_positional(&word.text) && !self.set_args.is_empty() {
-                out.extend(self.set_args.iter().cloned());
+                match positional_number(&word.text) {
+                    None => out.extend(self.set_args.iter().cloned()),
+                    Some(0) => out.push(word.clone()),
+                    Some(n) => out.extend(self.set_args.get(n - 1).cloned()),
+                }
                 continue;
             }
             // `$1`..`$9` inside a word (`of=$1`): the argument given, when it is known text.
@@ -115,4 +120,14 @@ impl Judge<'_> {
             quoted: word.quoted,
         })
     }
+}
+
+/// The number of a positional parameter (`$2`, `${2}`); `None` for `$@` and `$*`.
+fn positional_number(text: &str) -> Option<usize> {
+    let inner = text.strip_prefix('$').unwrap_or(text);
+    let inner = inner
+        .strip_prefix('{')
+        .and_then(|i| i.strip_suffix('}'))
+        .unwrap_or(inner);
+    inner.parse().ok()
 }

@@ -98,7 +98,10 @@ impl Tool for ExecTool {
             let timeout = args
                 .timeout_seconds
                 .map_or(limit, |s| Duration::from_secs(s).min(limit));
-            run_command(&args.command, timeout, ctx, options).await
+            let outcome = run_command(&args.command, timeout, ctx, options).await;
+            // Whatever ran may have given files new names: ai's own readers look again.
+            crate::config::forget_other_names();
+            outcome
         })
     }
 }

@@ -304,8 +304,8 @@ fn open_regular(path: &Path, shown: &str) -> Result<File, Box<ToolOutcome>> {
 /// link, a secret-named link leading to it), or that they cannot all be seen.
 fn other_name(file: &std::fs::File, real: &Path, ctx: &ToolContext) -> Option<String> {
     let meta = file.metadata().ok()?;
-    let root = crate::config::project_dir(&ctx.cwd, ctx.home.as_deref())
-        .unwrap_or_else(|_| ctx.cwd.clone());
+    // Only a project's files have names a call could have made (nothing else is writable).
+    let root = crate::config::project_dir(&ctx.cwd, ctx.home.as_deref()).ok()?;
     match crate::config::secret_by_other_name(&root, real, &meta, ctx.home.as_deref()) {
         Ok(found) => found,
         Err(()) => Some("a file in a tree too big to look through for its other names".into()),

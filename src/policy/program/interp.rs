@@ -274,7 +274,7 @@ pub(crate) fn pytest(_name: &str, args: &[Word], judged: &mut Judged) {
             None => (text, None),
         };
         let takes_value = PYTEST_VALUED.contains(&option);
-        let glued = (!option.starts_with("--") && option.len() > 2)
+        let glued = (!option.starts_with("--") && option.len() > 2 && option.is_char_boundary(2))
             .then(|| option.split_at(2))
             .filter(|(short, _)| PYTEST_VALUED.contains(short));
         let (option, value) = match glued {
@@ -283,7 +283,11 @@ pub(crate) fn pytest(_name: &str, args: &[Word], judged: &mut Judged) {
         };
         let value = match value {
             Some(v) => Some(v.to_string()),
-            None if takes_value || glued.is_some() => words.next().map(|w| w.text.clone()),
+            // A word that is itself an option is not a value (`--cov -p evil`).
+            None if takes_value => match words.clone().next() {
+                Some(next) if !next.text.starts_with('-') => words.next().map(|w| w.text.clone()),
+                _ => None,
+            },
             None => None,
         };
         let flags_only = !option.starts_with("--")

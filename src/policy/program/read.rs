@@ -612,7 +612,8 @@ fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
         // The arguments come from stdin: the inner command gets words nobody has seen, also
         // wherever the replacement string stands (`xargs -I{} sh -c '{}'`).
         // `-I R`; `-i` and `--replace` take theirs only glued (`-iR`, `--replace=R`), `{}` else.
-        let optional = args.iter().filter_map(|a| {
+        let own = &args[..args.len() - rest.len()];
+        let optional = own.iter().filter_map(|a| {
             let text = a.text.as_str();
             match text {
                 "-i" | "--replace" => Some("{}".to_string()),
@@ -623,7 +624,7 @@ fn xargs(_name: &str, args: &[Word], judged: &mut Judged) {
                 .map(str::to_string),
             }
         });
-        let replace: Vec<String> = option_values(args, &["-I"])
+        let replace: Vec<String> = option_values(own, &["-I"])
             .into_iter()
             .map(|w| w.text)
             .chain(optional)
