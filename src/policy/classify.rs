@@ -98,6 +98,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
         written: Vec::new(),
         set_args: Vec::new(),
         functions: Vec::new(),
+        at_end: false,
     };
     judge.line(line, 0);
     judge.out
@@ -120,6 +121,8 @@ pub(super) struct Judge<'a> {
     pub(super) set_args: Vec<Word>,
     /// The functions the line defines, by name, with their bodies.
     pub(super) functions: Vec<(String, String)>,
+    /// The line's commands are all judged (scopes left now have nothing after them).
+    pub(super) at_end: bool,
 }
 
 impl Judge<'_> {

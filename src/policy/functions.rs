@@ -10,8 +10,8 @@ use super::node::{followed_by_ampersand, text_of};
 pub(super) struct FunctionShape {
     name: String,
     calls: Vec<String>,
-    /// It starts a process of its own: a call in the background (`&`) or in a pipeline.
-    spawns: bool,
+    /// The calls it makes as processes of their own: in the background (`&`) or a pipeline.
+    spawned: Vec<String>,
 }
 
 /// Functions that reach themselves (directly or through other functions of the line) and start
@@ -19,9 +19,10 @@ pub(super) struct FunctionShape {
 pub(super) fn recursive_spawners(functions: &[FunctionShape]) -> Vec<String> {
     let by_name = |name: &str| functions.iter().find(|f| f.name == name);
     let mut out = Vec::new();
-    for function in functions.iter().filter(|f| f.spawns) {
+    for function in functions.iter().filter(|f| !f.spawned.is_empty()) {
         let mut seen: Vec<&str> = Vec::new();
-        let mut stack: Vec<&str> = function.calls.iter().map(String::as_str).collect();
+        // A call started as a process that leads back to the function itself.
+        let mut stack: Vec<&str> = function.spawned.iter().map(String::as_str).collect();
         while let Some(name) = stack.pop() {
             if name == function.name {
                 out.push(function.name.clone());
@@ -39,7 +40,7 @@ pub(super) fn recursive_spawners(functions: &[FunctionShape]) -> Vec<String> {
     out
 }
 
-/// Whom a function's body calls, and whether it starts processes (bounded walk).
+/// Whom a function's body calls, and which calls start processes (bounded walk).
 pub(super) fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape> {
     let name = text_of(node.child_by_field_name("name")?, src).to_string();
     let body = node.child_by_field_name("body")?;
@@ -47,24 +48,28 @@ pub(super) fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape>
         name,
         ..FunctionShape::default()
     };
-    let mut stack = vec![body];
+    // Each node with whether it runs as a process of its own (inside a pipeline or `&`).
+    let mut stack = vec![(body, false)];
     let mut seen = 0;
-    while let Some(n) = stack.pop() {
+    while let Some((n, spawned)) = stack.pop() {
         seen += 1;
         if seen > 10_000 {
-            shape.spawns = true;
+            // Too big to read: taken as starting itself.
+            shape.spawned.push(shape.name.clone());
             break;
         }
-        if n.kind() == "pipeline" || followed_by_ampersand(n) {
-            shape.spawns = true;
-        }
+        let spawned = spawned || n.kind() == "pipeline" || followed_by_ampersand(n);
         if n.kind() == "command"
             && let Some(called) = n.child_by_field_name("name")
         {
-            shape.calls.push(text_of(called, src).to_string());
+            let called = text_of(called, src).to_string();
+            if spawned {
+                shape.spawned.push(called.clone());
+            }
+            shape.calls.push(called);
         }
         let mut cursor = n.walk();
-        stack.extend(n.named_children(&mut cursor));
+        stack.extend(n.named_children(&mut cursor).map(|c| (c, spawned)));
     }
     Some(shape)
 }

@@ -329,6 +329,12 @@ impl Place<'_> {
     }
 
     pub(super) fn variable(&self, name: &str) -> String {
+        // What the line set is what it holds (`PWD=$HOME/.a; cat ${PWD}ws/credentials`).
+        if matches!(name, "HOME" | "PWD")
+            && let Some(value) = self.vars.get(name)
+        {
+            return value.clone();
+        }
         match name {
             "HOME" => self
                 .home
@@ -374,7 +380,8 @@ impl Place<'_> {
                 name => match passwd_home(name) {
                     Some(home) => home,
                     None if name == "root" => PathBuf::from("/root"),
-                    None => return Some(self.cwd.join(text)),
+                    // Not in `/etc/passwd` (a directory service may know it): unknown.
+                    None => return None,
                 },
             };
             // `~//.aws` is `~/.aws`: a path joined onto an absolute tail would lose the base.
@@ -394,7 +401,10 @@ fn run_time_tilde(text: &str) -> bool {
     };
     let user = rest.split('/').next().unwrap_or("");
     let digits = user.trim_start_matches(['+', '-']);
-    user == "-" || (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()))
+    let stack = user == "-" || (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()));
+    let unknown_user =
+        !user.is_empty() && user != "+" && !stack && user != "root" && passwd_home(user).is_none();
+    stack || unknown_user
 }
 
 /// A user's home directory as the user database has it (`/etc/passwd`).

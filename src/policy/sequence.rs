@@ -58,7 +58,9 @@ impl Judge<'_> {
                 visited.push(self.place.cwd.clone());
             }
         }
+        self.at_end = true;
         self.leave_scopes(&mut entered, &[]);
+        self.at_end = false;
         self.traps_everywhere(&traps, &visited, depth);
         true
     }
@@ -78,25 +80,25 @@ impl Judge<'_> {
             .zip(scopes)
             .take_while(|((scope, _), next)| scope == *next)
             .count();
-        while entered.len() > kept {
-            let Some(((_, conditional), cwd)) = entered.pop() else {
-                break;
-            };
-            // Both inside the project: nothing but the project's own either way.
-            let outside =
-                !self.in_project(&cwd.clone()) || !self.in_project(&self.place.cwd.clone());
-            if conditional && self.place.cwd != cwd && outside {
+        let left: Vec<((usize, bool), PathBuf)> = entered.drain(kept..).collect();
+        // Leaving a subshell, pipeline or `$(...)` undoes every `cd` inside it, conditional or
+        // not: back where it was entered.
+        let undone = left.iter().position(|((_, conditional), _)| !conditional);
+        if let Some(at) = undone {
+            self.place.cwd = left[at].1.clone();
+        }
+        let follows = !scopes.is_empty() || kept > 0 || !self.at_end;
+        for ((_, _), cwd) in left[..undone.unwrap_or(left.len())].iter().rev() {
+            // Commands follow that may run in either place (`[ -d sub ] && cd sub; rm -rf
+            // ../x` deletes next to the project when `sub` is not there). At the end of the
+            // line nothing follows.
+            if self.place.cwd != *cwd && follows {
                 let why = format!(
                     "a `cd` that may or may not run leaves later commands in {} or {}",
                     cwd.display(),
                     self.place.cwd.display()
                 );
                 self.unit("cd", vec![ask(why)]);
-            }
-            // A subshell's `cd` stays in it; after a condition, judged where it most likely
-            // left off (and asked above when that is not sure and not the project).
-            if !conditional {
-                self.place.cwd = cwd;
             }
         }
         for scope in &scopes[kept..] {

@@ -12,18 +12,25 @@ use crate::config::{holds_credential, secret_in_tree};
 fn below_secret_links(project: &Path, secrets: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let mut found = Vec::new();
     let mut complete = true;
-    for link in secrets.iter().filter(|p| p.is_symlink()) {
-        let Ok(target) = std::fs::canonicalize(link) else {
+    // Each directory once, and none below one already walked (`.env1 -> .`, `.env2 -> .`).
+    let mut targets: Vec<PathBuf> = (secrets.iter().filter(|p| p.is_symlink()))
+        .filter_map(|link| std::fs::canonicalize(link).ok())
+        .filter(|target| target.is_dir() && target.starts_with(project))
+        .collect();
+    targets.sort();
+    targets.dedup();
+    let mut walked: Vec<PathBuf> = Vec::new();
+    for target in targets {
+        if walked.iter().any(|w| target.starts_with(w)) {
             continue;
-        };
-        if target.is_dir() && target.starts_with(project) {
-            complete &= walk::walk(&target, &mut |path, _, kind| {
-                if !kind.is_dir() {
-                    found.push(path.to_path_buf());
-                }
-                true
-            });
         }
+        complete &= walk::walk(&target, &mut |path, _, kind| {
+            if !kind.is_dir() {
+                found.push(path.to_path_buf());
+            }
+            true
+        });
+        walked.push(target);
     }
     (found, complete)
 }
