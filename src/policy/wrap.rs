@@ -325,8 +325,11 @@ impl Judge<'_> {
     /// -rf ~`, `proot rm -rf ~`): what would wreck the system there is denied as if run bare.
     pub(super) fn wrapped_wrecks(&self, args: &[Word]) -> Vec<Finding> {
         let ground = self.ground();
+        // Only where a program that can wreck stands (a long line is not judged again at
+        // every word).
         (0..args.len())
             .filter(|&at| !args[at].dynamic && !args[at].text.starts_with('-'))
+            .filter(|&at| super::wreck::can_wreck(basename(&args[at].text)))
             .flat_map(|at| ground.judge(basename(&args[at].text), &args[at + 1..]))
             .filter(|f| f.verdict == Verdict::Deny)
             .take(1)

@@ -107,6 +107,45 @@ const SYSTEM_FILES: &[&str] = &[
     "/etc/ld.so.conf",
 ];
 
+/// Whether `base` is a program the deny rules know how it wrecks (`rm`, `chmod`, `dd`, `mkfs.*`,
+/// ...): where a wrapper ai does not know may hide one.
+pub(super) fn can_wreck(base: &str) -> bool {
+    REWRITERS.contains(&base)
+        || base.starts_with("mkfs")
+        || matches!(
+            base,
+            "rm" | "chmod"
+                | "chown"
+                | "chgrp"
+                | "chattr"
+                | "setfacl"
+                | "mv"
+                | "cp"
+                | "ln"
+                | "find"
+                | "rsync"
+                | "tar"
+                | "kill"
+                | "dd"
+                | "zfs"
+                | "lvremove"
+                | "vgremove"
+                | "pvremove"
+                | "dmsetup"
+                | "git"
+                | "cargo"
+                | "pytest"
+                | "python3"
+                | "python"
+                | "zip"
+                | "7z"
+                | "go"
+                | "install"
+                | "ddrescue"
+                | "dcfldd"
+        )
+}
+
 /// Programs that rewrite the devices they are given.
 const REWRITERS: &[&str] = &[
     "tee",

@@ -486,7 +486,6 @@ fn file(_name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
-/// `uniq IN OUT`, `xxd IN OUT`: the second file is written.
 /// cloc runs the program `--extract-with` names, reads options (that one too) from
 /// `--config`, and writes reports where it is told.
 const CLOC_ASKS: &[(&str, &str)] = &[
@@ -509,7 +508,8 @@ const CLOC_ASKS: &[(&str, &str)] = &[
 /// too): only the system's programs and libraries are looked at unasked.
 fn ldd(name: &str, args: &[Word], judged: &mut Judged) {
     const SYSTEM: &[&str] = &["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/"];
-    if let Some(file) = operands(args).find(|w| !SYSTEM.iter().any(|d| w.text.starts_with(d))) {
+    let system = |w: &Word| SYSTEM.iter().any(|d| w.text.starts_with(d)) && !w.text.contains("..");
+    if let Some(file) = operands(args).find(|w| w.dynamic || !system(w)) {
         judged.ask(format!(
             "`{name} {}` may run the loader that file names, which can be any program",
             file.text
@@ -517,6 +517,7 @@ fn ldd(name: &str, args: &[Word], judged: &mut Judged) {
     }
 }
 
+/// `uniq IN OUT`, `xxd IN OUT`: the second file is written.
 fn second_file_written(name: &str, args: &[Word], judged: &mut Judged) {
     if operands(args).count() > 1 {
         judged.ask(format!("`{name}` with two files writes the second"));

@@ -29,6 +29,13 @@ pub(super) const PROGRAMS: &[Program] = &[
 /// Asks unless every option is on `allowed`; the tool runs over the project's code.
 fn only(name: &str, args: &[Word], judged: &mut Judged, allowed: &[&str]) {
     judged.project_code = true;
+    // A word only known when it runs could be any option.
+    if let Some(word) = args.iter().find(|a| a.dynamic) {
+        return judged.ask(format!(
+            "`{name} {}` is a word computed at run time, which could be any option",
+            word.text
+        ));
+    }
     if let Err(why) = read_options(name, args, allowed) {
         judged.ask(why);
     }
@@ -69,6 +76,11 @@ fn pyright(name: &str, args: &[Word], judged: &mut Judged) {
         "--project=",
     ];
     only(name, args, judged, allowed);
+    // A configuration elsewhere chooses the interpreter pyright runs: the project's only.
+    judged.dirs.extend(crate::policy::args::option_values(
+        args,
+        &["-p", "--project"],
+    ));
 }
 
 fn pycodestyle(name: &str, args: &[Word], judged: &mut Judged) {
@@ -347,6 +359,10 @@ fn gotestsum(name: &str, args: &[Word], judged: &mut Judged) {
     ];
     only(name, &args[..split], judged, allowed);
     let mut go_test = vec![Word::literal("go"), Word::literal("test")];
+    go_test.extend(crate::policy::args::option_values(
+        &args[..split],
+        &["--packages"],
+    ));
     go_test.extend_from_slice(args.get(split + 1..).unwrap_or(&[]));
     judged.inner.push(go_test);
 }
