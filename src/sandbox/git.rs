@@ -99,7 +99,7 @@ impl GitState {
             if !modules.is_empty() {
                 python_trees.push((
                     work_tree.to_path_buf(),
-                    super::git_modules::names(work_tree),
+                    super::git_modules::importables(work_tree),
                 ));
             }
             for module in modules {
@@ -137,6 +137,14 @@ impl GitState {
             includes,
             complete,
             python_trees,
+        }
+    }
+
+    /// What Python can import at the top of each work tree, taken again before each call: what
+    /// the user added between calls is theirs; only what the call adds is moved aside.
+    pub(crate) fn refresh_python(&mut self) {
+        for (tree, before) in &mut self.python_trees {
+            *before = super::git_modules::importables(tree);
         }
     }
 

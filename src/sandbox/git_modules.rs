@@ -68,10 +68,16 @@ pub(super) fn module_paths(work_tree: &Path, name: &str) -> [PathBuf; 2] {
     [work_tree.join(name), work_tree.join(format!("{name}.py"))]
 }
 
-/// The names at the top of a work tree.
-pub(super) fn names(work_tree: &Path) -> BTreeSet<OsString> {
+/// What Python can import at the top of a work tree now (by name).
+pub(super) fn importables(work_tree: &Path) -> BTreeSet<OsString> {
     std::fs::read_dir(work_tree)
-        .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| importable(&e.path()))
+                .map(|e| e.file_name())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -79,11 +85,11 @@ pub(super) fn names(work_tree: &Path) -> BTreeSet<OsString> {
 /// (`argparse.py`, a sourceless `.pyc`, an extension `.so`) or package (`NAME/__init__.py`) —
 /// `python -m` puts the work tree first for every import, not only the module it runs.
 pub(super) fn added_importables(work_tree: &Path, before: &BTreeSet<OsString>) -> Vec<PathBuf> {
-    names(work_tree)
+    // A data directory that became a package (`yaml/` given an `__init__.py`) counts.
+    importables(work_tree)
         .into_iter()
         .filter(|name| !before.contains(name))
         .map(|name| work_tree.join(name))
-        .filter(|path| importable(path))
         .collect()
 }
 

@@ -240,6 +240,7 @@ impl Plan {
             (&self.project, self.mode)
         {
             tree.refresh_secrets(project);
+            tree.git.refresh_python();
         }
         if !tree.complete() {
             return None;
