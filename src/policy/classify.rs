@@ -372,17 +372,8 @@ impl Judge<'_> {
             }
         }
         let base = basename(&name.text);
-        // Only a name called directly is the function (`env rm`, `command rm` run the program),
-        // and a name that is also a program is judged as both.
-        if wraps == 0 && self.called_function(&name.text, args, context) {
-            // The definition may not be in force where it is called (`(rm(){ :; }); rm -rf ~`):
-            // what the program of that name would do counts too.
-            let known = program::judge(base, args).known;
-            if !known {
-                findings.extend(danger::explain(base, args));
-                findings.extend(self.ground().judge(base, args));
-                return;
-            }
+        if wraps == 0 && self.function_call(&name.text, base, args, context, findings) {
+            return;
         }
         if context.background && wraps == 0 {
             findings.push(ask(
@@ -406,26 +397,6 @@ impl Judge<'_> {
         self.sets(base, args, findings);
         self.out.prints_environment |= program::prints_environment(base, args);
         self.by_tables(base, args, context, wraps, findings);
-    }
-
-    /// A call of a function the line defines: its body, with this call's words as its
-    /// arguments (`f() { find ~ "$1"; }; f -delete` is `find ~ -delete`). False for any other
-    /// command.
-    fn called_function(&mut self, name: &str, args: &[Word], context: Context) -> bool {
-        // The last definition is the one in force (`f(){ :; }; f(){ find ~ "$1"; }; f -delete`).
-        let Some((_, body)) = self
-            .functions
-            .iter()
-            .rev()
-            .find(|(f, _)| f == name)
-            .cloned()
-        else {
-            return false;
-        };
-        let outer = std::mem::replace(&mut self.set_args, args.to_vec());
-        self.line(&body, context.depth + 1);
-        self.set_args = outer;
-        true
     }
 
     /// The program's own rows: its record's verdict and what it follows, writes and

@@ -124,4 +124,43 @@ impl Judge<'_> {
         }
         self.place = place;
     }
+
+    /// A direct call of a function the line defines: judged as its body, and, when no record
+    /// knows a program of that name, done (else the program is judged too: the definition may
+    /// not be in force where it is called, `(rm(){ :; }); rm -rf ~`).
+    pub(super) fn function_call(
+        &mut self,
+        name: &str,
+        base: &str,
+        args: &[Word],
+        context: Context,
+        findings: &mut Vec<super::Finding>,
+    ) -> bool {
+        if !self.called_function(name, args, context) || program::judge(base, args).known {
+            return false;
+        }
+        findings.extend(super::danger::explain(base, args));
+        findings.extend(self.ground().judge(base, args));
+        true
+    }
+
+    /// A call of a function the line defines: its body, with this call's words as its
+    /// arguments (`f() { find ~ "$1"; }; f -delete` is `find ~ -delete`). False for any other
+    /// command.
+    fn called_function(&mut self, name: &str, args: &[Word], context: Context) -> bool {
+        // The last definition is the one in force (`f(){ :; }; f(){ find ~ "$1"; }; f -delete`).
+        let Some((_, body)) = self
+            .functions
+            .iter()
+            .rev()
+            .find(|(f, _)| f == name)
+            .cloned()
+        else {
+            return false;
+        };
+        let outer = std::mem::replace(&mut self.set_args, args.to_vec());
+        self.line(&body, context.depth + 1);
+        self.set_args = outer;
+        true
+    }
 }
