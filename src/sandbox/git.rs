@@ -92,6 +92,31 @@ impl GitState {
             let default_hooks = common.as_ref().unwrap_or(&dir).join("hooks");
             for dir in hooks.iter().chain([&default_hooks]) {
                 modules.extend(super::git_modules::hook_modules(dir));
+                // The project's scripts a hook runs (`python3 tools/check.py`): git runs them
+                // too, so they are protected like the hook.
+                for text in super::git_modules::hook_texts(dir) {
+                    for program in super::gitconfig::program_paths(&text) {
+                        let file = super::gitconfig::lexical(&work_tree.join(&program));
+                        match file.symlink_metadata() {
+                            Ok(meta) if meta.is_file() => protected.push(file),
+                            Ok(_) => {}
+                            Err(_) => absent.push(file),
+                        }
+                    }
+                }
+            }
+            // A Python script git runs puts its own directory first on the import path
+            // (`scripts/json.py` beside `scripts/strip.py` shadows `json`): watched like the top.
+            let script_dirs: Vec<PathBuf> = (protected.iter().chain(&absent))
+                .filter(|p| p.starts_with(work_tree) && p.extension().is_some_and(|e| e == "py"))
+                .filter_map(|p| p.parent().map(Path::to_path_buf))
+                .filter(|d| d != work_tree)
+                .collect();
+            for dir in script_dirs {
+                if !python_trees.iter().any(|(t, _): &(PathBuf, _)| *t == dir) {
+                    let names = super::git_modules::importables(&dir);
+                    python_trees.push((dir, names));
+                }
             }
             if super::git_modules::uses_pre_commit(work_tree) {
                 modules.push("pre_commit".to_string());
@@ -561,6 +586,53 @@ mod tests {
             moved
                 .iter()
                 .any(|(from, _)| *from == project.join("pre_commit")),
+            "{moved:?}"
+        );
+    }
+
+    /// A project script a hook runs is protected like the hook, and a module added beside a
+    /// Python script git runs is moved aside (sandbox round 21: `scripts/json.py` shadowed
+    /// `json` for `python3 scripts/strip.py`).
+    #[test]
+    fn scripts_hooks_run_and_the_modules_beside_them_are_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let git = |args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&project)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .status()
+                .unwrap();
+            assert!(status.success());
+        };
+        git(&["init", "-q"]);
+        git(&["config", "filter.nb.clean", "python3 scripts/strip.py"]);
+        std::fs::create_dir_all(project.join("scripts")).unwrap();
+        std::fs::create_dir_all(project.join("tools")).unwrap();
+        std::fs::write(project.join("scripts/strip.py"), "import json\n").unwrap();
+        std::fs::write(project.join("tools/check.py"), "").unwrap();
+        std::fs::write(
+            project.join(".git/hooks/pre-commit"),
+            "#!/bin/sh\npython3 tools/check.py\n",
+        )
+        .unwrap();
+        let state = GitState::of(&project, None);
+        assert!(
+            state.protected.contains(&project.join("tools/check.py")),
+            "{state:?}"
+        );
+        assert!(
+            state.protected.contains(&project.join("scripts/strip.py")),
+            "{state:?}"
+        );
+        std::fs::write(project.join("scripts/json.py"), "").unwrap();
+        let moved = state.quarantine(&project).moved;
+        assert!(
+            moved
+                .iter()
+                .any(|(from, _)| *from == project.join("scripts/json.py")),
             "{moved:?}"
         );
     }

@@ -63,6 +63,19 @@ pub(super) fn hook_modules(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The texts of the hooks in `dir` that git runs (each up to a size).
+pub(super) fn hook_texts(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| !e.file_name().to_string_lossy().ends_with(".sample"))
+        .filter_map(|e| crate::config::read_small(&e.path(), HOOK_BYTES))
+        .collect()
+}
+
 /// Where Python would find module `name` in `work_tree`: the package and the file.
 pub(super) fn module_paths(work_tree: &Path, name: &str) -> [PathBuf; 2] {
     [work_tree.join(name), work_tree.join(format!("{name}.py"))]

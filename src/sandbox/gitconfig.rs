@@ -93,14 +93,19 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
 /// The files a value's command line names by a path (`tools/x.sh --flag`, `!./x.sh`, `python3
 /// scripts/x.py`, `sh -c 'node ./x.js'`, `"$(git rev-parse --show-toplevel)/x.sh"`): run by the
 /// shell in the work tree, so a relative one is a project file.
-fn program_paths(value: &str) -> Vec<String> {
+pub(super) fn program_paths(value: &str) -> Vec<String> {
+    const SCRIPTS: &[&str] = &[
+        ".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl",
+    ];
     value
         .replace("$(git rev-parse --show-toplevel)/", "")
         .replace("`git rev-parse --show-toplevel`/", "")
         .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|' | '(' | ')'))
         .map(|word| word.trim_start_matches('!'))
         .map(|word| word.split_once('=').map_or(word, |(_, v)| v))
-        .filter(|word| word.contains('/') && !word.starts_with('-') && !word.contains('$'))
+        // A path, or a script named alone (`python3 nbstrip.py` runs the work tree's file).
+        .filter(|word| word.contains('/') || SCRIPTS.iter().any(|e| word.ends_with(e)))
+        .filter(|word| !word.starts_with('-') && !word.contains('$'))
         .map(str::to_string)
         .collect()
 }
@@ -192,13 +197,24 @@ mod tests {
             "\"$(git rev-parse --show-toplevel)/tools/page.sh\"",
         ]);
         git(&["config", "interactive.diffFilter", "tools/later.sh --color"]);
+        git(&["config", "filter.top.clean", "python3 nbstrip.py"]);
         std::fs::create_dir_all(project.join("scripts")).unwrap();
         std::fs::create_dir_all(project.join("tools")).unwrap();
-        for file in ["scripts/strip.py", "tools/show.js", "tools/page.sh"] {
+        for file in [
+            "scripts/strip.py",
+            "tools/show.js",
+            "tools/page.sh",
+            "nbstrip.py",
+        ] {
             std::fs::write(project.join(file), "").unwrap();
         }
         let named = named(&project.join(".git"), &project, None).unwrap();
-        for file in ["scripts/strip.py", "tools/show.js", "tools/page.sh"] {
+        for file in [
+            "scripts/strip.py",
+            "tools/show.js",
+            "tools/page.sh",
+            "nbstrip.py",
+        ] {
             assert!(
                 named.files.contains(&project.join(file)),
                 "{file}: {named:?}"
