@@ -105,7 +105,7 @@ fn look(root: &Path, home: Option<&Path>) -> Found {
                 // A link to a directory (`.envs -> notes`) makes all below it secret; one whose
                 // target is not there yet (`.env.local -> notes`) stands for it as written.
                 let target = std::fs::canonicalize(&path)
-                    .or_else(|_| std::fs::read_link(&path).map(|t| lexical(&dir.join(t))));
+                    .or_else(|_| std::fs::read_link(&path).map(|t| super::lexical(&dir.join(t))));
                 if let Ok(target) = target {
                     found.targets.push((target, why));
                 }
@@ -115,19 +115,4 @@ fn look(root: &Path, home: Option<&Path>) -> Found {
         }
     }
     found
-}
-
-/// `path` with `.` and `..` worked out by its words alone.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }

@@ -104,6 +104,22 @@ impl Paths {
     }
 }
 
+/// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
+/// of what lies in the project cannot be passed by a `..`.
+pub(crate) fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

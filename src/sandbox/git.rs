@@ -92,49 +92,14 @@ impl GitState {
             let default_hooks = common.as_ref().unwrap_or(&dir).join("hooks");
             for dir in hooks.iter().chain([&default_hooks]) {
                 modules.extend(super::git_modules::hook_modules(dir));
-                // The project's scripts a hook runs (`python3 tools/check.py`): git runs them
-                // too, so they are protected like the hook.
-                for text in super::git_modules::hook_texts(dir) {
-                    for program in super::gitconfig::program_paths(&text) {
-                        let file = super::gitconfig::lexical(&work_tree.join(&program));
-                        match file.symlink_metadata() {
-                            Ok(meta) if meta.is_file() => protected.push(file),
-                            Ok(_) => {}
-                            Err(_) => absent.push(file),
-                        }
-                    }
-                }
+                super::git_modules::hook_scripts(dir, work_tree, &mut protected, &mut absent);
             }
-            // A Python script git runs puts its own directory first on the import path
-            // (`scripts/json.py` beside `scripts/strip.py` shadows `json`): watched like the top.
-            let script_dirs: Vec<PathBuf> = (protected.iter().chain(&absent))
-                .filter(|p| p.starts_with(work_tree) && p.extension().is_some_and(|e| e == "py"))
-                .filter_map(|p| p.parent().map(Path::to_path_buf))
-                .filter(|d| d != work_tree)
-                .collect();
-            for dir in script_dirs {
-                if !python_trees.iter().any(|(t, _): &(PathBuf, _)| *t == dir) {
-                    let names = super::git_modules::importables(&dir);
-                    python_trees.push((dir, names));
-                }
-            }
-            if super::git_modules::uses_pre_commit(work_tree) {
-                modules.push("pre_commit".to_string());
-            }
-            if !modules.is_empty() {
-                python_trees.push((
-                    work_tree.to_path_buf(),
-                    super::git_modules::importables(work_tree),
-                ));
-            }
-            for module in modules {
-                for path in super::git_modules::module_paths(work_tree, &module) {
-                    match path.symlink_metadata() {
-                        Ok(_) => protected.push(path),
-                        Err(_) => absent.push(path),
-                    }
-                }
-            }
+            super::git_modules::protect_imports(
+                work_tree,
+                modules,
+                (&mut protected, &mut absent),
+                &mut python_trees,
+            );
             for hooks in hooks {
                 // husky's `.husky/_` hooks run the scripts beside them in `.husky`.
                 if hooks.ends_with(".husky/_")
@@ -342,7 +307,7 @@ fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
         };
         if in_core && key.trim().eq_ignore_ascii_case("hookspath") {
             let value = value.trim().trim_matches('"');
-            return Some(super::gitconfig::lexical(&work_tree.join(value)));
+            return Some(crate::config::lexical(&work_tree.join(value)));
         }
     }
     Some(git_dir.join("hooks"))

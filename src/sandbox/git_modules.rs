@@ -76,6 +76,61 @@ pub(super) fn hook_texts(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The project's scripts the hooks in `dir` run (`python3 tools/check.py`): git runs them too,
+/// so they are protected like the hook (or moved aside if a call makes them).
+pub(super) fn hook_scripts(
+    dir: &Path,
+    work_tree: &Path,
+    protected: &mut Vec<PathBuf>,
+    absent: &mut Vec<PathBuf>,
+) {
+    for text in hook_texts(dir) {
+        for program in program_paths(&text) {
+            let file = crate::config::lexical(&work_tree.join(&program));
+            match file.symlink_metadata() {
+                Ok(meta) if meta.is_file() => protected.push(file),
+                Ok(_) => {}
+                Err(_) => absent.push(file),
+            }
+        }
+    }
+}
+
+/// What Python imports from the work tree when git runs it: the modules run with `-m` (kept
+/// read-only, or moved aside if made), and every directory Python looks in first — the top of
+/// the work tree when git starts Python there (or pre-commit is used), and the directory of
+/// each Python script git runs (`scripts/json.py` beside `scripts/strip.py` shadows `json`).
+pub(super) fn protect_imports(
+    work_tree: &Path,
+    mut modules: Vec<String>,
+    (protected, absent): (&mut Vec<PathBuf>, &mut Vec<PathBuf>),
+    trees: &mut Vec<(PathBuf, BTreeSet<OsString>)>,
+) {
+    let script_dirs: Vec<PathBuf> = (protected.iter().chain(absent.iter()))
+        .filter(|p| p.starts_with(work_tree) && p.extension().is_some_and(|e| e == "py"))
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .filter(|d| d != work_tree)
+        .collect();
+    if uses_pre_commit(work_tree) {
+        modules.push("pre_commit".to_string());
+    }
+    let top = (!modules.is_empty()).then(|| work_tree.to_path_buf());
+    for dir in script_dirs.into_iter().chain(top) {
+        if !trees.iter().any(|(t, _)| *t == dir) {
+            let names = importables(&dir);
+            trees.push((dir, names));
+        }
+    }
+    for module in modules {
+        for path in module_paths(work_tree, &module) {
+            match path.symlink_metadata() {
+                Ok(_) => protected.push(path),
+                Err(_) => absent.push(path),
+            }
+        }
+    }
+}
+
 /// Where Python would find module `name` in `work_tree`: the package and the file.
 pub(super) fn module_paths(work_tree: &Path, name: &str) -> [PathBuf; 2] {
     [work_tree.join(name), work_tree.join(format!("{name}.py"))]
@@ -128,6 +183,26 @@ fn importable(path: &Path) -> bool {
 pub(super) fn uses_pre_commit(work_tree: &Path) -> bool {
     work_tree.join(".pre-commit-config.yaml").is_file()
         || work_tree.join(".pre-commit-config.yml").is_file()
+}
+
+/// The files a value's command line names by a path (`tools/x.sh --flag`, `!./x.sh`, `python3
+/// scripts/x.py`, `sh -c 'node ./x.js'`, `"$(git rev-parse --show-toplevel)/x.sh"`): run by the
+/// shell in the work tree, so a relative one is a project file.
+pub(super) fn program_paths(value: &str) -> Vec<String> {
+    const SCRIPTS: &[&str] = &[
+        ".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl",
+    ];
+    value
+        .replace("$(git rev-parse --show-toplevel)/", "")
+        .replace("`git rev-parse --show-toplevel`/", "")
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|' | '(' | ')'))
+        .map(|word| word.trim_start_matches('!'))
+        .map(|word| word.split_once('=').map_or(word, |(_, v)| v))
+        // A path, or a script named alone (`python3 nbstrip.py` runs the work tree's file).
+        .filter(|word| word.contains('/') || SCRIPTS.iter().any(|e| word.ends_with(e)))
+        .filter(|word| !word.starts_with('-') && !word.contains('$'))
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]

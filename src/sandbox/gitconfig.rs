@@ -63,7 +63,7 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
             else {
                 continue;
             };
-            let file = lexical(&expand(value, &base));
+            let file = crate::config::lexical(&expand(value, &base));
             match file.symlink_metadata() {
                 Ok(_) => {
                     named.includes.push(file.clone());
@@ -72,13 +72,15 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
                 Err(_) => named.absent.push(file),
             }
         } else if key == "core.hookspath" {
-            named.hooks.push(lexical(&expand(value, work_tree)));
+            named
+                .hooks
+                .push(crate::config::lexical(&expand(value, work_tree)));
         } else {
             named.modules.extend(super::git_modules::run_modules(value));
             // Every project file the command line names, not only its program: `python3
             // scripts/strip.py` runs the script; one not there yet is moved aside if made.
-            for program in program_paths(value) {
-                let file = lexical(&expand(&program, work_tree));
+            for program in super::git_modules::program_paths(value) {
+                let file = crate::config::lexical(&expand(&program, work_tree));
                 if file.is_file() {
                     named.files.push(file);
                 } else if file.symlink_metadata().is_err() {
@@ -88,42 +90,6 @@ pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Op
         }
     }
     Some(named)
-}
-
-/// The files a value's command line names by a path (`tools/x.sh --flag`, `!./x.sh`, `python3
-/// scripts/x.py`, `sh -c 'node ./x.js'`, `"$(git rev-parse --show-toplevel)/x.sh"`): run by the
-/// shell in the work tree, so a relative one is a project file.
-pub(super) fn program_paths(value: &str) -> Vec<String> {
-    const SCRIPTS: &[&str] = &[
-        ".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl",
-    ];
-    value
-        .replace("$(git rev-parse --show-toplevel)/", "")
-        .replace("`git rev-parse --show-toplevel`/", "")
-        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|' | '(' | ')'))
-        .map(|word| word.trim_start_matches('!'))
-        .map(|word| word.split_once('=').map_or(word, |(_, v)| v))
-        // A path, or a script named alone (`python3 nbstrip.py` runs the work tree's file).
-        .filter(|word| word.contains('/') || SCRIPTS.iter().any(|e| word.ends_with(e)))
-        .filter(|word| !word.starts_with('-') && !word.contains('$'))
-        .map(str::to_string)
-        .collect()
-}
-
-/// `path` with `.` and `..` worked out by its words alone (`/p/../x` is `/x`), so that a check
-/// of what lies in the project cannot be passed by a `..`.
-pub(super) fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ fn leads_out(path: &Path, project: &Path) -> bool {
         return true;
     };
     let base = path.parent().unwrap_or(project);
-    let lexical = super::gitconfig::lexical(&base.join(target));
+    let lexical = crate::config::lexical(&base.join(target));
     if !lexical.starts_with(project) {
         return true;
     }
@@ -305,7 +305,7 @@ fn local_path_out(name: &str, text: &str, dir: &Path, project: &Path) -> Option<
     let mut paths = Vec::new();
     path_values(&toml::Value::Table(manifest), &mut paths);
     paths.into_iter().find_map(|path| {
-        let full = super::gitconfig::lexical(&dir.join(&path));
+        let full = crate::config::lexical(&dir.join(&path));
         let within = full.strip_prefix(project).ok();
         let built = within.is_some_and(|w| {
             w.components()
