@@ -467,16 +467,7 @@ mod tests {
     fn modules_git_runs_with_python_are_protected_or_moved_aside() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().canonicalize().unwrap();
-        let git = |args: &[&str]| {
-            let status = std::process::Command::new("git")
-                .args(args)
-                .current_dir(&project)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .status()
-                .unwrap();
-            assert!(status.success());
-        };
+        let git = |args: &[&str]| crate::sandbox::test_git(&project, args);
         git(&["init", "-q"]);
         git(&[
             "config",
@@ -562,16 +553,7 @@ mod tests {
     fn scripts_hooks_run_and_the_modules_beside_them_are_protected() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().canonicalize().unwrap();
-        let git = |args: &[&str]| {
-            let status = std::process::Command::new("git")
-                .args(args)
-                .current_dir(&project)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .status()
-                .unwrap();
-            assert!(status.success());
-        };
+        let git = |args: &[&str]| crate::sandbox::test_git(&project, args);
         git(&["init", "-q"]);
         git(&["config", "filter.nb.clean", "python3 scripts/strip.py"]);
         std::fs::create_dir_all(project.join("scripts")).unwrap();

@@ -50,16 +50,9 @@ fn line_modules(line: &str) -> Vec<String> {
 
 /// The modules the hooks in `dir` run (each hook read up to a size).
 pub(super) fn hook_modules(dir: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        // git runs no `*.sample` (they hold `git read-tree -u -m HEAD`).
-        .filter(|e| !e.file_name().to_string_lossy().ends_with(".sample"))
-        .filter_map(|e| crate::config::read_small(&e.path(), HOOK_BYTES))
-        .flat_map(|text| run_modules(&text))
+    hook_texts(dir)
+        .iter()
+        .flat_map(|text| run_modules(text))
         .collect()
 }
 

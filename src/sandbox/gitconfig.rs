@@ -100,16 +100,7 @@ mod tests {
     fn includes_hooks_and_programs_are_found_where_git_resolves_them() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().canonicalize().unwrap();
-        let git = |args: &[&str]| {
-            let status = Command::new("git")
-                .args(args)
-                .current_dir(&project)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .status()
-                .unwrap();
-            assert!(status.success());
-        };
+        let git = |args: &[&str]| crate::sandbox::test_git(&project, args);
         git(&["init", "-q"]);
         git(&["config", "include.path", "../shared.gitconfig"]);
         git(&["config", "includeIf.onbranch:x.path", "../tools/git.cfg"]);
@@ -144,16 +135,7 @@ mod tests {
     fn scripts_named_anywhere_in_a_command_are_found() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().canonicalize().unwrap();
-        let git = |args: &[&str]| {
-            let status = Command::new("git")
-                .args(args)
-                .current_dir(&project)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .status()
-                .unwrap();
-            assert!(status.success());
-        };
+        let git = |args: &[&str]| crate::sandbox::test_git(&project, args);
         git(&["init", "-q"]);
         git(&["config", "filter.nb.clean", "python3 scripts/strip.py"]);
         git(&["config", "diff.nb.textconv", "sh -c 'node ./tools/show.js'"]);

@@ -668,6 +668,19 @@ pub(crate) fn private_temp_name(pid: u32) -> String {
 
 const PRIVATE_TEMP_PREFIX: &str = ".ai-sandbox-";
 
+/// Runs `git ARGS` in `dir` for a test, with no system or global configuration.
+#[cfg(test)]
+pub(crate) fn test_git(dir: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .expect("git");
+    assert!(status.success(), "git {args:?}");
+}
+
 /// The name of a session's own directory in a temp directory (then the pid of `ai`).
 const SESSION_TEMP_PREFIX: &str = ".ai-session-";
 

@@ -122,48 +122,32 @@ fn a_settings_file_holding_a_credential_is_not_read() {
     assert!(read("settings.xml").result.success, "no credential, read");
 }
 
-/// A secret-named link leading to a file makes the file a secret: what the user writes into
-/// `.env.local` lands in it (sandbox round 18: `.env.local -> AGENTS.md`).
+/// A file a secret-named link leads to is a secret, and so is all below a secret-named link to
+/// a directory: what the user writes there lands in it (sandbox rounds 18 and 19:
+/// `.env.local -> notes.md`, `.envs -> notes`).
 #[test]
 fn a_file_a_secret_named_link_leads_to_is_not_read() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("notes.md"), "STRIPE_SECRET_KEY=PRIVATE").unwrap();
-    std::os::unix::fs::symlink("notes.md", dir.path().join(".env.local")).unwrap();
-    crate::config::forget_other_names();
-    let out = call(
-        dir.path(),
-        1 << 20,
-        json!({"operation": "read", "path": "notes.md"}),
-    );
-    assert_eq!(
-        out.error_code,
-        Some(CallErrorCode::Denied),
-        "{:?}",
-        out.result
-    );
-    assert!(!out.result.data.to_string().contains("PRIVATE"));
-}
-
-/// Below a secret-named link to a directory, every file is secret (sandbox round 19).
-#[test]
-fn a_file_below_a_secret_named_link_to_a_directory_is_not_read() {
-    let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("notes/.production")).unwrap();
+    std::fs::write(dir.path().join("notes.md"), "STRIPE_SECRET_KEY=PRIVATE").unwrap();
     std::fs::write(dir.path().join("notes/.production/.django"), "KEY=PRIVATE").unwrap();
+    std::os::unix::fs::symlink("notes.md", dir.path().join(".env.local")).unwrap();
     std::os::unix::fs::symlink("notes", dir.path().join(".envs")).unwrap();
     crate::config::forget_other_names();
-    let out = call(
-        dir.path(),
-        1 << 20,
-        json!({"operation": "read", "path": "notes/.production/.django"}),
-    );
-    assert_eq!(
-        out.error_code,
-        Some(CallErrorCode::Denied),
-        "{:?}",
-        out.result
-    );
-    assert!(!out.result.data.to_string().contains("PRIVATE"));
+    for path in ["notes.md", "notes/.production/.django"] {
+        let out = call(
+            dir.path(),
+            1 << 20,
+            json!({"operation": "read", "path": path}),
+        );
+        assert_eq!(
+            out.error_code,
+            Some(CallErrorCode::Denied),
+            "{path}: {:?}",
+            out.result
+        );
+        assert!(!out.result.data.to_string().contains("PRIVATE"));
+    }
 }
 
 #[test]
