@@ -36,7 +36,7 @@ pub(crate) use layer::{
     ENV_PREFIX, FileLayer, McpServerConfig, PolicyConfig, Secret, Shown, env_name,
 };
 pub(crate) use other_names::{forget as forget_other_names, secret_by_other_name};
-pub(crate) use paths::{Paths, lexical};
+pub(crate) use paths::{Paths, lexical, read_regular};
 pub(crate) use project::{
     holds_programs_on_path, project_dir, project_root, reached_through_a_link,
 };

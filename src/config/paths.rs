@@ -120,6 +120,21 @@ pub(crate) fn lexical(path: &Path) -> PathBuf {
     out
 }
 
+/// Opens `path` for reading only when it is a regular file, without waiting on a FIFO a
+/// command may have left in its place.
+pub(crate) fn read_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(std::io::Error::other("not a regular file"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,7 +74,7 @@ fn readable_doc(real: &Path, root: &Path, home: Option<&Path>) -> bool {
 /// Reads at most `PROJECT_DOC_MAX` bytes of `path`, cut at a line end when it is longer.
 pub(crate) fn read_project_doc(path: &Path) -> std::io::Result<ProjectDoc> {
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?
+    super::read_regular(path)?
         .take(PROJECT_DOC_MAX as u64 + 1)
         .read_to_end(&mut bytes)?;
     let cut = bytes.len() > PROJECT_DOC_MAX;

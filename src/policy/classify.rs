@@ -490,9 +490,19 @@ impl Judge<'_> {
         ) {
             self.declares(args, findings);
         }
-        // `set -- WORDS` gives the line its own `$@`, `$1`, ... (judged where they are used).
+        // `set -- WORDS` gives the line its own `$@`, `$1`, ... (judged where they are used);
+        // `shift [N]` drops the first ones.
         if base == "set" {
             self.set_args = operands(args).cloned().collect();
+        }
+        if base == "shift" {
+            let n = args
+                .first()
+                .map_or(Some(1), |a| a.text.parse::<usize>().ok());
+            match n {
+                Some(n) => drop(self.set_args.drain(..n.min(self.set_args.len()))),
+                None => self.set_args.clear(),
+            }
         }
         if base == "printf" {
             for name in option_values(args, &["-v"]) {

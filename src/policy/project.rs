@@ -223,8 +223,9 @@ fn package_manager(base: &str) -> bool {
 
 fn content(path: &Path) -> Content {
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
-        return Content::Opaque("which is not there to read".into());
+    // Never a FIFO or a device, which would hold up the judge (`mkfifo x.sh; sh x.sh`).
+    let Ok(file) = crate::config::read_regular(path) else {
+        return Content::Opaque("which is not there to read as a file".into());
     };
     let mut bytes = Vec::new();
     if file.take(MAX_SCRIPT + 1).read_to_end(&mut bytes).is_err() {

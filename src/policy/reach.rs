@@ -123,13 +123,15 @@ impl Place<'_> {
                     .extension()
                     .is_some_and(|x| x.eq_ignore_ascii_case(e))
             })
-            && std::fs::File::open(&lexical).ok().is_some_and(|file| {
-                use std::io::Read;
-                let mut head = Vec::new();
-                file.take(64 * 1024).read_to_end(&mut head).is_ok()
-                    && head.windows(11).any(|w| w == b"CERTIFICATE")
-                    && !head.windows(11).any(|w| w == b"PRIVATE KEY")
-            });
+            && crate::config::read_regular(&lexical)
+                .ok()
+                .is_some_and(|file| {
+                    use std::io::Read;
+                    let mut head = Vec::new();
+                    file.take(64 * 1024).read_to_end(&mut head).is_ok()
+                        && head.windows(11).any(|w| w == b"CERTIFICATE")
+                        && !head.windows(11).any(|w| w == b"PRIVATE KEY")
+                });
         (!certificate_only).then_some(why)
     }
 
@@ -347,6 +349,13 @@ impl Place<'_> {
             | "DIRSTACK" | "OLDPWD" | "READLINE_LINE" => UNKNOWN.to_string(),
             // `BASH_EXECUTION_STRING` is the line itself, `BASH_REMATCH` what `=~` matched.
             name if name.starts_with("BASH") => UNKNOWN.to_string(),
+            // The arguments (`$1`, `$@`): what a `-c` string was given is set; the rest only the
+            // run knows (`set -- -delete; a=$1`). `$$`, `$?`, `$#` are numbers.
+            name if name.chars().all(|c| c.is_ascii_digit() || "@*".contains(c)) => self
+                .vars
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| UNKNOWN.to_string()),
             _ => self.vars.get(name).cloned().unwrap_or_default(),
         }
     }

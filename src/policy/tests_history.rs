@@ -49,6 +49,8 @@ const PRINTS_HISTORY: &[&str] = &[
     "f=-p; git log $f",
     "f=p; git log -$f",
     "set -- -p; git log \"$@\"",
+    // Every line of a change with a whitespace error (classifier round 11).
+    "git log --check",
 ];
 
 fn commit(project: &Path, file: &str, text: &str) {

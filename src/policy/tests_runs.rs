@@ -476,3 +476,33 @@ fn programs_from_the_environment_and_option_files_are_judged() {
         Verdict::Allow,
     );
 }
+
+/// Values that come from the shell's own parameters, keyword mode, and files a reader follows
+/// (classifier round 11).
+#[test]
+fn parameters_keyword_mode_and_followed_files_are_judged() {
+    check(
+        &[
+            ("set -- -delete; a=$1; find ~ $a", "computed at run time"),
+            (
+                "f() { a=$1; }; f -delete; find ~ $a",
+                "computed at run time",
+            ),
+            ("set -k; cargo build RUSTC_WRAPPER=./x", "environment"),
+            ("set -o keyword; git status X=1", "environment"),
+            ("bash -k -c 'make CC=./x'", "environment"),
+            ("git config --includes -f c.txt -l", "settings"),
+            ("man ./a.1", "page file"),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("man ls", ""),
+            ("git config -l", ""),
+            ("echo $?", ""),
+            ("set -e; ls", ""),
+        ],
+        Verdict::Allow,
+    );
+}

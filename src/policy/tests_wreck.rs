@@ -506,6 +506,7 @@ fn catastrophes_through_variables_and_execdir_are_denied() {
         // `~user` is the home the user database gives (round 9), a trap's `$1` a later `set --`.
         "rm -rf ~bin",
         "trap 'find ~ $1' EXIT; set -- -delete",
+        "f() { shift; find ~ $1; }; f x -delete",
     ]);
 }
 

@@ -11,6 +11,9 @@ impl Judge<'_> {
     /// `NAME=value` (before a command, alone, or in `export`/`declare`): what it points
     /// package managers at, loads or runs, and what later words see of it.
     pub(super) fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
+        // `a=$1` in a function called with arguments (or after `set --`): the argument's text.
+        let given = self.with_arguments(value);
+        let value = given.as_ref().unwrap_or(value);
         if fetch::points_elsewhere(name) {
             self.out.fetch.elsewhere = true;
             findings.push(ask(format!(

@@ -174,7 +174,12 @@ fn lists_everything(args: &[Word]) -> bool {
 }
 
 fn variables(name: &str, args: &[Word], judged: &mut Judged) {
-    if name == "set" && traces(args) {
+    if name == "set" && keywords(args) {
+        judged.ask(
+            "`set -k` makes every `NAME=value` word of a command part of its environment, \
+             which ai does not follow",
+        );
+    } else if name == "set" && traces(args) {
         judged.ask("`set -x` (xtrace) expands PS4 before every command, which can run code");
     } else if name != "local" && lists_everything(args) {
         judged.ask(format!(
@@ -187,6 +192,25 @@ fn variables(name: &str, args: &[Word], judged: &mut Judged) {
             "`{name} -n`/`-f` makes a name stand for another variable or a function"
         ));
     }
+}
+
+/// `set -k`, `set -o keyword`: assignments anywhere in a command go to its environment.
+pub(crate) fn keywords(args: &[Word]) -> bool {
+    let mut after_o = false;
+    for arg in args.iter().take_while(|a| a.text != "--") {
+        let text = arg.text.as_str();
+        if after_o && text == "keyword" {
+            return true;
+        }
+        after_o = false;
+        if let Some(letters) = text.strip_prefix('-').filter(|l| !l.starts_with('-')) {
+            if letters.contains('k') {
+                return true;
+            }
+            after_o = letters.ends_with('o');
+        }
+    }
+    false
 }
 
 /// `set -x`, `set -o xtrace`, `set -eux`, `set -eo xtrace`: turns tracing on.

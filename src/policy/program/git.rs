@@ -122,6 +122,17 @@ pub(crate) fn git(_name: &str, args: &[Word], judged: &mut Judged) {
             "reflog" => !matches!(subcommand(sub_args), Some("expire" | "delete" | "drop")),
             "worktree" => matches!(subcommand(sub_args), Some("list")),
             // `git config user.email` (one name, no value) reads, like `--get`.
+            // Never a file of the line's choosing, nor the files it includes (`--includes -f
+            // c.txt -l` reads whatever `c.txt` names).
+            "config"
+                if sub_args.iter().any(|a| {
+                    matches!(a.text.as_str(), "--includes" | "-f" | "--file" | "--blob")
+                        || a.text.starts_with("--file=")
+                        || a.text.starts_with("--blob=")
+                }) =>
+            {
+                false
+            }
             "config" => {
                 sub_args.iter().any(|a| {
                     matches!(
@@ -291,6 +302,8 @@ pub(crate) fn prints_history(sub: &str, args: &[Word]) -> bool {
         "--patch",
         "--patch-with-stat",
         "--patch-with-raw",
+        // Prints every line of a change with a whitespace error (a CRLF `.env`: all of it).
+        "--check",
         "--binary",
         "--remerge-diff",
         "--cc",

@@ -219,6 +219,11 @@ pub(crate) fn shell(name: &str, args: &[Word], judged: &mut Judged) {
         }
         return;
     }
+    if super::builtin::keywords(args) {
+        return judged.ask(format!(
+            "`{name} -k` makes every `NAME=value` word of a command part of its environment"
+        ));
+    }
     // `-c` counts only among the options before the script: `bash x.sh -c true` runs x.sh.
     let options_end = args
         .iter()

@@ -68,6 +68,16 @@ fn ninja(name: &str, args: &[Word], judged: &mut Judged) {
 /// less, more, man: no options; `+cmd` runs pager commands.
 fn pager(name: &str, args: &[Word], judged: &mut Judged) {
     drive(name, args, judged, (&[], &[]), true);
+    // A page given by path follows the files it names (`.so` requests): any file, a secret
+    // whose name the line never spells.
+    if name == "man"
+        && let Some(page) = args.iter().find(|a| a.text.contains('/') || a.dynamic)
+    {
+        judged.ask(format!(
+            "`man {}` reads a page file, which can pull in others",
+            page.text
+        ));
+    }
 }
 
 /// A build driver's or pager's own rules: no `--` passing arguments on, no install, uninstall or
