@@ -14,6 +14,70 @@ const NUMERIC: &[&str] = &[
 
 /// Why bash may read the line's text otherwise than the parser did, if it may.
 pub(super) fn disagreement(text: &str) -> Option<String> {
+    named_descriptor(text)
+        .or_else(|| substitution_in_parameter(text))
+        .or_else(|| word_readings(text))
+}
+
+/// `{NAME}>file`, `{a[...]}<x`: bash sets NAME to a new descriptor's number, and a subscript
+/// there is arithmetic that runs its `$(...)` (`echo {a['$(rm -rf ~)']}>/dev/null`,
+/// `{PATH}>/dev/null; ls`); the parse reads an ordinary word.
+fn named_descriptor(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    for (open, _) in text.match_indices('{') {
+        let name_end = text[open + 1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map(|i| open + 1 + i)?;
+        if name_end == open + 1 {
+            continue;
+        }
+        let mut close = name_end;
+        if bytes.get(close) == Some(&b'[') {
+            close = match text[close..].find(']') {
+                Some(i) => close + i + 1,
+                None => continue,
+            };
+        }
+        if bytes.get(close) == Some(&b'}') && matches!(bytes.get(close + 1), Some(b'>' | b'<')) {
+            return Some(format!(
+                "`{}` before a redirection sets a variable (and runs a subscript's code)",
+                &text[open..=close]
+            ));
+        }
+    }
+    None
+}
+
+/// `"${x:-'$(cmd)'}"`: inside a quoted `${...}` single quotes are ordinary characters, so the
+/// command substitution runs where the parse reads a quoted string.
+fn substitution_in_parameter(text: &str) -> Option<String> {
+    for (open, _) in text.match_indices("${") {
+        let mut depth = 0usize;
+        for (i, c) in text[open + 1..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let inner = &text[open..open + 1 + i];
+                        if inner.contains("$(") || inner.contains('`') {
+                            return Some(format!(
+                                "`{inner}}}` holds a command substitution, which bash runs \
+                                 whatever quotes are around it"
+                            ));
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// Where bash reads the words of the line otherwise than the walk does.
+fn word_readings(text: &str) -> Option<String> {
     let mut chars = text.char_indices().peekable();
     let mut prev = ' ';
     let mut continued = false;

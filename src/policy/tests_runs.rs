@@ -506,3 +506,27 @@ fn parameters_keyword_mode_and_followed_files_are_judged() {
         Verdict::Allow,
     );
 }
+
+/// Text bash runs that the parse reads as a word or a quoted string (classifier round 12):
+/// `{NAME}` before a redirection, a command substitution inside a quoted `${...}`.
+#[test]
+fn descriptor_names_and_substitutions_in_parameters_ask() {
+    check(
+        &[
+            ("echo {a['$(touch /tmp/p)']}>/dev/null", "sets a variable"),
+            ("echo {PATH}>/dev/null; ls", "sets a variable"),
+            ("echo {HOME}<&0; git status", "sets a variable"),
+            ("echo \"${x:-'$(touch /tmp/p)'}\"", "command substitution"),
+            ("echo \"${HOME:+`id`}\"", "command substitution"),
+        ],
+        Verdict::Ask,
+    );
+    check(
+        &[
+            ("echo {a,b}", ""),
+            ("ls src/{a,b}.rs", ""),
+            ("echo \"${x:-default}\"", ""),
+        ],
+        Verdict::Allow,
+    );
+}
