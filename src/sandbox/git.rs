@@ -112,6 +112,10 @@ impl GitState {
             protected.push(dir);
             protected.extend(common);
         }
+        // What direnv loads when the user enters the project, as git's hooks.
+        let (loaded, not_yet) = super::direnv::loaded(project);
+        protected.extend(loaded);
+        absent.extend(not_yet);
         protected.sort();
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.

@@ -45,6 +45,7 @@
 
 mod aliases;
 mod capabilities;
+mod direnv;
 mod exposure;
 mod git;
 mod git_modules;
