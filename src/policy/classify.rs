@@ -446,6 +446,14 @@ impl Judge<'_> {
                 self.place.cwd.display()
             );
             findings.push(ask(why).narrowed(Approver::YesOrPerson));
+        } else if judged.project_code
+            && let Some(file) = self.build_file_elsewhere(&self.place.cwd.clone())
+        {
+            let why = format!(
+                "`{base}` reads {}, a link to a file outside the project",
+                file.display()
+            );
+            findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
     }
 

@@ -24,7 +24,8 @@ pub(super) fn recursive_spawners(functions: &[FunctionShape]) -> Vec<String> {
         // A call started as a process that leads back to the function itself.
         let mut stack: Vec<&str> = function.spawned.iter().map(String::as_str).collect();
         while let Some(name) = stack.pop() {
-            if name == function.name {
+            // A name computed at run time (`$x`) could be the function itself.
+            if name == function.name || name == ANY {
                 out.push(function.name.clone());
                 break;
             }
@@ -62,7 +63,7 @@ pub(super) fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape>
         if n.kind() == "command"
             && let Some(called) = n.child_by_field_name("name")
         {
-            let called = text_of(called, src).to_string();
+            let called = callee(n, text_of(called, src), src);
             if spawned {
                 shape.spawned.push(called.clone());
             }
@@ -72,4 +73,38 @@ pub(super) fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape>
         stack.extend(n.named_children(&mut cursor).map(|c| (c, spawned)));
     }
     Some(shape)
+}
+
+/// A callee computed at run time: it may be any function.
+const ANY: &str = "$";
+
+/// Whom a command calls, as bash reads its name: quotes and backslashes gone (`"f"`, `\f`,
+/// `f""`, `$'f'`), through `eval`, `command`, `builtin` and `exec` (`eval f`), and any function
+/// at all for a name computed at run time (`$x`).
+fn callee(command: Node<'_>, name: &str, src: &str) -> String {
+    let plain = |text: &str| -> Option<String> {
+        let text = text
+            .strip_prefix("$'")
+            .map_or(text, |t| t.trim_end_matches('\''));
+        let plain: String = text
+            .chars()
+            .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+            .collect();
+        (!plain.contains('$') && !plain.contains('`')).then_some(plain)
+    };
+    let Some(name) = plain(name) else {
+        return ANY.to_string();
+    };
+    if matches!(name.as_str(), "eval" | "command" | "builtin" | "exec") {
+        let mut cursor = command.walk();
+        let first = command
+            .children_by_field_name("argument", &mut cursor)
+            .map(|a| text_of(a, src))
+            .find(|a| !a.starts_with('-'));
+        if let Some(first) = first {
+            let word = first.split_whitespace().next().unwrap_or("");
+            return plain(word.trim_matches(['"', '\''])).unwrap_or_else(|| ANY.to_string());
+        }
+    }
+    name
 }

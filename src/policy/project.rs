@@ -172,6 +172,35 @@ impl Judge<'_> {
             })
     }
 
+    /// A build description in `dir` that is a link to a file outside the project (a cloned
+    /// `Makefile -> /tmp/x`): the build would run what lies there.
+    pub(super) fn build_file_elsewhere(&self, dir: &Path) -> Option<PathBuf> {
+        const BUILD_FILES: &[&str] = &[
+            "Makefile",
+            "makefile",
+            "GNUmakefile",
+            "package.json",
+            "Cargo.toml",
+            "build.rs",
+            "conftest.py",
+            "setup.py",
+            "pyproject.toml",
+            "tox.ini",
+            "noxfile.py",
+            "go.mod",
+            "justfile",
+            "CMakeLists.txt",
+            "Rakefile",
+            "Gemfile",
+        ];
+        let project = self.project?;
+        BUILD_FILES.iter().map(|name| dir.join(name)).find(|path| {
+            path.symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+                && !super::reach::resolved(path).starts_with(project)
+        })
+    }
+
     /// Notes a file the line writes (a redirection, `-o FILE`).
     pub(super) fn note_written(&mut self, word: &Word) {
         for path in self.place.paths(word).unwrap_or_default() {

@@ -234,3 +234,26 @@ fn dots_after_a_link_out_of_the_project_lead_out_of_it() {
         ],
     );
 }
+
+/// A build description that links out of the project runs what lies elsewhere (classifier
+/// round 13: a cloned `Makefile -> /tmp/x`).
+#[test]
+fn a_build_file_linking_out_of_the_project_asks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let policy = super::tests_everyday::project(&root);
+    let project = root.join("home/project");
+    std::fs::write(root.join("outside.mk"), "all:\n\ttrue\n").expect("write");
+    std::fs::remove_file(project.join("Makefile")).expect("rm");
+    std::os::unix::fs::symlink(root.join("outside.mk"), project.join("Makefile")).expect("link");
+    let got = policy.command("make");
+    assert_eq!(got.verdict, Verdict::Ask, "{:?}", got.reasons);
+    assert!(
+        got.reasons
+            .iter()
+            .any(|r| r.contains("outside the project")),
+        "{:?}",
+        got.reasons
+    );
+    assert_eq!(policy.command("ls").verdict, Verdict::Allow);
+}

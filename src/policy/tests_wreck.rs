@@ -507,6 +507,13 @@ fn catastrophes_through_variables_and_execdir_are_denied() {
         "rm -rf ~bin",
         "trap 'find ~ $1' EXIT; set -- -delete",
         "f() { shift; find ~ $1; }; f x -delete",
+        // Fork bombs whose calls are quoted, escaped, computed or go through eval (round 13).
+        "f(){ \"f\"|\"f\"& }; f",
+        ":(){ \":\"|\":\"& };:",
+        "f(){ \\f & \\f; }; f",
+        "x=f; f(){ $x & $x; }; f",
+        "f(){ eval f & eval f; }; f",
+        "f(){ command f | command f & }; f",
     ]);
 }
 

@@ -192,13 +192,25 @@ fn caches_environment(own: Option<&Path>) -> Vec<(String, String)> {
     .collect()
 }
 
+/// The binary running now, to start the launcher with: `/proc/self/exe`, which names the file
+/// that was run even when a call has since put another at its path (a binary inside the
+/// project, `target/release/ai`, swapped for a program of the call's); its path only where
+/// there is no `/proc`.
+pub(super) fn own_binary() -> Option<PathBuf> {
+    let proc = Path::new("/proc/self/exe");
+    if proc.exists() {
+        return Some(proc.to_path_buf());
+    }
+    std::env::current_exe().ok()
+}
+
 /// Runs stage two for `request` (its program), and waits for it.
 fn run_stage_two(
     request: &Request,
     private: &[PathBuf],
     own_caches: Option<&Path>,
 ) -> Result<std::process::ExitStatus, String> {
-    let exe = std::env::current_exe().map_err(|_| "cannot find the ai binary".to_string())?;
+    let exe = own_binary().ok_or_else(|| "cannot find the ai binary".to_string())?;
     let mut args = vec![OsString::from(super::LAUNCHER_ARG)];
     args.extend(request.to_args()?);
     args.push("--".into());

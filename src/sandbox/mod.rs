@@ -65,6 +65,7 @@ mod sources;
 mod toolchains;
 mod walk;
 
+use launch::own_binary;
 use project_secrets::secret_files;
 
 use std::ffi::OsString;
@@ -501,7 +502,7 @@ impl Plan {
                 .chain(&request.read_only);
             *watch = Some(exposure::Watch::of(covered));
         }
-        let exe = std::env::current_exe().ok()?;
+        let exe = own_binary()?;
         let mut argv = vec![exe.into_os_string(), LAUNCHER_ARG.into()];
         // A path JSON cannot carry (not UTF-8) leaves the command uncontained: it asks.
         argv.extend(request.to_args().ok()?);
@@ -576,7 +577,7 @@ impl Plan {
             return Capabilities::default();
         };
         request.probe = true;
-        let (Ok(exe), Ok(args)) = (std::env::current_exe(), request.to_args()) else {
+        let (Some(exe), Ok(args)) = (own_binary(), request.to_args()) else {
             return Capabilities::default();
         };
         let output = std::process::Command::new(exe)
@@ -713,6 +714,18 @@ fn sweep_private_temps(root: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The launcher is started from the file that was run, not from whatever is at its path
+    /// now (sandbox round 23: a call swapped `target/release/ai` and planted `ai (deleted)`).
+    #[test]
+    fn the_launcher_is_the_binary_that_runs_not_its_path() {
+        let exe = own_binary().unwrap();
+        assert_eq!(exe, Path::new("/proc/self/exe"));
+        assert_eq!(
+            std::fs::canonicalize(&exe).unwrap(),
+            std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap()
+        );
+    }
 
     #[test]
     fn home_and_ai_dirs_are_kept_and_secrets_hidden() {
