@@ -15,12 +15,26 @@ fn secret_file_name(name: &str) -> Option<&'static str> {
         Some(core),
         core.strip_prefix('.').filter(|_| swapped),
     ];
-    cores.into_iter().flatten().find_map(|core| {
-        credential_file(core)
-            .or_else(|| env_file(core))
-            .or_else(|| key_file(core))
-            .or_else(|| history_file(core))
-    })
+    cores
+        .into_iter()
+        .flatten()
+        .find_map(|core| {
+            credential_file(core)
+                .or_else(|| env_file(core))
+                .or_else(|| key_file(core))
+                .or_else(|| history_file(core))
+        })
+        .or_else(|| token_file(name, core))
+}
+
+/// `github_token`, `.token`, `npm-token.txt`, `access.token`: a token by its name. Not the
+/// word alone (a pattern `grep -r token` looks for), not an environment variable's name
+/// (`GITHUB_TOKEN`, which `printenv` takes), not code (`token.rs` is a lexer's), and not
+/// `tokenizer.json` or `tokens.json`, which are data.
+fn token_file(name: &str, core: &str) -> Option<&'static str> {
+    let variable = !name.chars().any(|c| c.is_ascii_lowercase());
+    let token = core != "token" && core.split(['.', '_', '-']).any(|part| part == "token");
+    (token && !variable && !is_code(core)).then_some("credentials")
 }
 
 /// Why `path` is secret by its own name or a secret directory it lies in (`.envs/`, `.ssh/`):
@@ -34,9 +48,32 @@ pub(crate) fn secret_by_names(names: &[String]) -> Option<(String, &'static str)
         return Some((file.clone(), what));
     }
     let dirs = &names[..names.len() - 1];
-    dirs.iter()
-        .find(|d| SECRET_DIRS.contains(&d.as_str()))
+    let secret_dir = dirs.iter().find(|d| SECRET_DIRS.contains(&d.as_str()));
+    // `secrets/prod.json`, `credentials/api.txt`: the data in a directory named for secrets;
+    // code there (`src/secrets/mod.rs` of a secrets library) is what builds need.
+    let data_dir = dirs
+        .iter()
+        .find(|d| DATA_SECRET_DIRS.contains(&d.to_ascii_lowercase().as_str()))
+        .filter(|_| !is_code(file));
+    secret_dir
+        .or(data_dir)
         .map(|dir| (format!("{dir}/"), "a directory of secrets"))
+}
+
+/// Directories whose data files are secrets (their code is not).
+const DATA_SECRET_DIRS: &[&str] = &["secrets", "secret", "credentials", ".credentials", "creds"];
+
+/// Whether `name` is a source file of a programming language (a module a build compiles or
+/// imports), not data.
+fn is_code(name: &str) -> bool {
+    const CODE: &[&str] = &[
+        "rs", "go", "py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "java",
+        "kt", "kts", "scala", "rb", "php", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "fs",
+        "swift", "m", "mm", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "clj", "dart", "lua",
+        "pl", "pm", "vue", "svelte", "zig", "nim", "proto",
+    ];
+    name.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && CODE.contains(&ext))
 }
 
 /// Public keys and known hosts in a `.ssh` directory are not secrets.
@@ -208,6 +245,11 @@ const CREDENTIAL_NAMES: &[&str] = &[
 
 fn credential_file(core: &str) -> Option<&'static str> {
     if CREDENTIAL_NAMES.contains(&core) {
+        return Some("credentials");
+    }
+    // Docker's client configuration under another name (`.docker-config.json`): its `auths`.
+    let docker = core.contains("docker") && core.contains("config") && core.ends_with(".json");
+    if docker {
         return Some("credentials");
     }
     // `kubeconfig.yaml`, `prod.kubeconfig`; WireGuard's `wg0.conf`; Docker secrets'
@@ -479,6 +521,24 @@ mod tests {
                 "kubeconfig",
             ],
         ),
+        (
+            "data in a directory named for secrets, tokens by name (sandbox round 24)",
+            &[
+                "secrets/api.txt",
+                "secrets/prod.json",
+                "config/secrets/db.yaml",
+                "Secrets/stripe",
+                "credentials/gcp.json",
+                "creds/deploy.cfg",
+                "github_token",
+                ".token",
+                "npm-token.txt",
+                "access.token",
+                "gh_token",
+                ".docker-config.json",
+                "docker_config.json",
+            ],
+        ),
     ];
 
     #[test]
@@ -522,8 +582,23 @@ mod tests {
             "template.j2",
             "index.tmpl",
             "scorecards.json",
+            "token.rs",
+            "token.go",
+            "tokens.json",
+            "tokenize.py",
+            "token",
+            "GITHUB_TOKEN",
         ] {
             assert!(secret_file_name(name).is_none(), "{name}");
+        }
+        // Code in a directory named for secrets is what a build compiles.
+        for path in [
+            "src/secrets/mod.rs",
+            "pkg/credentials/store.go",
+            "lib/secrets/index.ts",
+        ] {
+            let names: Vec<String> = path.split('/').map(String::from).collect();
+            assert!(secret_by_names(&names).is_none(), "{path}");
         }
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct GitState {
     /// Work trees where what git runs starts Python (`-m NAME`), with the names at their top
     /// then: Python imports from there first, so a module a call adds there is moved aside.
     pub(crate) python_trees: Vec<(PathBuf, BTreeSet<std::ffi::OsString>)>,
+    /// The directories the project's `.envrc` puts on PATH, with what they held before a call.
+    pub(crate) path_dirs: Vec<super::direnv::PathDir>,
 }
 
 impl Default for GitState {
@@ -46,6 +48,7 @@ impl Default for GitState {
             includes: Vec::new(),
             complete: true,
             python_trees: Vec::new(),
+            path_dirs: Vec::new(),
         }
     }
 }
@@ -116,6 +119,9 @@ impl GitState {
         let (loaded, not_yet) = super::direnv::loaded(project);
         protected.extend(loaded);
         absent.extend(not_yet);
+        let path_dirs = (super::direnv::path_dirs(project).into_iter())
+            .map(super::direnv::PathDir::new)
+            .collect();
         protected.sort();
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.
@@ -131,15 +137,20 @@ impl GitState {
             includes,
             complete,
             python_trees,
+            path_dirs,
         }
     }
 
     /// What Python can import at the top of each work tree, taken again before each call: what
     /// the user added between calls is theirs; only what the call adds is moved aside.
-    pub(crate) fn refresh_python(&mut self) {
+    /// So are the directories `.envrc` puts on PATH.
+    pub(crate) fn refresh_listings(&mut self) {
         for (tree, before) in &mut self.python_trees {
             *before = super::git_modules::importables(tree);
         }
+        self.path_dirs
+            .iter_mut()
+            .for_each(super::direnv::PathDir::refresh);
     }
 
     /// Moves aside every `.git` under `project` that was not there when the run started (or,
@@ -159,12 +170,20 @@ impl GitState {
         }
         let added_modules = (self.python_trees.iter())
             .flat_map(|(tree, before)| super::git_modules::added_importables(tree, before));
+        // Read only when there is a directory to compare with it.
+        let programs = if self.path_dirs.is_empty() {
+            BTreeSet::new()
+        } else {
+            super::direnv::programs_on_path(std::env::var_os("PATH").as_deref(), project)
+        };
+        let shadowing = (self.path_dirs.iter()).flat_map(|dir| dir.shadowing(&programs));
         for file in self
             .absent
             .iter()
             .filter(|f| f.symlink_metadata().is_ok())
             .cloned()
             .chain(added_modules)
+            .chain(shadowing)
         {
             let file = &file;
             match move_aside(project, file) {

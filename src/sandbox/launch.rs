@@ -157,10 +157,11 @@ fn report_lost(report: Option<std::fs::File>, table: Option<std::fs::File>, cove
 /// private temp where it has one, else a fresh one in the temp it sees (removed after the call,
 /// or swept by name).
 fn own_caches(request: &Request, private: &[PathBuf]) -> Option<PathBuf> {
-    let name = super::private_temp_name(std::process::id());
-    let dir = match private.first() {
-        Some(private) => private.join("caches"),
-        None => {
+    let name = super::temps::private_temp_name(std::process::id());
+    let dir = match (private.first(), &request.temp_dir) {
+        (Some(private), _) => private.join("caches"),
+        (None, Some(session)) => session.join(name),
+        (None, None) => {
             let temp = std::env::temp_dir().canonicalize().ok()?;
             request
                 .write
@@ -217,7 +218,7 @@ fn run_stage_two(
     args.extend(request.program.iter().cloned());
     let mut command = std::process::Command::new(exe);
     command.args(args);
-    if let Some(dir) = private.first() {
+    if let Some(dir) = private.first().or(request.temp_dir.as_ref()) {
         command.env("TMPDIR", dir);
     }
     command.envs(caches_environment(own_caches));
@@ -243,7 +244,7 @@ fn private_temp(request: &Request) -> Vec<PathBuf> {
                 .chain(&request.home)
                 .any(|p| p.starts_with(root) && p != *root)
         })
-        .map(|root| root.join(super::private_temp_name(pid)))
+        .map(|root| root.join(super::temps::private_temp_name(pid)))
         .filter(|dir| std::fs::create_dir(dir).is_ok())
         .collect()
 }

@@ -62,6 +62,7 @@ mod scrub;
 mod seccomp;
 
 mod sources;
+mod temps;
 mod toolchains;
 mod walk;
 
@@ -120,7 +121,7 @@ pub(crate) struct Plan {
     tree: Arc<Mutex<Option<Tree>>>,
     probed: Arc<OnceLock<Capabilities>>,
     /// The session's own temp directories, removed when the last clone of the plan goes.
-    sessions: Arc<SessionTemps>,
+    sessions: Arc<temps::SessionTemps>,
     /// The masked secrets of the call under way, to see afterwards whether one was saved over.
     watch: Arc<Mutex<Option<exposure::Watch>>>,
     /// ai's state directory, where exposures are recorded for later runs.
@@ -130,20 +131,6 @@ pub(crate) struct Plan {
     /// Where, besides the home's hidden directories, a link into the project would be run or
     /// read later: PATH's directories and the XDG config directory (which may lie elsewhere).
     link_places: Vec<PathBuf>,
-}
-
-/// The session's own directories in temp: made on first use, removed at the end of the run.
-#[derive(Debug, Default)]
-struct SessionTemps(Mutex<Vec<PathBuf>>);
-
-impl Drop for SessionTemps {
-    fn drop(&mut self) {
-        if let Ok(dirs) = self.0.lock() {
-            for dir in dirs.iter() {
-                walk::remove_tree(dir);
-            }
-        }
-    }
 }
 
 impl Plan {
@@ -242,7 +229,7 @@ impl Plan {
             (&self.project, self.mode)
         {
             tree.refresh_secrets(project);
-            tree.git.refresh_python();
+            tree.git.refresh_listings();
         }
         if !tree.complete() {
             return None;
@@ -252,13 +239,12 @@ impl Plan {
             if tree.reached.is_none() {
                 request.write.extend(self.project.iter().cloned());
             }
-            request.write.extend(self.temp.iter().cloned());
             request.read_only.clone_from(&tree.git.protected);
         }
-        request.cover = self.session_temps();
         request.home.clone_from(&self.home);
         request.hide = self.secrets();
         request.read = self.readable();
+        self.grant_temps(&mut request);
         match self.mode {
             SandboxMode::Workspace => request.mask.clone_from(&tree.secrets),
             _ => request.hide.extend(tree.secrets.iter().cloned()),
@@ -297,45 +283,6 @@ impl Plan {
             }
         }
         Some(request)
-    }
-
-    /// The temp directories a call sees only its session's part of: each one that holds
-    /// nothing of the user's that a call needs (the project, the home, ai's own directories),
-    /// with the session's directory in it (made now, kept for the session, swept after).
-    fn session_temps(&self) -> Vec<(PathBuf, PathBuf)> {
-        let needed: Vec<&PathBuf> = (self.project.iter())
-            .chain(&self.home)
-            .chain(&self.own)
-            .collect();
-        self.temp
-            .iter()
-            .filter(|temp| !needed.iter().any(|n| n.starts_with(temp)))
-            .filter_map(|temp| {
-                let session = temp.join(format!("{SESSION_TEMP_PREFIX}{}", std::process::id()));
-                let known = self.sessions.0.lock().is_ok_and(|d| d.contains(&session));
-                if !known {
-                    // Left by an earlier ai that had this pid: nothing of it is ours to reuse.
-                    walk::remove_tree(&session);
-                }
-                let made = std::fs::create_dir(&session).is_ok() || (known && session.is_dir());
-                // Only a directory of our own, never one planted for this pid beforehand.
-                let ours = session.symlink_metadata().is_ok_and(|m| {
-                    use std::os::unix::fs::MetadataExt;
-                    m.is_dir() && m.uid() == rustix::process::getuid().as_raw()
-                });
-                (made && ours).then(|| {
-                    if let Ok(mut dirs) = self.sessions.0.lock()
-                        && !dirs.contains(&session)
-                    {
-                        dirs.push(session.clone());
-                    }
-                    use std::os::unix::fs::PermissionsExt;
-                    let _ =
-                        std::fs::set_permissions(&session, std::fs::Permissions::from_mode(0o700));
-                    (temp.clone(), session)
-                })
-            })
-            .collect()
     }
 
     /// Whether a fetch by these package managers must run without the network: Go's fetches
@@ -391,7 +338,7 @@ impl Plan {
         isolate::kill_sandboxed_orphans();
         let roots = self.temp.iter().chain(self.project.as_ref().ok());
         for root in roots {
-            sweep_private_temps(root);
+            temps::sweep_private_temps(root);
         }
     }
 
@@ -430,9 +377,7 @@ impl Plan {
         }
         let secret = lost.first()?;
         let project = self.project.as_ref().ok()?;
-        if let Ok(dirs) = self.sessions.0.lock() {
-            dirs.iter().for_each(|dir| walk::remove_tree(dir));
-        }
+        self.sessions.empty();
         Some(exposed::add(self.state_dir.as_deref(), project, secret))
     }
 
@@ -663,13 +608,6 @@ impl Tree {
     }
 }
 
-/// The name of a launcher's private temp directory in a writable root.
-pub(crate) fn private_temp_name(pid: u32) -> String {
-    format!("{PRIVATE_TEMP_PREFIX}{pid}")
-}
-
-const PRIVATE_TEMP_PREFIX: &str = ".ai-sandbox-";
-
 /// Runs `git ARGS` in `dir` for a test, with no system or global configuration.
 #[cfg(test)]
 pub(crate) fn test_git(dir: &Path, args: &[&str]) {
@@ -681,34 +619,6 @@ pub(crate) fn test_git(dir: &Path, args: &[&str]) {
         .status()
         .expect("git");
     assert!(status.success(), "git {args:?}");
-}
-
-/// The name of a session's own directory in a temp directory (then the pid of `ai`).
-const SESSION_TEMP_PREFIX: &str = ".ai-session-";
-
-/// Removes the private temp directories in `root` whose launcher is no longer running.
-fn sweep_private_temps(root: &Path) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| {
-                n.strip_prefix(PRIVATE_TEMP_PREFIX)
-                    .or_else(|| n.strip_prefix(SESSION_TEMP_PREFIX))
-            })
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let running = Path::new("/proc").join(pid.to_string()).exists();
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if !running && is_dir {
-            walk::remove_tree(&entry.path());
-        }
-    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,9 @@ pub(crate) struct Request {
     /// (temp, then the directory seen there): what else lives in temp (other projects, other
     /// users' files, credentials caches) is out of sight and out of reach.
     pub(crate) cover: Vec<(PathBuf, PathBuf)>,
+    /// The call's temp directory (TMPDIR) where ai's temp holds what the call needs and so
+    /// cannot be covered: the session's own directory in it.
+    pub(crate) temp_dir: Option<PathBuf>,
     /// Inside writable trees but read-only: git directories and hooks (read-only mounts where
     /// the kernel allows them, else left out of Landlock's write grants).
     pub(crate) read_only: Vec<PathBuf>,
@@ -111,6 +114,7 @@ mod tests {
             home: Some("/home/u".into()),
             read_only: vec!["/w/.git".into()],
             cover: vec![("/tmp".into(), "/tmp/.ai-session-1".into())],
+            temp_dir: Some("/t/.ai-session-1".into()),
             hide: vec!["/h".into()],
             caches: vec!["/c".into()],
             cache_files: vec!["/c/lock".into()],

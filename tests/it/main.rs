@@ -32,6 +32,7 @@ mod pull;
 mod repl;
 mod sandbox;
 mod sandbox_approvals;
+mod sandbox_direnv;
 mod sandbox_fetch;
 mod sandbox_git;
 mod sandbox_git_config;

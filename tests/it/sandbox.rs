@@ -13,6 +13,9 @@ use crate::server::{FakeServer, text_reply, tool_reply};
 /// The package caches a sandboxed command must never write while project code runs.
 mod caches;
 
+/// What a call sees of a temp directory that holds the project.
+mod temps;
+
 /// Whether this kernel closes the network to sandboxed commands (Landlock ABI 4+).
 fn network_rules() -> bool {
     capabilities().is_some_and(|c| c["network"] == json!(true))

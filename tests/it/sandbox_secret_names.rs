@@ -68,6 +68,17 @@ const SECRET_FILES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "data in a directory named for secrets, tokens by name (round 24)",
+        &[
+            "secrets/api.txt",
+            "secrets/prod.json",
+            "deploy/credentials/gcp.json",
+            "github_token",
+            "npm-token.txt",
+            ".docker-config.json",
+        ],
+    ),
+    (
         "home secrets copied into the project",
         &[
             ".aws/credentials",
@@ -100,13 +111,19 @@ fn secret_files_are_hidden_by_every_spelling_of_their_category() {
             ".yarnrc.yml",
             "yarnPath: .yarn/releases/yarn.cjs\nnpmAuthToken: SECRET:yarn\n",
         )
-        .file("web/.yarnrc.yml", "yarnPath: .yarn/releases/yarn.cjs\n");
+        .file("web/.yarnrc.yml", "yarnPath: .yarn/releases/yarn.cjs\n")
+        // Code in a directory named for secrets is what the build compiles.
+        .file("src/secrets/vault.c", "int vault_code;\n");
     let reads = "find . -path ./.git -prune -o -type f -print0 | xargs -0 cat";
     let (_, stderr, server) = make_in_with_server(ai, &[reads]);
     let sent = sent(&server);
     assert!(
         sent.contains("int main"),
         "the project stays readable: {stderr}"
+    );
+    assert!(
+        sent.contains("vault_code"),
+        "code in a secrets directory stays readable"
     );
     assert!(
         sent.contains("yarnPath"),

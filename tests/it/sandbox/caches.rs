@@ -18,9 +18,14 @@ const FAKE_GO: &str = "#!/bin/sh\n\
     *) sh WORK/evil.sh go; mkdir -p \"$GOCACHE/00\" && echo built >> WORK/calls ;;\n\
     esac\n";
 
-/// The project with the stand-in first on PATH.
+/// The project with the stand-in first on PATH, from a directory beside the project (one
+/// inside would leave no writable project): a PATH directory in a temp that holds the project
+/// stays readable while the rest of that temp is hidden.
 fn with_fake_go(ai: Ai) -> Ai {
-    let bin = ai.work().join("bin");
+    let bin = ai.work().with_file_name("go-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::rename(ai.work().join("bin/go"), bin.join("go")).unwrap();
+    std::fs::remove_dir(ai.work().join("bin")).unwrap();
     crate::sandbox_fetch::with_programs_first(ai, &bin, &["go"])
 }
 
