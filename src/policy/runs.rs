@@ -107,6 +107,10 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
         }
         _ => {}
     }
+    // What the line passes on to a project script lands among its program's options.
+    if runs.why.is_none() && matches!(base, "npm" | "pnpm" | "yarn" | "bun") {
+        runs.why = super::script_args::passed_to_script(base, args);
+    }
     if runs.why.is_none()
         && args
             .iter()

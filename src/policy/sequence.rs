@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::classify::{Context, Judge, ask};
 use super::danger::basename;
+use super::fed;
 use super::program;
 use super::shell::{Script, Word};
 
@@ -36,6 +37,12 @@ impl Judge<'_> {
                     "`{}` is fed input written in the command line, which it may run as code",
                     name.text
                 )));
+            }
+            // What a shell reads as its script from the line is judged as `bash -c` text is.
+            if let Some(text) = &command.fed
+                && fed::reads_script_from_stdin(&command.words)
+            {
+                self.line(text, depth + 1);
             }
             if let Some((name, args)) = command.words.split_first()
                 && basename(&name.text) == "trap"

@@ -40,6 +40,17 @@ fn changes_to_files_the_repository_and_the_machine_ask() {
             ("echo 'build:' > justfile", "pick up by themselves"),
             ("sleep 100000 &", "background"),
             ("(sleep 999 &)", "background"),
+            // A subshell, group or loop started with `&` (classifier round 14).
+            ("(sleep 999) &", "background"),
+            ("{ sleep 999; } &", "background"),
+            ("while :; do (sleep 9999) & done", "background"),
+            (
+                "until false; do { tail -f /dev/null; } & done",
+                "background",
+            ),
+            ("for i in {1..100000}; do (sleep 999) & done", "background"),
+            ("while :; do ( (:) & ) ; done", "background"),
+            ("(cd src && cat main.rs) &", "background"),
             ("date --se=2020-01-01", "clock"),
             ("dmesg -C", "clears"),
             ("ss -K dst 1.2.3.4", "kills"),

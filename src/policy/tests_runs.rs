@@ -450,6 +450,8 @@ fn what_bash_sets_without_an_assignment_is_judged() {
 fn programs_from_the_environment_and_option_files_are_judged() {
     check(
         &[
+            ("npm test -- --import data:x", "passes `--import` on"),
+            ("yarn test --require /tmp/x.js", "passes `--require` on"),
             (
                 "CARGO_ALIAS_B='--config build.rustc-wrapper=./x build' cargo b",
                 "loads",

@@ -443,6 +443,39 @@ fn catastrophes_through_links_with_dots_variable_operators_and_recursion_are_den
         "f(){ f & f & wait; }; f",
         "f(){ g|g& }; g(){ f|f& }; f",
         "bash -c 'f(){ f & f; }; f'",
+        // Through `eval` (classifier round 14).
+        "f(){ eval \"f & f\"; }; f",
+        "f(){ eval f \\& f; }; f",
+        "f(){ eval 'f|f&'; }; f",
+        "f(){ builtin eval \"f&f\"; }; f",
+        ":(){ eval \":|:&\"; };:",
+        "f(){ eval \"\\$FUNCNAME & \\$FUNCNAME\"; }; f",
+    ]);
+}
+
+/// Text a shell reads as its script on standard input, spelled out in the line, is judged as
+/// `bash -c TEXT` is: a catastrophe there is denied, whoever approves (classifier round 14).
+#[test]
+fn catastrophes_fed_to_a_shell_on_stdin_are_denied() {
+    all_denied(&[
+        "bash <<< \"rm -rf ~\"",
+        "bash - <<< \"rm -rf ~\"",
+        "bash /dev/stdin <<< \"rm -rf ~\"",
+        "dash <<< 'rm -rf ~'",
+        "echo \"rm -rf /\" | sh",
+        "printf 'rm -rf ~' | bash",
+        "sh -s <<< \"rm -rf --no-preserve-root /\"",
+        "bash <<< \"mkfs.ext4 /dev/sda\"",
+        "bash <<'EOF'\n:(){ :|:& };:\nEOF",
+        "sh <<EOF\nrm -rf ~\nEOF",
+        "bash -s <<EOF\nrm -rf /\nEOF",
+        "source /dev/stdin <<< \":(){ :|:& };:\"",
+        "echo \":(){ :|:& };:\" | bash",
+        "env bash <<< 'rm -rf ~'",
+        "echo 'rm -rf ~' | sh -x 2>&1",
+        "bash <(echo \"rm -rf ~\")",
+        "source <(echo \"rm -rf ~\")",
+        ". <(printf 'rm -rf /')",
     ]);
 }
 

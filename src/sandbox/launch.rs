@@ -23,6 +23,15 @@ pub fn launch(args: &[OsString]) -> i32 {
     if request.stage2 {
         stage_two(&request)
     } else {
+        // The call dies with ai, however ai ends (a closed terminal's SIGHUP, SIGTERM,
+        // SIGKILL): stage two dies with this stage, and everything in its PID namespace with it.
+        // Otherwise a call could outlive ai and write after every check ai makes after a call
+        // (sandbox round 25).
+        let _ =
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+        if rustix::process::getppid().is_none_or(|p| p.as_raw_nonzero().get() == 1) {
+            return fail("ai ended before the call started");
+        }
         stage_one(request)
     }
 }

@@ -90,3 +90,50 @@ fn ctrl_c_leaves_no_command_running() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// However ai ends (a closed terminal's SIGHUP, SIGTERM, SIGKILL), the call ends with it: one
+/// that outlived ai could write after every check ai makes after a call (sandbox round 25: a
+/// survivor planted `bin/ls` after ai's quarantine had run).
+#[test]
+fn a_call_ends_with_ai_however_ai_ends() {
+    for signal in ["HUP", "TERM", "KILL"] {
+        let marker = format!("ends-with-ai-{signal}");
+        let server = FakeServer::start(vec![
+            tool_reply(&[(
+                "c1",
+                "execute_command",
+                exec(&format!(
+                    "touch started; sh -c 'trap \"\" HUP TERM INT; sleep 30; touch late.txt' {marker}"
+                )),
+            )]),
+            text_reply("done"),
+        ]);
+        let ai = victim(&server).args(&["--json", "--yes", "go"]);
+        let mut child = ai.spawn();
+        assert!(
+            await_file(&ai.work().join("started")),
+            "{signal}: the command never started"
+        );
+        // ai alone: not its process group, as a closed terminal or `kill PID` does.
+        let pid = ai_pid(child.id());
+        let _ = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status();
+        let _ = child.wait();
+        assert!(
+            !still_running(&marker),
+            "{signal}: the call kept running after ai ended"
+        );
+    }
+}
+
+/// The pid of ai itself: the harness may start it through `setsid -w`, whose child it is.
+fn ai_pid(spawned: u32) -> u32 {
+    let children = std::fs::read_to_string(format!("/proc/{spawned}/task/{spawned}/children"))
+        .unwrap_or_default();
+    let comm = std::fs::read_to_string(format!("/proc/{spawned}/comm")).unwrap_or_default();
+    match children.split_whitespace().next() {
+        Some(child) if comm.trim() == "setsid" => child.parse().unwrap_or(spawned),
+        _ => spawned,
+    }
+}
