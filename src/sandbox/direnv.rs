@@ -1,61 +1,38 @@
 //! What direnv runs from the project when the user enters it: the approved `.envrc` (hidden
 //! and unwritable as a secret) and whatever it loads, which direnv does not ask about again
-//! (`source_env_if_exists .envrc.local`, `source_env scripts/dev-env.sh`, `dotenv`, `use nix`).
-//! Those files are read-only; one not there yet is moved aside if a call makes it (sandbox
-//! round 22). The directories it puts first on PATH (`PATH_add bin`, `layout node`) hold what
-//! the user's shell runs for `ls` or `git` there: a program a call puts there (or changes)
-//! under the name of one the user has elsewhere on PATH is moved aside (sandbox round 24).
+//! (`source_env_if_exists .envrc.local`, `source_env scripts/dev-env.sh`, `dotenv`, `use nix`,
+//! a project path it exports as `GIT_CONFIG_GLOBAL` or `PYTHONPATH`). Those are read-only; one
+//! not there yet is moved aside if a call makes it (sandbox rounds 22, 25). The directories it
+//! puts first on PATH (`PATH_add bin`, `layout node`, an activated virtualenv's `bin`, and
+//! those already on ai's own PATH) hold what the user's shell runs for `ls` or `git` there: a
+//! program a call puts there (or changes) under the name of one the user has elsewhere on PATH
+//! is moved aside (sandbox round 24), as is a start-up file (`*.pth`, `sitecustomize`) a call
+//! puts in an activated virtualenv's site-packages.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// The files `work_tree`'s `.envrc` loads: (there now, not there yet).
+use super::envrc;
+
+/// The files and directories `work_tree`'s `.envrc` loads: (there now, not there yet).
 pub(super) fn loaded(work_tree: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let (mut present, mut absent) = (Vec::new(), Vec::new());
-    let Some(text) = crate::config::read_small(&work_tree.join(".envrc"), 64 * 1024) else {
-        return (present, absent);
-    };
-    let mut files: Vec<String> = Vec::new();
-    for line in text.lines().map(str::trim) {
-        let mut words = line.split_whitespace();
-        let Some(command) = words.next() else {
-            continue;
-        };
-        let argument = words.next().map(|w| w.trim_matches(['"', '\'']));
-        match command {
-            "source_env"
-            | "source_env_if_exists"
-            | "source"
-            | "."
-            | "dotenv"
-            | "dotenv_if_exists"
-            | "watch_file"
-            | "source_url" => {
-                files.extend(argument.map(str::to_string));
-            }
-            // `use nix`/`use flake` evaluates the project's Nix files.
-            "use" => files
-                .extend(["shell.nix", "default.nix", "flake.nix", "flake.lock"].map(String::from)),
-            _ => {}
-        }
-    }
+    let envrc = envrc::read(work_tree);
     // What direnv keeps for the project (nix-direnv's cached environment, `layout python`'s
     // virtualenv, whose `bin` goes first on PATH): direnv itself makes it, outside ai.
-    let layout = text.lines().any(|l| {
-        let first = l.split_whitespace().next();
-        matches!(first, Some("layout" | "use"))
-    });
     match work_tree.join(".direnv") {
         dir if dir.is_dir() => present.push(dir),
-        dir if layout => absent.push(dir),
+        dir if envrc.layout => absent.push(dir),
         _ => {}
     }
-    for file in files
-        .iter()
+    let sourced = (envrc.sourced.iter())
         .filter(|f| !f.contains('$') && !f.starts_with('/'))
-    {
-        let path = crate::config::lexical(&work_tree.join(file));
+        .map(|f| crate::config::lexical(&work_tree.join(f)));
+    // A virtualenv's activation scripts: what `source .venv/bin/activate` or the user runs.
+    let active = active_venv(work_tree);
+    let activation = (envrc.venvs.iter().chain(&active)).flat_map(|venv| activation_scripts(venv));
+    for path in sourced.chain(envrc.named).chain(activation) {
         if !path.starts_with(work_tree) {
             continue;
         }
@@ -67,72 +44,99 @@ pub(super) fn loaded(work_tree: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (present, absent)
 }
 
-/// The directories inside `work_tree` that its `.envrc` puts on PATH: `PATH_add DIR...`,
-/// `path_add PATH DIR...`, `load_prefix DIR` (its `bin` and `sbin`), `layout node`
-/// (`node_modules/.bin`), `layout go` (`bin`), and `PATH=` or `export PATH=` entries relative to
-/// the project (`$PWD/scripts`, `${PWD}/bin`, `$(pwd)/bin`, `./bin`).
-pub(super) fn path_dirs(work_tree: &Path) -> Vec<PathBuf> {
-    let Some(text) = crate::config::read_small(&work_tree.join(".envrc"), 64 * 1024) else {
+/// Why the project's `.envrc` leaves a directory on PATH that ai cannot work out, if it does.
+pub(super) fn unreadable(work_tree: &Path) -> Option<String> {
+    envrc::read(work_tree).unknown.map(|entry| {
+        format!("the project's .envrc puts `{entry}` on PATH, which ai cannot work out")
+    })
+}
+
+/// The virtualenv of the project that ai's own environment has activated.
+fn active_venv(work_tree: &Path) -> Option<PathBuf> {
+    let venv = PathBuf::from(std::env::var_os("VIRTUAL_ENV")?);
+    let venv = venv.canonicalize().unwrap_or(venv);
+    venv.starts_with(work_tree).then_some(venv)
+}
+
+fn activation_scripts(venv: &Path) -> Vec<PathBuf> {
+    [
+        "activate",
+        "activate.fish",
+        "activate.csh",
+        "activate.nu",
+        "Activate.ps1",
+    ]
+    .iter()
+    .map(|name| venv.join("bin").join(name))
+    .collect()
+}
+
+/// What the user's shell finds in the project on its own: the directories `work_tree`'s
+/// `.envrc` puts on PATH, its virtualenvs' `bin`, the project directories already on ai's own
+/// PATH; and the virtualenvs' site-packages, whose start-up files Python runs.
+pub(super) fn path_dirs(work_tree: &Path) -> Vec<PathDir> {
+    let envrc = envrc::read(work_tree);
+    let venvs: Vec<PathBuf> = envrc
+        .venvs
+        .iter()
+        .cloned()
+        .chain(active_venv(work_tree))
+        .collect();
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.is_absolute())
+        .map(|d| d.canonicalize().unwrap_or(d))
+        .filter(|d| d.starts_with(work_tree));
+    let mut programs: Vec<PathBuf> = (envrc.path_dirs.into_iter())
+        .chain(venvs.iter().map(|v| v.join("bin")))
+        .chain(on_path)
+        .collect();
+    programs.sort();
+    programs.dedup();
+    let startup = venvs.iter().flat_map(|venv| site_packages(venv));
+    (programs
+        .into_iter()
+        .map(|d| PathDir::new(d, Watch::Programs)))
+    .chain(startup.map(|d| PathDir::new(d, Watch::Startup)))
+    .collect()
+}
+
+/// `VENV/lib/python3.X/site-packages`, for each Python the virtualenv has.
+fn site_packages(venv: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(venv.join("lib")) else {
         return Vec::new();
     };
-    let mut dirs: Vec<String> = Vec::new();
-    for line in text.lines().map(str::trim) {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            ["PATH_add", rest @ ..] => dirs.extend(rest.iter().map(|w| unquoted(w))),
-            ["path_add", "PATH", rest @ ..] => dirs.extend(rest.iter().map(|w| unquoted(w))),
-            ["load_prefix", prefix, ..] => {
-                let prefix = unquoted(prefix);
-                dirs.extend([format!("{prefix}/bin"), format!("{prefix}/sbin")]);
-            }
-            ["layout", "node", ..] => dirs.push("node_modules/.bin".into()),
-            ["layout", "go", ..] => dirs.push("bin".into()),
-            _ => {
-                let assignment = line.strip_prefix("export ").unwrap_or(line);
-                if let Some(value) = assignment.strip_prefix("PATH=") {
-                    dirs.extend(unquoted(value).split(':').map(str::to_string));
-                }
-            }
-        }
-    }
-    let mut found: Vec<PathBuf> = dirs
-        .iter()
-        .filter_map(|dir| relative_to_project(dir))
-        .map(|dir| crate::config::lexical(&work_tree.join(dir)))
-        .filter(|dir| dir.starts_with(work_tree))
-        .collect();
-    found.sort();
-    found.dedup();
-    found
-}
-
-fn unquoted(word: &str) -> String {
-    word.trim_matches(['"', '\'']).to_string()
-}
-
-/// A PATH entry as a path relative to the project, if it names one there.
-fn relative_to_project(entry: &str) -> Option<&str> {
-    for prefix in ["$PWD", "${PWD}", "$(pwd)"] {
-        if let Some(rest) = entry.strip_prefix(prefix) {
-            return Some(rest.trim_start_matches('/')).filter(|r| !r.contains('$'));
-        }
-    }
-    let relative = !entry.starts_with('/') && !entry.starts_with('~') && !entry.contains('$');
-    (relative && !entry.is_empty()).then_some(entry)
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("python"))
+        .map(|e| e.path().join("site-packages"))
+        .collect()
 }
 
 /// A directory `.envrc` puts on PATH, with what was there before a call: name, and the change
 /// time of the entry and of what it leads to (a link's target changed counts).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PathDir {
     dir: PathBuf,
+    watch: Watch,
     before: BTreeMap<OsString, (i64, i64)>,
 }
 
+/// What in a directory runs without being named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Watch {
+    /// A program under the name of one elsewhere on PATH (`ls`, `git`).
+    Programs,
+    /// Python's start-up files in site-packages (`*.pth`, `sitecustomize`, `usercustomize`).
+    Startup,
+}
+
 impl PathDir {
-    pub(super) fn new(dir: PathBuf) -> PathDir {
+    pub(super) fn new(dir: PathBuf, watch: Watch) -> PathDir {
         let before = entries(&dir);
-        PathDir { dir, before }
+        PathDir { dir, watch, before }
     }
 
     /// Takes what is there again, before a call: what the user changed between calls is theirs.
@@ -140,11 +144,21 @@ impl PathDir {
         self.before = entries(&self.dir);
     }
 
-    /// The entries a call added or changed under the name of a program elsewhere on PATH.
+    /// The entries a call added or changed that run without being named: under the name of a
+    /// program elsewhere on PATH (`elsewhere`), or a start-up file.
     pub(super) fn shadowing(&self, elsewhere: &BTreeSet<OsString>) -> Vec<PathBuf> {
+        let runs = |name: &OsString| match self.watch {
+            Watch::Programs => elsewhere.contains(name),
+            Watch::Startup => {
+                let name = name.to_string_lossy();
+                name.ends_with(".pth")
+                    || name.starts_with("sitecustomize")
+                    || name.starts_with("usercustomize")
+            }
+        };
         entries(&self.dir)
             .into_iter()
-            .filter(|(name, seen)| elsewhere.contains(name) && self.before.get(name) != Some(seen))
+            .filter(|(name, seen)| runs(name) && self.before.get(name) != Some(seen))
             .map(|(name, _)| self.dir.join(name))
             .collect()
     }
@@ -209,41 +223,13 @@ mod tests {
     }
 
     #[test]
-    fn what_an_envrc_puts_on_path_is_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().canonicalize().unwrap();
-        std::fs::write(
-            project.join(".envrc"),
-            "PATH_add bin \"tools\"\npath_add PATH scripts/dev\nlayout node\nload_prefix ./local\n\
-             export PATH=\"$PWD/sbin:${PWD}/x/bin:$(pwd)/y:$HOME/bin:/usr/bin:$PATH\"\n\
-             PATH_add ../../outside\n",
-        )
-        .unwrap();
-        let found = path_dirs(&project);
-        for dir in [
-            "bin",
-            "tools",
-            "scripts/dev",
-            "node_modules/.bin",
-            "local/bin",
-            "local/sbin",
-            "sbin",
-            "x/bin",
-            "y",
-        ] {
-            assert!(found.contains(&project.join(dir)), "{dir}: {found:?}");
-        }
-        assert!(found.iter().all(|d| d.starts_with(&project)), "{found:?}");
-    }
-
-    #[test]
     fn a_program_added_or_changed_under_another_programs_name_is_found() {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin).unwrap();
         std::fs::write(bin.join("git"), "#!/bin/sh\n").unwrap();
         std::fs::write(bin.join("dev-server"), "#!/bin/sh\n").unwrap();
-        let mut path_dir = PathDir::new(bin.clone());
+        let mut path_dir = PathDir::new(bin.clone(), Watch::Programs);
         path_dir.refresh();
         let elsewhere: BTreeSet<OsString> = ["ls", "git"].map(OsString::from).into();
         assert!(

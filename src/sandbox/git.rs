@@ -119,9 +119,7 @@ impl GitState {
         let (loaded, not_yet) = super::direnv::loaded(project);
         protected.extend(loaded);
         absent.extend(not_yet);
-        let path_dirs = (super::direnv::path_dirs(project).into_iter())
-            .map(super::direnv::PathDir::new)
-            .collect();
+        let path_dirs = super::direnv::path_dirs(project);
         protected.sort();
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.

@@ -46,6 +46,7 @@
 mod aliases;
 mod capabilities;
 mod direnv;
+mod envrc;
 mod exposure;
 mod git;
 mod git_modules;
@@ -429,6 +430,10 @@ impl Plan {
         if let (Some(home), Ok(project)) = (&self.home, &self.project) {
             tree.reached = home_links::reached_from_home(home, project, &self.link_places);
         }
+        // A PATH directory of the `.envrc` ai cannot work out could be any of the project's.
+        if let (None, Ok(project)) = (&tree.reached, &self.project) {
+            tree.reached = direnv::unreadable(project);
+        }
         tree
     }
 
@@ -557,7 +562,8 @@ struct Tree {
     /// Where git keeps its configuration (its credentials are scrubbed from what runs see).
     git_dirs: Vec<PathBuf>,
     secrets_complete: bool,
-    /// Why calls may not write the project, when the home reaches into it (dotfiles).
+    /// Why calls may not write the project: the home reaches into it (dotfiles), or its
+    /// `.envrc` puts a directory ai cannot work out on PATH.
     reached: Option<String>,
 }
 

@@ -58,6 +58,12 @@ impl Plan {
         request.temp_dir = (shared.iter())
             .find(|(temp, _)| Some(temp) == self.temp.first())
             .map(|(_, session)| session.clone());
+        let containers: Vec<PathBuf> = (shared.iter().map(|(temp, _)| temp.clone()))
+            .chain(self.home.iter().cloned())
+            // Other users' homes: hidden, but for the toolchains granted in them.
+            .chain([PathBuf::from("/home"), PathBuf::from("/root")])
+            .collect();
+        keep_reads_out_of_hiding(request, &containers);
     }
 
     /// The temp directories a call sees only its session's part of: each one that holds
@@ -123,6 +129,22 @@ impl Plan {
     }
 }
 
+/// Drops each readable root that would uncover what is hidden: one inside a secret (a PATH
+/// entry or `VIRTUAL_ENV` naming `~/.ssh`), or one that is a hidden container itself (`/tmp`
+/// on PATH with the project in /tmp, the home): the exclusions below a root cannot reach
+/// what lies above it (sandbox round 25). Containers (the home, a shared temp) are hidden but
+/// for the roots inside them.
+fn keep_reads_out_of_hiding(request: &mut Request, containers: &[PathBuf]) {
+    let secrets: Vec<&PathBuf> = (request.hide.iter())
+        .filter(|h| !containers.contains(h))
+        .collect();
+    request.read.retain(|root| {
+        let in_secret = secrets.iter().any(|s| root.starts_with(s));
+        let a_container = containers.iter().any(|c| c.starts_with(root));
+        !in_secret && !a_container
+    });
+}
+
 /// The name of a launcher's private temp directory in a writable root.
 pub(super) fn private_temp_name(pid: u32) -> String {
     format!("{PRIVATE_TEMP_PREFIX}{pid}")
@@ -155,5 +177,39 @@ pub(super) fn sweep_private_temps(root: &Path) {
         if !running && is_dir {
             walk::remove_tree(&entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_readable_root_uncovers_a_secret_or_a_whole_container() {
+        let home = PathBuf::from("/h/home");
+        let mut request = Request {
+            hide: vec![home.clone(), home.join(".ssh"), "/tmp".into()],
+            read: [
+                home.join(".ssh"),
+                home.join(".ssh/keys"),
+                "/tmp".into(),
+                "/".into(),
+                home.clone(),
+                "/tmp/x/bin".into(),
+                home.join("code/p"),
+                "/usr/lib/jvm".into(),
+            ]
+            .to_vec(),
+            ..Request::default()
+        };
+        keep_reads_out_of_hiding(&mut request, &[PathBuf::from("/tmp"), home.clone()]);
+        assert_eq!(
+            request.read,
+            [
+                PathBuf::from("/tmp/x/bin"),
+                home.join("code/p"),
+                "/usr/lib/jvm".into()
+            ]
+        );
     }
 }
