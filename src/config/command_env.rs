@@ -165,6 +165,12 @@ pub(crate) fn looks_secret(name: &str) -> bool {
 
 /// The variables of `env` a sandboxed command gets: the allowlist and `extra` (names the user
 /// added), less anything that looks like a credential.
+/// Whether the variable `name` reaches sandboxed commands by default (the user may name more).
+pub(crate) fn reaches_the_sandbox(name: &str) -> bool {
+    let listed = ALLOWED.contains(&name) || ALLOWED_PREFIXES.iter().any(|p| name.starts_with(p));
+    listed && (ALLOWED.contains(&name) || !looks_secret(name)) && !HIDDEN_DIRS.contains(&name)
+}
+
 pub(crate) fn sandboxed_env(env: &Env, extra: &[String]) -> Vec<(String, String)> {
     let mut vars: Vec<(String, String)> = env
         .vars()

@@ -22,7 +22,7 @@ mod unknown;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub(crate) use command_env::sandboxed_env;
+pub(crate) use command_env::{reaches_the_sandbox, sandboxed_env};
 pub(crate) use fetcher::{FetchNeeds, Fetcher};
 pub(crate) use foreign::{ANTHROPIC_BASE_URL, ForeignVars, OLLAMA_HOST, secret_vars};
 #[cfg(test)] // used by tests elsewhere in the crate
@@ -41,7 +41,9 @@ pub(crate) use project::{
     holds_programs_on_path, project_dir, project_root, reached_through_a_link,
 };
 pub(crate) use project_doc::{PROJECT_DOC_MAX, ProjectDoc, project_doc_paths, read_project_doc};
-pub(crate) use secrets::{home_secrets, secret_in_tree, sensitive, system_secrets};
+pub(crate) use secrets::{
+    home_secrets, relocated_home_secrets, secret_in_tree, sensitive, system_secrets,
+};
 pub(crate) use settings_files::{credential_in, holds_credential, read_small};
 pub(crate) use table::{KEYS, parse_bool};
 

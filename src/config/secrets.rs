@@ -2,7 +2,7 @@
 //! files, recognised by their resolved location so a symlink cannot smuggle them out. The policy
 //! asks or refuses before anything touches them; the sandbox hides them from whatever runs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::secret_names::{is_public_ssh, secret_by_names};
 
@@ -143,6 +143,14 @@ pub(crate) fn sensitive(path: &Path, home: Option<&Path>) -> Option<String> {
     {
         return Some(format!("~/{prefix} ({what})"));
     }
+    // The same under a relocated `$XDG_CONFIG_HOME` (gh, glab, hub follow it).
+    if let Some((place, prefix, what)) = relocated_home_secrets()
+        .into_iter()
+        .find(|(place, _, _)| path.starts_with(place))
+        && !public
+    {
+        return Some(format!("{} ({what}; ~/{prefix})", place.display()));
+    }
     // `/root` is someone else's home unless it is ours (then the home rules above apply).
     let own_home = |prefix: &str| home.is_some_and(|h| h == Path::new(prefix));
     if let Some((prefix, what)) = SYSTEM_SECRETS
@@ -198,6 +206,33 @@ fn process_or_device_secret(path: &Path) -> Option<&'static str> {
         "sys" => (second.as_deref() == Some("firmware")).then_some("firmware variables"),
         _ => None,
     }
+}
+
+/// The home's secret locations under `.config/`, `.local/share/` and `.local/state/` where
+/// `XDG_CONFIG_HOME`, `XDG_DATA_HOME` or `XDG_STATE_HOME` put them elsewhere: (the place, the
+/// entry it stands for, what it holds). Tools that follow the variables keep their tokens there
+/// (classifier round 14: `cat $XDG_CONFIG_HOME/gh/hosts.yml` ran unasked).
+pub(crate) fn relocated_home_secrets() -> Vec<(PathBuf, &'static str, &'static str)> {
+    let mut out = Vec::new();
+    for (variable, below_home) in [
+        ("XDG_CONFIG_HOME", ".config/"),
+        ("XDG_DATA_HOME", ".local/share/"),
+        ("XDG_STATE_HOME", ".local/state/"),
+    ] {
+        let Some(base) = std::env::var_os(variable).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let base = PathBuf::from(base);
+        if !base.is_absolute() {
+            continue;
+        }
+        for (entry, what) in HOME_SECRETS {
+            if let Some(rest) = entry.strip_prefix(below_home) {
+                out.push((base.join(rest), *entry, *what));
+            }
+        }
+    }
+    out
 }
 
 /// Secret locations under the home directory, relative to it.

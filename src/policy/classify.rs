@@ -87,6 +87,7 @@ pub(crate) fn judge_line(line: &str, scope: &Scope<'_>) -> Judgement {
             cwd: scope.cwd.clone(),
             vars: Default::default(),
             spent: Default::default(),
+            glob_work: Default::default(),
             doubtful: Default::default(),
         },
         deadline: std::time::Instant::now() + MAX_TIME,
@@ -224,6 +225,10 @@ impl Judge<'_> {
             .filter(|r| r.kind == RedirectKind::Input)
         {
             self.redirect(redirect);
+        }
+        if self.place.over_budget() {
+            let why = "its globs and braces name more paths than ai checks";
+            self.unit(text, vec![ask(why).narrowed(Approver::YesOrPerson)]);
         }
         self.second_reading(text, &script);
         self.moved_writes(&script);
@@ -672,31 +677,6 @@ impl Judge<'_> {
         }
         for arg in operands(args) {
             self.note_untrusted(arg);
-        }
-    }
-
-    /// Remembers the first existing file or directory read from outside the project and the
-    /// system.
-    fn note_untrusted(&mut self, word: &Word) {
-        if self.out.untrusted.is_some() {
-            return;
-        }
-        let Some(paths) = self.place.paths(word) else {
-            return;
-        };
-        // A directory too: what `grep -r`, `find -exec cat` or `ls` read there is not the project's.
-        for path in paths.into_iter().filter(|p| p.exists()) {
-            let real = std::fs::canonicalize(&path).unwrap_or(path);
-            let trusted = self.project.is_some_and(|p| real.starts_with(p))
-                || [
-                    "/usr/", "/etc/", "/proc/", "/sys/", "/lib", "/bin/", "/opt/", "/dev/",
-                ]
-                .iter()
-                .any(|dir| real.starts_with(dir));
-            if !trusted {
-                self.out.untrusted = Some(real.display().to_string());
-                return;
-            }
         }
     }
 

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::node::{followed_by_ampersand, text_of};
+use super::node::text_of;
 
 /// What a function's body does that makes recursion a fork bomb.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub(super) fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape>
             shape.spawned.push(shape.name.clone());
             break;
         }
-        let spawned = spawned || n.kind() == "pipeline" || followed_by_ampersand(n);
+        let spawned = spawned || n.kind() == "pipeline";
         if n.kind() == "command"
             && let Some(called) = n.child_by_field_name("name")
         {
@@ -73,8 +73,15 @@ pub(super) fn function_shape(node: Node<'_>, src: &str) -> Option<FunctionShape>
             }
             shape.calls.extend(called);
         }
+        // Whether `&` follows a child is read from the list of children: tree-sitter's
+        // `next_sibling` walks down from the root each time, which made nested definitions
+        // cost the cube of their depth (classifier round 14: 8 KB took minutes).
         let mut cursor = n.walk();
-        stack.extend(n.named_children(&mut cursor).map(|c| (c, spawned)));
+        let children: Vec<Node<'_>> = n.children(&mut cursor).collect();
+        for (i, child) in children.iter().enumerate().filter(|(_, c)| c.is_named()) {
+            let backgrounded = children.get(i + 1).is_some_and(|next| next.kind() == "&");
+            stack.push((*child, spawned || backgrounded));
+        }
     }
     Some(shape)
 }

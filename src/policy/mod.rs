@@ -35,6 +35,7 @@ mod runs;
 mod script_args;
 mod sequence;
 mod shell;
+mod untrusted;
 mod values;
 mod variables;
 mod wipe;

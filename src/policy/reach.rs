@@ -17,6 +17,9 @@ pub(super) const UNKNOWN: char = '\u{1}';
 /// At most this many paths are produced from all the words of one line.
 pub(crate) const LINE_EXPANSIONS: usize = 20_000;
 
+/// Directories and entries one line's globs may read before its words ask.
+const LINE_GLOB_WORK: usize = 200_000;
+
 /// Where the command stands: paths are resolved against `cwd`.
 #[derive(Debug, Clone)]
 pub(crate) struct Place<'a> {
@@ -27,6 +30,10 @@ pub(crate) struct Place<'a> {
     /// Paths produced so far for the whole line (braces and globs): past [`LINE_EXPANSIONS`]
     /// words are no longer computed, so they ask.
     pub(crate) spent: std::cell::Cell<usize>,
+    /// Directories and entries read so far for the whole line's globs: past
+    /// [`LINE_GLOB_WORK`] a glob is no longer matched, so its word asks (a planted link to `/`
+    /// under `*/*/*/...` would walk the whole file system for minutes: classifier round 14).
+    pub(crate) glob_work: std::cell::Cell<usize>,
     /// Variables the line set, at any point, to something other than a number: in arithmetic
     /// bash reads such a value as an expression, and `a[$(cmd)]` there runs cmd.
     pub(crate) doubtful: std::collections::HashSet<String>,
@@ -43,6 +50,12 @@ impl Place<'_> {
         Some(out)
     }
 
+    /// Whether the line's braces and globs named more paths than are checked: its words past
+    /// that were not looked at.
+    pub(crate) fn over_budget(&self) -> bool {
+        self.spent.get() > LINE_EXPANSIONS || self.glob_work.get() > LINE_GLOB_WORK
+    }
+
     fn paths_unbudgeted(&self, word: &Word) -> Option<Vec<PathBuf>> {
         let text = self.expand_variables(&word.text, word.dynamic)?;
         if run_time_tilde(&text) {
@@ -56,7 +69,7 @@ impl Place<'_> {
                         // Unquoted, the shell expands it; quoted, the program takes it as a
                         // pattern.
                         if !word.quoted {
-                            out.extend(expand_glob(&path));
+                            out.extend(expand_glob(&path, &self.glob_work)?);
                         }
                         continue;
                     }
@@ -356,7 +369,16 @@ impl Place<'_> {
                 .get(name)
                 .cloned()
                 .unwrap_or_else(|| UNKNOWN.to_string()),
-            _ => self.vars.get(name).cloned().unwrap_or_default(),
+            // What the environment gives the command: a variable the sandbox passes on
+            // (`$XDG_CONFIG_HOME/gh/hosts.yml` names the GitHub CLI's token: classifier round
+            // 14); others are empty in the sandbox. Lists (`PATH`) are not one path.
+            _ => self.vars.get(name).cloned().unwrap_or_else(|| {
+                crate::config::reaches_the_sandbox(name)
+                    .then(|| std::env::var(name).ok())
+                    .flatten()
+                    .filter(|value| !value.contains(':'))
+                    .unwrap_or_default()
+            }),
         }
     }
 
@@ -529,7 +551,8 @@ pub(crate) fn has_glob(text: &str) -> bool {
 
 /// The existing paths a glob matches, as bash would match them (a leading `.` only by a pattern
 /// that starts with `.`), bounded.
-fn expand_glob(pattern: &Path) -> Vec<PathBuf> {
+/// `None` once the line's globs have done more than [`LINE_GLOB_WORK`].
+fn expand_glob(pattern: &Path, glob_work: &std::cell::Cell<usize>) -> Option<Vec<PathBuf>> {
     let mut current = vec![PathBuf::from("/")];
     for component in pattern.components() {
         let Component::Normal(part) = component else {
@@ -545,10 +568,15 @@ fn expand_glob(pattern: &Path) -> Vec<PathBuf> {
         {
             let matcher = glob.compile_matcher();
             for dir in &current {
+                glob_work.set(glob_work.get() + 1);
+                if glob_work.get() > LINE_GLOB_WORK {
+                    return None;
+                }
                 let Ok(entries) = std::fs::read_dir(dir) else {
                     continue;
                 };
                 for entry in entries.flatten().take(MAX_EXPANSIONS) {
+                    glob_work.set(glob_work.get() + 1);
                     let name = entry.file_name();
                     let name = name.to_string_lossy();
                     if name.starts_with('.') && !part.starts_with('.') {
@@ -566,7 +594,7 @@ fn expand_glob(pattern: &Path) -> Vec<PathBuf> {
             break;
         }
     }
-    current
+    Some(current)
 }
 
 /// Removes `.` and resolves `..` without touching the file system.
@@ -703,6 +731,7 @@ mod tests {
             cwd: home.join("project"),
             vars: HashMap::from([("a".to_string(), "../.s".to_string())]),
             spent: Default::default(),
+            glob_work: Default::default(),
             doubtful: Default::default(),
         };
         for spelling in [

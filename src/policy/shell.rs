@@ -216,6 +216,16 @@ fn function_definition(node: Node<'_>, src: &str, script: &mut Script) {
     script
         .functions
         .extend(functions::function_shape(node, src));
+    // A function defined inside another's body is judged when that body is: recording it here
+    // too would judge each nested body once per level above it (8 KB of nested definitions
+    // took minutes: classifier round 14).
+    let mut parent = node.parent();
+    while let Some(p) = parent {
+        if p.kind() == "function_definition" {
+            return;
+        }
+        parent = p.parent();
+    }
     if let (Some(name), Some(body)) = (
         node.child_by_field_name("name"),
         node.child_by_field_name("body"),

@@ -315,3 +315,16 @@ proptest! {
         prop_assert_eq!(got.verdict, Verdict::Deny, "{}: {:?}", line, got.reasons);
     }
 }
+
+/// Globs through a link to `/` stop at the line's budget and ask, in a moment rather than the
+/// minutes a walk of the whole file system takes (classifier round 14).
+#[test]
+fn globs_past_the_lines_budget_ask() {
+    let world = world();
+    let mut line = String::from("cat");
+    for depth in 20..50 {
+        line.push_str(&format!(" rootlink/{}x", "*/".repeat(depth)));
+    }
+    line.push_str(" rootlink/*/.env");
+    no_rule_approves(&world, &[&line]);
+}

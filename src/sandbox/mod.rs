@@ -78,7 +78,7 @@ pub(crate) use crate::config::SandboxMode;
 use crate::config::exposed;
 use crate::config::{
     FetchNeeds, Fetcher, ForeignVars, Paths, holds_programs_on_path, home_secrets, project_root,
-    reached_through_a_link, system_secrets,
+    reached_through_a_link, relocated_home_secrets, system_secrets,
 };
 pub(crate) use capabilities::Capabilities;
 use git::{GitState, Quarantine};
@@ -471,6 +471,11 @@ impl Plan {
         if let Some(home) = &self.home {
             hide.push(home.clone());
             hide.extend(home_secrets().map(|p| home.join(p)));
+            hide.extend(
+                relocated_home_secrets()
+                    .into_iter()
+                    .map(|(place, _, _)| place),
+            );
         }
         let homes = Path::new("/home");
         if homes.is_dir() && self.home.as_deref() != Some(homes) {

@@ -490,3 +490,23 @@ fn web_search_reports_empty_results_and_refusals() {
         "one kept-alive connection for the model, one for the three searches"
     );
 }
+
+/// The home's secrets under a relocated `$XDG_CONFIG_HOME` (or data or state home) are secrets
+/// there too: gh, glab and hub follow it (classifier round 14).
+#[test]
+fn secrets_under_a_relocated_xdg_config_home_are_secrets() {
+    let ai = Ai::bare();
+    let config = ai.root_dir().join("elsewhere-config");
+    std::fs::create_dir_all(config.join("gh")).unwrap();
+    std::fs::write(config.join("gh/hosts.yml"), "oauth_token: SECRET\n").unwrap();
+    let ai = ai.env("XDG_CONFIG_HOME", &config.display().to_string());
+    for line in [
+        format!("cat {}/gh/hosts.yml", config.display()),
+        "cat $XDG_CONFIG_HOME/gh/hosts.yml".to_string(),
+        "grep -r token $XDG_CONFIG_HOME/glab-cli".to_string(),
+    ] {
+        let run = ai.run_with(&["--check-command", &line, "--json"]);
+        let decision = run.json()["decision"].clone();
+        assert_ne!(decision, json!("allow"), "{line}: {}", run.stdout);
+    }
+}
