@@ -11,6 +11,25 @@ use super::secret_names::{is_public_ssh, secret_by_names};
 const HOME_SECRETS: &[(&str, &str)] = &[
     (".ssh", "SSH keys"),
     (".gnupg", "GnuPG keys"),
+    // Shell history kept in databases and shells' universal variables (classifier round 15).
+    (".local/share/atuin", "shell history and its sync key"),
+    (
+        ".config/fish/fish_variables",
+        "fish's universal variables (tokens)",
+    ),
+    (".local/share/gh", "GitHub CLI data"),
+    (
+        ".config/Code/User/globalStorage",
+        "VS Code's stored state (tokens)",
+    ),
+    (
+        ".config/VSCodium/User/globalStorage",
+        "VSCodium's stored state (tokens)",
+    ),
+    (
+        ".config/Cursor/User/globalStorage",
+        "Cursor's stored state (tokens)",
+    ),
     (".aws", "AWS credentials"),
     (".config/gcloud", "Google Cloud credentials"),
     (".config/doctl", "DigitalOcean token"),

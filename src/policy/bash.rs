@@ -184,10 +184,10 @@ impl Judge<'_> {
         if let Some(name) = super::words::secret_variable(text) {
             findings.push(ask(format!("it expands `${name}`, which holds a secret")));
         }
+        // What ai read otherwise than bash does is for a person to read: `--yes` approves what
+        // ai judged, and this it did not (classifier round 15).
         if !findings.is_empty() {
-            let narrowed = findings
-                .into_iter()
-                .map(|f| f.narrowed(Approver::YesOrPerson));
+            let narrowed = findings.into_iter().map(|f| f.narrowed(Approver::Person));
             self.unit(text, narrowed.collect());
         }
     }

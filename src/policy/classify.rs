@@ -191,10 +191,11 @@ impl Judge<'_> {
             return;
         }
         let script = shell::parse(text);
-        // What is not one simple command (a line read only in part, an expansion ai cannot
-        // see) is never approved by a rule that names a command.
+        // What ai cannot read (a line parsed only in part) is for a person to read: `--yes`
+        // approves what ai judged, and this it could not (classifier round 15: `cat <<EOF;
+        // rm -rf ~` and `for i in 1; { ...; }` ran under `--yes`).
         if let Some(why) = script.unreadable {
-            self.unit(text, vec![ask(why).narrowed(Approver::YesOrPerson)]);
+            self.unit(text, vec![ask(why).narrowed(Approver::Person)]);
         }
         for name in &script.fork_bombs {
             let reason = format!(
@@ -209,7 +210,7 @@ impl Judge<'_> {
         }
         for expansion in &script.indirect {
             let reason = format!("`{expansion}` expands a value ai cannot see, which can run code");
-            self.unit(expansion, vec![ask(reason).narrowed(Approver::YesOrPerson)]);
+            self.unit(expansion, vec![ask(reason).narrowed(Approver::Person)]);
         }
         self.loose(&script);
         // Redirections are judged from where the line starts and again after its `cd`s.
@@ -471,6 +472,9 @@ impl Judge<'_> {
         }
         if let Some(why) = runs.why {
             findings.push(ask(why).narrowed(Approver::YesOrPerson));
+        }
+        if let Some(why) = runs::stored_code(base, args) {
+            findings.push(ask(why).narrowed(Approver::Person));
         }
     }
 

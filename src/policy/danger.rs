@@ -295,6 +295,10 @@ pub(crate) fn risky_assignment(name: &str, value: &str) -> Option<&'static str> 
             !CHOOSES_PROGRAMS.iter().any(|p| value.contains(p))
                 && !value.split_whitespace().any(|w| w.starts_with('@'))
         }
+        // Where cargo writes its build: inside the project only.
+        "CARGO_TARGET_DIR" => {
+            !value.starts_with('/') && !value.starts_with('~') && !value.contains("..")
+        }
         "PYTHONPATH" | "NODE_PATH" => value
             .split(':')
             .all(|part| !part.starts_with('/') && !part.starts_with('~') && !part.contains("..")),
@@ -324,7 +328,6 @@ const HARMLESS: &[&str] = &[
     "RUST_TEST_THREADS",
     "CARGO_TERM_COLOR",
     "CARGO_INCREMENTAL",
-    "CARGO_TARGET_DIR",
     "NODE_ENV",
     "CI",
     "NO_COLOR",
@@ -404,6 +407,10 @@ const RISKY: &[&str] = &[
     "GLOB",
     "RUSTDOC",
     "CARGO_ALIAS",
+    // OpenSSL's configuration loads providers and engines from any path (classifier round 15).
+    "CONF",
+    "MODULE",
+    "ENGINE",
 ];
 
 /// Why setting an environment variable of this name before a command is not safe, if it is not:

@@ -25,6 +25,14 @@ pub(super) fn fed_text(node: Node<'_>, src: &str) -> Option<String> {
         );
     }
     if let Some(redirect) = redirects.last() {
+        // `bash 3<<< TEXT`, which the parser reads as an argument `3` before the redirect.
+        if redirect
+            .prev_sibling()
+            .filter(|p| p.kind() == "number" && p.end_byte() == redirect.start_byte())
+            .is_some_and(|p| text_of(p, src) != "0")
+        {
+            return None;
+        }
         return inline_text(*redirect, src);
     }
     // `bash <(echo TEXT)`, `source <(printf TEXT)`: the script is the substitution's output.
@@ -52,10 +60,22 @@ fn inline_text(redirect: Node<'_>, src: &str) -> Option<String> {
     let mut cursor = redirect.walk();
     let children: Vec<Node<'_>> = redirect.named_children(&mut cursor).collect();
     if redirect.kind() == "heredoc_redirect" {
+        let descriptor = children.iter().find(|c| c.kind() == "file_descriptor");
+        if descriptor.is_some_and(|d| text_of(*d, src) != "0") {
+            return None;
+        }
         let body = children.iter().find(|c| c.kind() == "heredoc_body")?;
         return Some(text_of(*body, src).to_string());
     }
-    let words: Vec<Word> = children.iter().map(|c| word(*c, src)).collect();
+    // `bash 0<<< TEXT` feeds standard input; `bash 3<<< TEXT` another descriptor.
+    let descriptor = children.iter().find(|c| c.kind() == "file_descriptor");
+    if descriptor.is_some_and(|d| text_of(*d, src) != "0") {
+        return None;
+    }
+    let words: Vec<Word> = (children.iter())
+        .filter(|c| c.kind() != "file_descriptor")
+        .map(|c| word(*c, src))
+        .collect();
     let text: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
     Some(format!("{}\n", text.join(" ")))
 }

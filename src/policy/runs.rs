@@ -55,6 +55,26 @@ fn program_key(key: &str) -> bool {
         .any(|end| key.ends_with(end))
 }
 
+/// Why a builtin makes later text run that ai does not read, if it does: an alias, a hashed
+/// path, a completion's command or word list, `mapfile`'s callback, a loaded builtin, a key
+/// binding (classifier round 15: `hash -p /bin/rm ls; ls -rf ~` ran under `--yes`).
+pub(crate) fn stored_code(base: &str, args: &[Word]) -> Option<String> {
+    let has = |flag: &str| {
+        args.iter()
+            .any(|a| a.text == flag || a.text.starts_with(flag))
+    };
+    let stores = match base {
+        "alias" => args.iter().any(|a| a.text.contains('=')),
+        "hash" => has("-p"),
+        "enable" => !args.is_empty(),
+        "compgen" | "complete" => has("-C") || has("-F") || has("-W"),
+        "mapfile" | "readarray" => has("-C"),
+        "bind" => has("-x"),
+        _ => false,
+    };
+    stores.then(|| format!("`{base}` makes later text run that ai does not read"))
+}
+
 /// A `NAME=value` prefix that names a program: its value as a line.
 pub(crate) fn assignment(name: &str, value: &Word) -> Option<Word> {
     PROGRAM_VARIABLES.contains(&name).then(|| value.clone())

@@ -38,11 +38,20 @@ impl Judge<'_> {
                     name.text
                 )));
             }
-            // What a shell reads as its script from the line is judged as `bash -c` text is.
-            if let Some(text) = &command.fed
-                && fed::reads_script_from_stdin(&command.words)
-            {
-                self.line(text, depth + 1);
+            // What a shell reads as its script from the line is judged as `bash -c` text is;
+            // a script it reads from elsewhere (`cat <<EOF | bash`, `{ bash; } <<< ...`,
+            // `exec 0<<< ...; bash`) is for a person to read (classifier round 15).
+            if fed::reads_script_from_stdin(&command.words) {
+                match &command.fed {
+                    Some(text) => self.line(text, depth + 1),
+                    None => findings.push(
+                        ask(format!(
+                            "`{}` reads its script from its input, which ai does not read",
+                            command.words.first().map_or("", |w| w.text.as_str())
+                        ))
+                        .narrowed(super::Approver::Person),
+                    ),
+                }
             }
             if let Some((name, args)) = command.words.split_first()
                 && basename(&name.text) == "trap"

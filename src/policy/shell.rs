@@ -206,9 +206,45 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
             }
         }
         "expansion" => expansion(text_of(node, src), script),
+        // Backquotes inside backquotes (`` echo `echo \`CMD\`` ``): bash unescapes the inner
+        // level and runs it, where the parser sees only text (classifier round 15).
+        "command_substitution" if backquoted_inside(text_of(node, src)) => {
+            let inner = unescape_backquoted(text_of(node, src));
+            if script.nesting < MAX_HEREDOC_NESTING {
+                script.absorb(parse_nested(&inner, script.nesting + 1));
+            } else {
+                script.unreadable = Some("backquotes nested too deeply to check");
+            }
+        }
         "function_definition" => function_definition(node, src, script),
         _ => {}
     }
+}
+
+/// Whether a backquoted substitution holds another, escaped (`` `echo \`id\`` ``).
+fn backquoted_inside(text: &str) -> bool {
+    text.starts_with('`') && text.contains("\\`")
+}
+
+/// The command inside backquotes as bash reads it: a backslash before `` ` ``, `$` or `\`
+/// is removed.
+fn unescape_backquoted(text: &str) -> String {
+    let inner = text.strip_prefix('`').unwrap_or(text);
+    let inner = inner.strip_suffix('`').unwrap_or(inner);
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && matches!(next, '`' | '$' | '\\')
+        {
+            chars.next();
+            out.push(next);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A function the line defines: its shape (for fork bombs) and its body, by name.
@@ -500,6 +536,15 @@ fn simple_command(node: Node<'_>, src: &str) -> SimpleCommand {
     let mut inline_input = fed_inline(node);
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
+        // `bash 0<<< TEXT`: bash reads `0` as the redirect's descriptor, the parser as an
+        // argument (classifier round 15).
+        let descriptor = child.kind() == "number"
+            && child.next_sibling().is_some_and(|n| {
+                n.kind().ends_with("redirect") && n.start_byte() == child.end_byte()
+            });
+        if descriptor {
+            continue;
+        }
         match child.kind() {
             "variable_assignment" => assignments.extend(assignment(child, src)),
             "file_redirect" => {}

@@ -204,3 +204,52 @@ fn python_modules_run_only_with_the_options_known_to_be_safe() {
         Verdict::Allow,
     );
 }
+
+/// Backquotes inside backquotes run what bash unescapes: judged as any other command
+/// substitution (classifier round 15: `` echo `echo \`rm -rf ~\`` `` was allowed unasked).
+#[test]
+fn backquotes_inside_backquotes_are_judged() {
+    super::tests_spelling::all_denied(&[
+        "echo `echo \\`rm -rf ~\\``",
+        "x=`echo \\`rm -rf ~\\``",
+        ": `: \\`rm -rf ~\\``",
+        "echo `echo \\`rm -rf ~\\` | cat`",
+        "echo $(echo `echo \\`rm -rf ~\\``)",
+        "echo `echo \\`echo \\\\\\`rm -rf ~\\\\\\`\\``",
+        "echo `echo \\`chmod -R 777 /\\``",
+    ]);
+}
+
+/// What ai reads otherwise than bash, or cannot read, and what makes later text run that ai
+/// does not read, is for a person: `--yes` approves what ai judged (classifier round 15).
+#[test]
+fn what_ai_cannot_read_is_for_a_person() {
+    let world = super::tests_spelling::world();
+    super::tests_spelling::only_a_person(
+        &world,
+        &[
+            "cat <<EOF; rm -rf ~\nhi\nEOF",
+            "for i in 1; { rm -rf ~; }",
+            "select i in 1; { rm -rf ~; }",
+            "echo $((rm -rf ~) )",
+            "echo ${x:-`rm -rf ~`}",
+            "x='rm -rf ~'; echo ${x@P}",
+            "{ bash; } <<< 'rm -rf ~'",
+            "(bash) <<< 'rm -rf ~'",
+            "bash 3<<< 'rm -rf ~' <&3",
+            "cat <<EOF | bash\nrm -rf ~\nEOF",
+            "bash < <(echo 'rm -rf ~')",
+            "exec 0<<< 'rm -rf ~'; bash",
+            "shopt -s expand_aliases; alias ls='rm -rf ~'; ls",
+            "hash -p /bin/rm ls; ls -rf ~",
+            "BASH_CMDS[ls]=/bin/rm; ls -rf ~",
+            "compgen -C 'rm -rf ~' x",
+            "compgen -W '$(rm -rf ~)' x",
+            "mapfile -C 'rm -rf ~' -c 1 x < /etc/hosts",
+            "enable -f /tmp/x.so x",
+            "bind -x '\"\\C-x\": rm -rf ~'",
+            "sh 0<<EOF\nrm -rf ~\nEOF",
+        ],
+    );
+    super::tests_spelling::all_denied(&["bash 0<<< 'rm -rf ~'", "sh 0<<< 'rm -rf ~'"]);
+}

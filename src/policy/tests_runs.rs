@@ -41,7 +41,10 @@ fn code_and_programs_a_command_runs_are_judged() {
             ("[[ -v 'a[$(touch /tmp/p)]' ]]", "cannot see"),
             ("env -S'rm -rf src'", "recursively"),
             ("env --split-string='rm -rf src'", "recursively"),
-            ("hash -p /bin/rm cat; cat src/main.rs", "not a program"),
+            (
+                "hash -p /bin/rm cat; cat src/main.rs",
+                "makes later text run",
+            ),
             ("jobs -x rm -rf src", "not a program"),
             (
                 "python3 -Im timeit -n1 '__import__(\"os\").system(\"id\")'",

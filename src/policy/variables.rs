@@ -27,6 +27,13 @@ impl Judge<'_> {
             None if value.dynamic => "/ -B".to_string(),
             None => value.text.clone(),
         };
+        // bash's tables of what a name runs (`BASH_CMDS[ls]=/bin/rm`, `BASH_ALIASES[ls]=...`):
+        // the later command is not the one ai read (classifier round 15).
+        let base_name = name.split('[').next().unwrap_or(name);
+        if matches!(base_name, "BASH_CMDS" | "BASH_ALIASES") {
+            let why = format!("`{name}=` makes a command name run something else");
+            findings.push(ask(why).narrowed(Approver::Person));
+        }
         if let Some(why) = risky_assignment(name, &assigned) {
             findings.push(ask(format!("`{name}=` {why}")));
         } else if matches!(name, "PYTHONPATH" | "NODE_PATH") {

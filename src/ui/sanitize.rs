@@ -35,6 +35,9 @@ fn is_unsafe(c: char) -> bool {
         // deprecated format controls, the combining grapheme joiner, and Unicode tags (text
         // that shows as nothing, smuggled into what a model reads)
         '\u{206A}'..='\u{206F}' | '\u{034F}' | '\u{E0000}'..='\u{E007F}' => true,
+        // Hangul fillers and the Khmer inherent vowels: letters that print as blanks
+        // (classifier round 15).
+        '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{17B4}' | '\u{17B5}' => true,
         _ => false,
     }
 }
@@ -120,6 +123,8 @@ mod tests {
     #[test]
     fn invisible_marks_and_separators_of_every_kind_are_replaced() {
         for c in [
+            '\u{3164}',
+            '\u{115F}',
             '\u{200E}',
             '\u{200F}',
             '\u{061C}',
