@@ -9,11 +9,10 @@
 //! is moved aside (sandbox round 24), as is a start-up file (`*.pth`, `sitecustomize`) a call
 //! puts in an activated virtualenv's site-packages.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::envrc;
+use super::shadowing::{PathDir, Watch};
 
 /// The files and directories `work_tree`'s `.envrc` loads: (there now, not there yet).
 pub(super) fn loaded(work_tree: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
@@ -31,8 +30,15 @@ pub(super) fn loaded(work_tree: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         .map(|f| crate::config::lexical(&work_tree.join(f)));
     // A virtualenv's activation scripts: what `source .venv/bin/activate` or the user runs.
     let active = active_venv(work_tree);
-    let activation = (envrc.venvs.iter().chain(&active)).flat_map(|venv| activation_scripts(venv));
-    for path in sourced.chain(envrc.named).chain(activation) {
+    let venvs: Vec<&PathBuf> = envrc.venvs.iter().chain(&active).collect();
+    let activation = venvs.iter().flat_map(|venv| activation_scripts(venv));
+    // What the virtualenv's Python runs at every start: its `.pth` files and what they import
+    // (setuptools' `distutils-precedence.pth` imports `_distutils_hack`), `sitecustomize`
+    // (sandbox round 26).
+    let startup = (venvs.iter())
+        .flat_map(|venv| site_packages(venv))
+        .flat_map(|site| startup_modules(&site));
+    for path in sourced.chain(envrc.named).chain(activation).chain(startup) {
         if !path.starts_with(work_tree) {
             continue;
         }
@@ -103,6 +109,42 @@ pub(super) fn path_dirs(work_tree: &Path) -> Vec<PathDir> {
     .collect()
 }
 
+/// The files in `site` (a site-packages directory) that Python runs at start: `.pth` files,
+/// the modules their `import` lines name, `sitecustomize` and `usercustomize`.
+fn startup_modules(site: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(site) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("sitecustomize") || name.starts_with("usercustomize") {
+            out.push(entry.path());
+        }
+        if !name.ends_with(".pth") {
+            continue;
+        }
+        out.push(entry.path());
+        let text = crate::config::read_small(&entry.path(), 64 * 1024).unwrap_or_default();
+        for line in text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("import "))
+        {
+            let imported = line
+                .split([',', ';'])
+                .map(|m| m.trim().split(['.', ' ']).next());
+            for module in imported.flatten().filter(|m| !m.is_empty()) {
+                out.extend(
+                    [site.join(module), site.join(format!("{module}.py"))]
+                        .into_iter()
+                        .filter(|p| p.exists()),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// `VENV/lib/python3.X/site-packages`, for each Python the virtualenv has.
 fn site_packages(venv: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(venv.join("lib")) else {
@@ -112,89 +154,6 @@ fn site_packages(venv: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with("python"))
         .map(|e| e.path().join("site-packages"))
-        .collect()
-}
-
-/// A directory `.envrc` puts on PATH, with what was there before a call: name, and the change
-/// time of the entry and of what it leads to (a link's target changed counts).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PathDir {
-    dir: PathBuf,
-    watch: Watch,
-    before: BTreeMap<OsString, (i64, i64)>,
-}
-
-/// What in a directory runs without being named.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Watch {
-    /// A program under the name of one elsewhere on PATH (`ls`, `git`).
-    Programs,
-    /// Python's start-up files in site-packages (`*.pth`, `sitecustomize`, `usercustomize`).
-    Startup,
-}
-
-impl PathDir {
-    pub(super) fn new(dir: PathBuf, watch: Watch) -> PathDir {
-        let before = entries(&dir);
-        PathDir { dir, watch, before }
-    }
-
-    /// Takes what is there again, before a call: what the user changed between calls is theirs.
-    pub(super) fn refresh(&mut self) {
-        self.before = entries(&self.dir);
-    }
-
-    /// The entries a call added or changed that run without being named: under the name of a
-    /// program elsewhere on PATH (`elsewhere`), or a start-up file.
-    pub(super) fn shadowing(&self, elsewhere: &BTreeSet<OsString>) -> Vec<PathBuf> {
-        let runs = |name: &OsString| match self.watch {
-            Watch::Programs => elsewhere.contains(name),
-            Watch::Startup => {
-                let name = name.to_string_lossy();
-                name.ends_with(".pth")
-                    || name.starts_with("sitecustomize")
-                    || name.starts_with("usercustomize")
-            }
-        };
-        entries(&self.dir)
-            .into_iter()
-            .filter(|(name, seen)| runs(name) && self.before.get(name) != Some(seen))
-            .map(|(name, _)| self.dir.join(name))
-            .collect()
-    }
-}
-
-fn entries(dir: &Path) -> BTreeMap<OsString, (i64, i64)> {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(read) = std::fs::read_dir(dir) else {
-        return BTreeMap::new();
-    };
-    read.flatten()
-        .map(|entry| {
-            let path = entry.path();
-            let own = path
-                .symlink_metadata()
-                .map_or(0, |m| m.ctime() * 1_000_000_000 + m.ctime_nsec());
-            let target = path
-                .metadata()
-                .map_or(0, |m| m.ctime() * 1_000_000_000 + m.ctime_nsec());
-            (entry.file_name(), (own, target))
-        })
-        .collect()
-}
-
-/// The names of the programs on `path`'s directories outside `project`.
-pub(super) fn programs_on_path(
-    path: Option<&std::ffi::OsStr>,
-    project: &Path,
-) -> BTreeSet<OsString> {
-    let Some(path) = path else {
-        return BTreeSet::new();
-    };
-    std::env::split_paths(path)
-        .filter(|dir| dir.is_absolute() && !dir.starts_with(project))
-        .filter_map(|dir| std::fs::read_dir(dir).ok())
-        .flat_map(|read| read.flatten().map(|e| e.file_name()))
         .collect()
 }
 
@@ -220,28 +179,5 @@ mod tests {
         );
         assert!(absent.contains(&project.join(".envrc.local")), "{absent:?}");
         assert!(absent.contains(&project.join("flake.nix")), "{absent:?}");
-    }
-
-    #[test]
-    fn a_program_added_or_changed_under_another_programs_name_is_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let bin = dir.path().join("bin");
-        std::fs::create_dir(&bin).unwrap();
-        std::fs::write(bin.join("git"), "#!/bin/sh\n").unwrap();
-        std::fs::write(bin.join("dev-server"), "#!/bin/sh\n").unwrap();
-        let mut path_dir = PathDir::new(bin.clone(), Watch::Programs);
-        path_dir.refresh();
-        let elsewhere: BTreeSet<OsString> = ["ls", "git"].map(OsString::from).into();
-        assert!(
-            path_dir.shadowing(&elsewhere).is_empty(),
-            "nothing changed yet"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        std::fs::write(bin.join("ls"), "#!/bin/sh\n").unwrap();
-        std::fs::write(bin.join("git"), "#!/bin/sh\necho planted\n").unwrap();
-        std::fs::write(bin.join("dev-server"), "#!/bin/sh\necho changed\n").unwrap();
-        let mut found = path_dir.shadowing(&elsewhere);
-        found.sort();
-        assert_eq!(found, vec![bin.join("git"), bin.join("ls")]);
     }
 }

@@ -36,7 +36,7 @@ pub(crate) struct GitState {
     /// then: Python imports from there first, so a module a call adds there is moved aside.
     pub(crate) python_trees: Vec<(PathBuf, BTreeSet<std::ffi::OsString>)>,
     /// The directories the project's `.envrc` puts on PATH, with what they held before a call.
-    pub(crate) path_dirs: Vec<super::direnv::PathDir>,
+    pub(crate) path_dirs: Vec<super::shadowing::PathDir>,
 }
 
 impl Default for GitState {
@@ -119,7 +119,12 @@ impl GitState {
         let (loaded, not_yet) = super::direnv::loaded(project);
         protected.extend(loaded);
         absent.extend(not_yet);
-        let path_dirs = super::direnv::path_dirs(project);
+        let mut path_dirs = super::direnv::path_dirs(project);
+        // `python3 -m pip` at the top of the project imports from there first.
+        path_dirs.push(super::shadowing::PathDir::new(
+            project.to_path_buf(),
+            super::shadowing::Watch::Modules,
+        ));
         protected.sort();
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.
@@ -148,7 +153,7 @@ impl GitState {
         }
         self.path_dirs
             .iter_mut()
-            .for_each(super::direnv::PathDir::refresh);
+            .for_each(super::shadowing::PathDir::refresh);
     }
 
     /// Moves aside every `.git` under `project` that was not there when the run started (or,
@@ -169,12 +174,8 @@ impl GitState {
         let added_modules = (self.python_trees.iter())
             .flat_map(|(tree, before)| super::git_modules::added_importables(tree, before));
         // Read only when there is a directory to compare with it.
-        let programs = if self.path_dirs.is_empty() {
-            BTreeSet::new()
-        } else {
-            super::direnv::programs_on_path(std::env::var_os("PATH").as_deref(), project)
-        };
-        let shadowing = (self.path_dirs.iter()).flat_map(|dir| dir.shadowing(&programs));
+        let installed = super::shadowing::Installed::find(project);
+        let shadowing = (self.path_dirs.iter()).flat_map(|dir| dir.shadowing(installed));
         for file in self
             .absent
             .iter()
@@ -184,8 +185,18 @@ impl GitState {
             .chain(shadowing)
         {
             let file = &file;
-            match move_aside(project, file) {
-                Some(aside) => done.moved.push((file.clone(), aside)),
+            // Reached through a link a call made (`bin -> other/deep`, `bin/ls` planted there):
+            // the link itself is moved aside, which takes nothing past it along (sandbox round
+            // 26: only a warning was given, and the user's `ls` ran the planted file).
+            let target = match first_link_below(project, file) {
+                Some(link) => link,
+                None => file.clone(),
+            };
+            if done.moved.iter().any(|(was, _)| *was == target) {
+                continue;
+            }
+            match move_aside(project, &target) {
+                Some(aside) => done.moved.push((target, aside)),
                 None => done.stuck.push(file.clone()),
             }
         }
@@ -282,6 +293,22 @@ fn neutralize(project: &Path, entry: &Path) -> Option<(PathBuf, PathBuf)> {
 
 /// Whether no directory from `project` down to `path`'s parent is a link (`project` itself may
 /// be reached through one; below it, only what a call could have made).
+/// The first directory on the way from `project` to `path` that is a link, if one is.
+fn first_link_below(project: &Path, path: &Path) -> Option<PathBuf> {
+    let parent = path.strip_prefix(project).ok()?.parent()?;
+    let mut dir = project.to_path_buf();
+    for part in parent.components() {
+        dir.push(part);
+        if dir
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Some(dir);
+        }
+    }
+    None
+}
+
 fn no_link_between(project: &Path, path: &Path) -> bool {
     let Ok(rest) = path.strip_prefix(project) else {
         return false;

@@ -107,7 +107,21 @@ pub(super) fn protect_imports(
     if uses_pre_commit(work_tree) {
         modules.push("pre_commit".to_string());
     }
-    let top = (!modules.is_empty()).then(|| work_tree.to_path_buf());
+    let script_at_top = (protected.iter().chain(absent.iter()))
+        .any(|p| p.parent() == Some(work_tree) && p.extension().is_some_and(|e| e == "py"));
+    let top = (!modules.is_empty() || script_at_top).then(|| work_tree.to_path_buf());
+    // What Python imports from there that is already there: a script's directory is read-only
+    // whole, its `__pycache__` with it; at the top of the work tree, each module and package
+    // and the `__pycache__` (sandbox round 26: a hook's `import helper` ran an edited
+    // `helper.py`, and a forged `.pyc` beside an unchanged one).
+    protected.extend(script_dirs.iter().filter(|d| d.is_dir()).cloned());
+    if let Some(top) = &top {
+        protected.extend(importables(top).iter().map(|name| top.join(name)));
+        match top.join("__pycache__") {
+            cache if cache.exists() => protected.push(cache),
+            cache => absent.push(cache),
+        }
+    }
     for dir in script_dirs.into_iter().chain(top) {
         if !trees.iter().any(|(t, _)| *t == dir) {
             let names = importables(&dir);

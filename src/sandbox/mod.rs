@@ -61,6 +61,7 @@ mod request;
 mod rules;
 mod scrub;
 mod seccomp;
+mod shadowing;
 
 mod sources;
 mod temps;

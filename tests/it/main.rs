@@ -41,6 +41,7 @@ mod sandbox_network;
 mod sandbox_persistence;
 mod sandbox_secret_names;
 mod sandbox_secrets;
+mod sandbox_shadowing;
 mod server;
 mod shell;
 mod stats;
