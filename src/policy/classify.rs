@@ -456,7 +456,7 @@ impl Judge<'_> {
             && let Some(file) = self.build_file_elsewhere(&self.place.cwd.clone())
         {
             let why = format!(
-                "`{base}` reads {}, a link to a file outside the project",
+                "`{base}` reads {}, which is not the project's own (a link out of it, or another user's above it)",
                 file.display()
             );
             findings.push(ask(why).narrowed(Approver::YesOrPerson));

@@ -192,13 +192,20 @@ impl Judge<'_> {
             "CMakeLists.txt",
             "Rakefile",
             "Gemfile",
+            // Configuration the build reads, and the sources it compiles (classifier round 15).
+            ".cargo",
+            ".cargo/config.toml",
+            ".cargo/config",
+            ".npmrc",
+            "src",
         ];
         let project = self.project?;
-        BUILD_FILES.iter().map(|name| dir.join(name)).find(|path| {
+        let linked = BUILD_FILES.iter().map(|name| dir.join(name)).find(|path| {
             path.symlink_metadata()
                 .is_ok_and(|m| m.file_type().is_symlink())
                 && !super::reach::resolved(path).starts_with(project)
-        })
+        });
+        linked.or_else(|| foreign_config_above(project))
     }
 
     /// Notes a file the line writes (a redirection, `-o FILE`).
@@ -209,6 +216,30 @@ impl Judge<'_> {
             self.written.push(path);
         }
     }
+}
+
+/// Configuration of another user in a directory above the project that builds read as their
+/// own: cargo merges every `.cargo/config.toml` up to `/`, npm puts every `node_modules/.bin`
+/// above on PATH. In a shared directory (`/tmp`, a shared workspace) anyone may plant one
+/// (classifier round 14: a rustc-wrapper in `/tmp/.cargo/config.toml` ran on `cargo build`).
+fn foreign_config_above(project: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::getuid().as_raw();
+    let foreign = |path: &Path| {
+        path.symlink_metadata()
+            .is_ok_and(|m| m.uid() != me && m.uid() != 0)
+    };
+    project.ancestors().skip(1).find_map(|dir| {
+        [
+            ".cargo",
+            ".cargo/config.toml",
+            ".cargo/config",
+            "node_modules",
+        ]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.exists() && (foreign(path) || foreign(dir)))
+    })
 }
 
 /// A package manager found by path (`.venv/bin/pip`, `node_modules/.bin/npm`): judged as
@@ -284,5 +315,30 @@ fn content(path: &Path) -> Content {
         "" => Content::Opaque("a script with no interpreter".into()),
         other if runs_code(other) => Content::Interpreted(line),
         other => Content::Opaque(format!("a script for `{other}`")),
+    }
+}
+
+#[cfg(test)]
+mod foreign_tests {
+    use super::*;
+
+    #[test]
+    fn another_users_build_configuration_above_the_project_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().canonicalize().unwrap().join("shared");
+        let project = shared.join("proj");
+        std::fs::create_dir_all(project.join(".cargo")).unwrap();
+        std::fs::create_dir_all(shared.join(".cargo")).unwrap();
+        std::fs::write(shared.join(".cargo/config.toml"), "[build]\n").unwrap();
+        // The user's own configuration above is theirs.
+        assert_eq!(foreign_config_above(&project), None);
+        // Another user's: only root can make one here (CI and this machine run as root).
+        if rustix::process::getuid().is_root() {
+            std::os::unix::fs::chown(shared.join(".cargo/config.toml"), Some(65534), None).unwrap();
+            assert_eq!(
+                foreign_config_above(&project),
+                Some(shared.join(".cargo/config.toml"))
+            );
+        }
     }
 }

@@ -251,9 +251,16 @@ fn a_build_file_linking_out_of_the_project_asks() {
     assert!(
         got.reasons
             .iter()
-            .any(|r| r.contains("outside the project")),
+            .any(|r| r.contains("not the project's own")),
         "{:?}",
         got.reasons
     );
     assert_eq!(policy.command("ls").verdict, Verdict::Allow);
+    // The configuration the build reads, and the sources it compiles (round 15).
+    std::fs::remove_file(project.join("Makefile")).expect("rm");
+    assert_eq!(policy.command("cargo build").verdict, Verdict::Allow);
+    std::fs::create_dir_all(root.join("elsewhere/cargo")).expect("mkdir");
+    std::os::unix::fs::symlink(root.join("elsewhere/cargo"), project.join(".cargo")).expect("link");
+    let got = policy.command("cargo build");
+    assert_eq!(got.verdict, Verdict::Ask, "{:?}", got.reasons);
 }

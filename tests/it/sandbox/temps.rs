@@ -14,16 +14,18 @@ fn a_temp_that_holds_the_project_is_hidden_but_for_it() {
     if !require_sandbox() {
         return;
     }
-    // Temp itself on PATH (round 25: that made all of it readable).
-    let path = format!(
-        "{}:{}",
-        std::env::temp_dir().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let ai = Ai::new("http://127.0.0.1:9/v1")
         .file("src/main.c", "int main(void) { return 0; }\n")
-        .git_init()
-        .env("PATH", &path);
+        .git_init();
+    // Temp itself on PATH, and spelt through `..` (rounds 25 and 26: that made all of it
+    // readable).
+    let path = format!(
+        "{}:{}/..:{}",
+        std::env::temp_dir().display(),
+        ai.root_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ai = ai.env("PATH", &path);
     assert!(
         ai.work().starts_with(std::env::temp_dir()),
         "the project lies in temp"
