@@ -128,12 +128,9 @@ fn startup_modules(site: &Path) -> Vec<PathBuf> {
         let text = crate::config::read_small(&entry.path(), 64 * 1024).unwrap_or_default();
         for line in text
             .lines()
-            .filter_map(|l| l.trim().strip_prefix("import "))
+            .filter(|l| l.trim_start().starts_with("import"))
         {
-            let imported = line
-                .split([',', ';'])
-                .map(|m| m.trim().split(['.', ' ']).next());
-            for module in imported.flatten().filter(|m| !m.is_empty()) {
+            for module in pth_imports(line) {
                 out.extend(
                     [site.join(module), site.join(format!("{module}.py"))]
                         .into_iter()
@@ -142,6 +139,30 @@ fn startup_modules(site: &Path) -> Vec<PathBuf> {
             }
         }
     }
+    out
+}
+
+/// The modules a `.pth` line imports: `import a, b.c; ...` and `__import__('d')` (setuptools'
+/// `distutils-precedence.pth` imports `_distutils_hack` so).
+fn pth_imports(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for statement in line.split(';').map(str::trim) {
+        if let Some(names) = statement.strip_prefix("import ") {
+            out.extend(
+                names
+                    .split(',')
+                    .filter_map(|n| n.trim().split(['.', ' ']).next()),
+            );
+        }
+    }
+    for (at, _) in line.match_indices("__import__(") {
+        let rest = line[at + "__import__(".len()..].trim_start_matches(['\'', '"']);
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        out.push(&rest[..end]);
+    }
+    out.retain(|m| !m.is_empty());
     out
 }
 
@@ -179,5 +200,12 @@ mod tests {
         );
         assert!(absent.contains(&project.join(".envrc.local")), "{absent:?}");
         assert!(absent.contains(&project.join("flake.nix")), "{absent:?}");
+    }
+
+    #[test]
+    fn what_a_pth_line_imports_is_found() {
+        let line = "import os; var = 'X'; enabled and __import__('_distutils_hack').add_shim();";
+        assert_eq!(pth_imports(line), ["os", "_distutils_hack"]);
+        assert_eq!(pth_imports("import a, b.c"), ["a", "b"]);
     }
 }

@@ -115,16 +115,7 @@ impl GitState {
             protected.push(dir);
             protected.extend(common);
         }
-        // What direnv loads when the user enters the project, as git's hooks.
-        let (loaded, not_yet) = super::direnv::loaded(project);
-        protected.extend(loaded);
-        absent.extend(not_yet);
-        let mut path_dirs = super::direnv::path_dirs(project);
-        // `python3 -m pip` at the top of the project imports from there first.
-        path_dirs.push(super::shadowing::PathDir::new(
-            project.to_path_buf(),
-            super::shadowing::Watch::Modules,
-        ));
+        let path_dirs = users_tools(project, &mut protected, &mut absent);
         protected.sort();
         protected.dedup();
         // Only what is in the project needs protecting: elsewhere nothing is writable.
@@ -202,6 +193,29 @@ impl GitState {
         }
         done
     }
+}
+
+/// What the user's own tools run from the project, protected as git's hooks are: what direnv
+/// loads when the user enters it, the configuration cargo, npm or an editor reads and runs;
+/// and the directories where they find programs and modules by name first.
+fn users_tools(
+    project: &Path,
+    protected: &mut Vec<PathBuf>,
+    absent: &mut Vec<PathBuf>,
+) -> Vec<super::shadowing::PathDir> {
+    let (loaded, not_yet) = super::direnv::loaded(project);
+    protected.extend(loaded);
+    absent.extend(not_yet);
+    let (configs, not_yet) = super::tool_configs::named(project);
+    protected.extend(configs);
+    absent.extend(not_yet);
+    let mut path_dirs = super::direnv::path_dirs(project);
+    // `python3 -m pip` at the top of the project imports from there first.
+    path_dirs.push(super::shadowing::PathDir::new(
+        project.to_path_buf(),
+        super::shadowing::Watch::Modules,
+    ));
+    path_dirs
 }
 
 /// Renames `entry` to a free `<entry>.ai-quarantined[-N]`, making its directory writable first

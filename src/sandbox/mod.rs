@@ -65,6 +65,7 @@ mod shadowing;
 
 mod sources;
 mod temps;
+mod tool_configs;
 mod toolchains;
 mod walk;
 

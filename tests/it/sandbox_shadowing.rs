@@ -102,7 +102,8 @@ fn what_a_virtualenvs_pth_files_import_is_read_only() {
         .file(".venv/bin/activate", "VIRTUAL_ENV=.venv\n")
         .file(
             &format!("{site}/distutils-precedence.pth"),
-            "import _distutils_hack; _distutils_hack.add_shim()\n",
+            "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') \
+             == 'local'; enabled and __import__('_distutils_hack').add_shim(); \n",
         )
         .file(&format!("{site}/_distutils_hack/__init__.py"), "OK = 1\n")
         .file("src/main.c", "int main(void) { return 0; }\n")
@@ -119,4 +120,41 @@ fn what_a_virtualenvs_pth_files_import_is_read_only() {
         "OK = 1\n",
         &stderr,
     );
+}
+
+/// Configuration the user's cargo, rustup, npm or editor reads and that names a program to run
+/// is read-only, or moved aside if a call makes it, even hidden from git (round 27).
+#[test]
+fn configuration_that_names_a_program_for_the_users_tools_cannot_be_planted() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1")
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+        )
+        .file(".mvn/jvm.config", "-Xmx1g\n")
+        .file("src/main.c", "int main(void) { return 0; }\n")
+        .git_init();
+    let (ai, stderr) = make_in(
+        ai,
+        &[
+            "mkdir -p .cargo && printf '[build]\\nrustc-wrapper = \"./w.sh\"\\n' > .cargo/config.toml",
+            "echo '*' > .cargo/.gitignore",
+            "printf '[toolchain]\\npath = \"./tc\"\\n' > rust-toolchain.toml",
+            "echo 'script-shell=./tc/sh' > .npmrc",
+            "echo '-javaagent:x.jar' >> .mvn/jvm.config",
+            "mkdir -p .vscode && echo '{}' > .vscode/tasks.json",
+        ],
+    );
+    for planted in [
+        ".cargo/config.toml",
+        "rust-toolchain.toml",
+        ".npmrc",
+        ".vscode/tasks.json",
+    ] {
+        assert!(!ai.work().join(planted).exists(), "{planted}: {stderr}");
+    }
+    unchanged(&ai, ".mvn/jvm.config", "-Xmx1g\n", &stderr);
 }
