@@ -56,7 +56,7 @@ impl Judge<'_> {
             return true;
         }
         if let Some(why) = self.written_here(&path) {
-            findings.push(ask(why));
+            findings.push(ask(why).narrowed(super::Approver::Person));
             return true;
         }
         match content(&path) {
@@ -90,7 +90,7 @@ impl Judge<'_> {
             return;
         };
         if let Some(why) = self.written_here(&path) {
-            f.push(ask(why));
+            f.push(ask(why).narrowed(super::Approver::Person));
             return;
         }
         match content(&path) {

@@ -47,9 +47,10 @@ fn program_key(key: &str) -> bool {
     key.starts_with("core.")
         || key.starts_with("alias.")
         || key.starts_with("credential")
+        || key.starts_with("pager.")
         || [
             "command", "cmd", "program", "helper", "editor", "pager", "tool", "textconv", "clean",
-            "smudge", "process", "driver", "proxy",
+            "smudge", "process", "driver", "proxy", "external", "filter", "hook", "browser",
         ]
         .iter()
         .any(|end| key.ends_with(end))

@@ -1,6 +1,7 @@
 //! What a line's variables do to the commands after them: assignments judged by the value
 //! bash gives them, and the words a program is handed with the line's own values put in.
 
+use super::args::{operands, option_values};
 use super::classify::{Judge, ask};
 use super::danger::risky_assignment;
 use super::shell::Word;
@@ -8,6 +9,25 @@ use super::{Approver, Finding};
 use super::{fetch, runs};
 
 impl Judge<'_> {
+    /// Variables a builtin sets to what only the run knows (`read x`, `printf -v x`, `wait -p
+    /// x`): unknown from now on. A name with a subscript runs the subscript's code when it is
+    /// set (`read 'x[$(cmd)]'`), which is for a person to read (classifier round 16).
+    pub(super) fn names_set(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        let names: Vec<Word> = match base {
+            "read" | "mapfile" | "readarray" | "getopts" => operands(args).cloned().collect(),
+            "printf" => option_values(args, &["-v"]),
+            "wait" => option_values(args, &["-p"]),
+            _ => return,
+        };
+        for name in names {
+            if name.text.contains('[') && name.text.contains(['$', '`']) {
+                let why = format!("`{base}` sets `{}`, whose subscript runs code", name.text);
+                findings.push(ask(why).narrowed(Approver::Person));
+            }
+            self.place.unknown(&name.text);
+        }
+    }
+
     /// `NAME=value` (before a command, alone, or in `export`/`declare`): what it points
     /// package managers at, loads or runs, and what later words see of it.
     pub(super) fn assignment(&mut self, name: &str, value: &Word, findings: &mut Vec<Finding>) {
@@ -30,8 +50,21 @@ impl Judge<'_> {
         // bash's tables of what a name runs (`BASH_CMDS[ls]=/bin/rm`, `BASH_ALIASES[ls]=...`):
         // the later command is not the one ai read (classifier round 15).
         let base_name = name.split('[').next().unwrap_or(name);
-        if matches!(base_name, "BASH_CMDS" | "BASH_ALIASES") {
+        // bash's functions from the environment (`BASH_FUNC_ls%%`), git's settings from it
+        // (`GIT_CONFIG_KEY_0=core.fsmonitor`): round 16.
+        let renames = matches!(base_name, "BASH_CMDS" | "BASH_ALIASES")
+            || name.starts_with("BASH_FUNC_")
+            || name.starts_with("GIT_CONFIG_KEY_")
+            || name.starts_with("GIT_CONFIG_VALUE_")
+            || matches!(name, "GIT_CONFIG_COUNT" | "GIT_CONFIG_PARAMETERS");
+        if renames {
             let why = format!("`{name}=` makes a command name run something else");
+            findings.push(ask(why).narrowed(Approver::Person));
+        }
+        // Code bash runs on its own (before traced commands, at prompts), and where `cd`
+        // goes: what runs is not what ai read.
+        if matches!(name, "PS4" | "PS0" | "PS1" | "PROMPT_COMMAND" | "CDPATH") {
+            let why = format!("`{name}=` changes what bash runs or where `cd` goes");
             findings.push(ask(why).narrowed(Approver::Person));
         }
         if let Some(why) = risky_assignment(name, &assigned) {

@@ -115,11 +115,18 @@ impl Judge<'_> {
             .cloned()
             .unwrap_or_else(|| Word::literal("~"));
         // The previous directory (`cd -`, `$OLDPWD`, which the line can set): not followed.
+        // What runs after it runs where ai does not know: for a person (classifier round 16).
         if target.text == "-" {
-            findings.push(ask(
-                "`cd -` goes back to a directory ai does not follow".to_string()
-            ));
+            let why = "`cd -` goes back to a directory ai does not follow";
+            findings.push(ask(why).narrowed(super::Approver::Person));
             return;
+        }
+        // With CDPATH set, `cd home` may go to a `home` elsewhere (`CDPATH=/`).
+        let relative = !target.text.starts_with(['/', '.', '~', '$']);
+        let cdpath = std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty());
+        if relative && cdpath {
+            let why = format!("`cd {}` may go elsewhere by CDPATH", target.text);
+            findings.push(ask(why).narrowed(super::Approver::Person));
         }
         self.secret(&target, findings);
         let paths = self.place.paths(&target);
@@ -133,10 +140,13 @@ impl Judge<'_> {
         }
         match paths.and_then(|p| p.into_iter().last()) {
             Some(dir) => self.place.cwd = dir,
-            None => findings.push(ask(format!(
-                "`cd {}` goes to a directory computed at run time",
-                target.text
-            ))),
+            None => findings.push(
+                ask(format!(
+                    "`cd {}` goes to a directory computed at run time",
+                    target.text
+                ))
+                .narrowed(super::Approver::Person),
+            ),
         }
     }
 

@@ -374,8 +374,22 @@ fn fetch_then_close(request: &Request) -> Result<(), String> {
 /// PATH without the directories a call can write (the project, temp, the caches), nor any
 /// that does not resolve.
 fn trusted_path(request: &Request) -> OsString {
-    let writable: Vec<PathBuf> = (request.write.iter())
+    // What calls can write, where the command runs (the project, writable or not), and the
+    // temp directories (a shared one is no longer writable whole, but is no more trusted).
+    let mut untrusted: Vec<PathBuf> = (request.write.iter())
         .chain(&request.caches)
+        .chain(request.cover.iter().map(|(temp, _)| temp))
+        .cloned()
+        .collect();
+    untrusted.extend(
+        request
+            .temp_dir
+            .iter()
+            .filter_map(|t| t.parent().map(Path::to_path_buf)),
+    );
+    untrusted.extend(["/tmp", "/var/tmp", "/dev/shm"].map(PathBuf::from));
+    untrusted.extend(std::env::current_dir().ok());
+    let writable: Vec<PathBuf> = (untrusted.iter())
         .filter_map(|root| root.canonicalize().ok())
         .collect();
     let path = std::env::var_os("PATH").unwrap_or_default();

@@ -58,6 +58,12 @@ impl Plan {
         request.temp_dir = (shared.iter())
             .find(|(temp, _)| Some(temp) == self.temp.first())
             .map(|(_, session)| session.clone());
+        // No project to write (no repository around a PATH directory, a dotfiles tree): where
+        // the call runs stays readable, as it is outside temp and the home.
+        let runs_in_shared = shared.iter().any(|(temp, _)| self.cwd.starts_with(temp));
+        if self.project.is_err() && runs_in_shared {
+            request.read.push(self.cwd.clone());
+        }
         let containers: Vec<PathBuf> = (shared.iter().map(|(temp, _)| temp.clone()))
             .chain(self.home.iter().cloned())
             // Other users' homes: hidden, but for the toolchains granted in them.
