@@ -272,6 +272,9 @@ fn stage_two(request: &Request) -> i32 {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     let session = rustix::process::setsid().is_ok();
     let limits = super::isolate::set_limits(request);
+    // Nothing the call makes is writable by others unless it asks (as strict as the user's).
+    let old = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
+    rustix::process::umask(old | rustix::fs::Mode::from_raw_mode(0o022));
     // Only inside stage one's mount namespace: elsewhere this would cover the machine's /proc.
     let own_proc = request.mount_namespace && super::mounts::own_proc(request.pid_namespace);
     let grants = Grants::of(request, request.read_only_mounts);

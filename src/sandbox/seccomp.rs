@@ -15,6 +15,8 @@
 //! - **Set-user-ID bits.** A mode with `S_ISUID` or `S_ISGID` is refused in `chmod`, `open`
 //!   and their relatives, `mknod` too (and `openat2`, whose mode seccomp cannot see): a file owned by the user
 //!   (or by root) and made setuid in temp would hand that identity to anyone, later, outside.
+//!   `chmod` to a mode others may write is refused too (their write would run later as the
+//!   user), and the call starts with a umask of `022`.
 //!
 //! A 32-bit system call from a 64-bit process kills it (seccompiler's architecture check), so
 //! `socketcall` cannot go around the filter; an x32 call (same architecture on x86_64, bit 30 of
@@ -62,9 +64,13 @@ fn arg(arg: u8, op: SeccompCmpOp, value: i64) -> Option<SeccompCondition> {
     SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, u64::try_from(value).ok()?).ok()
 }
 
-/// Rules that match a mode argument (`at`) holding a set-user-ID or set-group-ID bit.
-fn setid_mode(at: u8) -> Option<Vec<SeccompRule>> {
-    let bits = [i64::from(libc::S_ISUID), i64::from(libc::S_ISGID)];
+/// Rules that match a mode argument (`at`) holding a set-user-ID or set-group-ID bit, and,
+/// when `changed` (a mode set on an existing file: `chmod`), write permission for others.
+fn setid_mode(at: u8, changed: bool) -> Option<Vec<SeccompRule>> {
+    let mut bits = vec![i64::from(libc::S_ISUID), i64::from(libc::S_ISGID)];
+    if changed {
+        bits.push(i64::from(libc::S_IWOTH));
+    }
     bits.iter()
         .map(|bit| {
             let mask = u64::try_from(*bit).ok()?;
@@ -179,8 +185,16 @@ fn program(network: bool) -> Option<BpfProgram> {
         (libc::SYS_creat, 1),
         (libc::SYS_mknod, 1),
     ]);
+    // `chmod 0666 Makefile`: any other user of the machine could then rewrite what the user's
+    // next `make` runs, after every check ai makes (sandbox round 27). Files are still made
+    // with the usual `0666` (the umask takes the bit off).
+    let chmods = [libc::SYS_fchmod, libc::SYS_fchmodat, libc::SYS_fchmodat2];
     for (call, at) in modes {
-        rules.insert(call, setid_mode(at)?);
+        #[cfg(target_arch = "x86_64")]
+        let changed = chmods.contains(&call) || call == libc::SYS_chmod;
+        #[cfg(not(target_arch = "x86_64"))]
+        let changed = chmods.contains(&call);
+        rules.insert(call, setid_mode(at, changed)?);
     }
     let filter = SeccompFilter::new(
         rules,

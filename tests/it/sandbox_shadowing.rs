@@ -158,3 +158,40 @@ fn configuration_that_names_a_program_for_the_users_tools_cannot_be_planted() {
     }
     unchanged(&ai, ".mvn/jvm.config", "-Xmx1g\n", &stderr);
 }
+
+/// Nothing a call leaves is writable by the machine's other users, who could then change what
+/// the user's next `make` runs (round 27): `chmod` to such a mode is refused, and what the call
+/// makes gets at least a umask of `022`.
+#[test]
+fn nothing_a_call_leaves_is_writable_by_others() {
+    if !require_sandbox() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let ai = Ai::new("http://127.0.0.1:9/v1")
+        .file("src/main.c", "int main(void) { return 0; }\n")
+        .git_init();
+    let (ai, stderr) = make_in(
+        ai,
+        &[
+            "chmod 0666 src/main.c",
+            "chmod o+w src",
+            "chmod 0777 .",
+            "sh -c 'umask 0; touch made.txt'",
+            "mkdir made-dir",
+        ],
+    );
+    let work = ai.work();
+    for path in ["src/main.c", "src", ".", "made-dir"] {
+        let mode = std::fs::metadata(work.join(path))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o002,
+            0,
+            "{path} is writable by others ({mode:o}): {stderr}"
+        );
+    }
+    assert!(work.join("made-dir").exists(), "{stderr}");
+}
