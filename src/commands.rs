@@ -61,7 +61,7 @@ pub(crate) fn check_command(
         if sandboxed {
             value["sandbox"] = serde_json::json!(sandbox);
         }
-        value.to_string()
+        ui::json_escaped(&value.to_string())
     } else {
         let mut lines: Vec<String> = assessment
             .reasons

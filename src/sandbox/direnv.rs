@@ -30,7 +30,10 @@ pub(super) fn loaded(work_tree: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         .map(|f| crate::config::lexical(&work_tree.join(f)));
     // A virtualenv's activation scripts: what `source .venv/bin/activate` or the user runs.
     let active = active_venv(work_tree);
-    let venvs: Vec<&PathBuf> = envrc.venvs.iter().chain(&active).collect();
+    let at_top = project_venvs(work_tree);
+    let venvs: Vec<&PathBuf> = (envrc.venvs.iter().chain(&active).chain(&at_top)).collect();
+    // Its activation scripts and `pyvenv.cfg`, whose `home` names the Python it starts (round
+    // 28: pointed at a planted standard library).
     let activation = venvs.iter().flat_map(|venv| activation_scripts(venv));
     // What the virtualenv's Python runs at every start: its `.pth` files and what they import
     // (setuptools' `distutils-precedence.pth` imports `_distutils_hack`), `sitecustomize`
@@ -57,6 +60,19 @@ pub(super) fn unreadable(work_tree: &Path) -> Option<String> {
     })
 }
 
+/// The virtualenvs at the top of the project (a directory holding `pyvenv.cfg`): what the user
+/// activates there later.
+fn project_venvs(work_tree: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(work_tree) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|dir| dir.join("pyvenv.cfg").is_file())
+        .collect()
+}
+
 /// The virtualenv of the project that ai's own environment has activated.
 fn active_venv(work_tree: &Path) -> Option<PathBuf> {
     let venv = PathBuf::from(std::env::var_os("VIRTUAL_ENV")?);
@@ -74,6 +90,7 @@ fn activation_scripts(venv: &Path) -> Vec<PathBuf> {
     ]
     .iter()
     .map(|name| venv.join("bin").join(name))
+    .chain([venv.join("pyvenv.cfg")])
     .collect()
 }
 
@@ -87,6 +104,7 @@ pub(super) fn path_dirs(work_tree: &Path) -> Vec<PathDir> {
         .iter()
         .cloned()
         .chain(active_venv(work_tree))
+        .chain(project_venvs(work_tree))
         .collect();
     let on_path = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())

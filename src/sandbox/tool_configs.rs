@@ -34,6 +34,24 @@ const PROGRAM_CONFIGS: &[&str] = &[
     ".nvim.lua",
     ".nvimrc",
     ".exrc",
+    // Read from the working directory by debuggers, REPLs, editors and version managers
+    // (round 28: `python -m pdb` ran a planted `.pdbrc`).
+    ".vimrc",
+    ".gvimrc",
+    ".pdbrc",
+    ".pdbrc.py",
+    ".gdbinit",
+    ".lldbinit",
+    ".irbrc",
+    ".pryrc",
+    ".psqlrc",
+    ".sqliterc",
+    ".hg/hgrc",
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    ".mise/config.toml",
 ];
 
 /// Manifests that mark a directory tools run in (a workspace member).

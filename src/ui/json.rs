@@ -29,6 +29,7 @@ impl JsonPrinter {
         let Ok(text) = serde_json::to_string(value) else {
             return;
         };
+        let text = super::sanitize::json_escaped(&text);
         if let Err(err) = writeln!(self.out, "{text}").and_then(|()| self.out.flush()) {
             self.broken = is_broken_pipe(&err) || err.kind() != std::io::ErrorKind::Interrupted;
         }

@@ -17,7 +17,7 @@ pub(crate) use confirm::{TerminalAsker, confirm};
 pub(crate) use crash::install_panic_hook;
 pub(crate) use json::JsonPrinter;
 pub(crate) use plain::PlainPrinter;
-pub(crate) use sanitize::{is_clean, sanitize, visible};
+pub(crate) use sanitize::{is_clean, json_escaped, sanitize, visible};
 
 use crate::config::OutputMode;
 use crate::protocol::Event;

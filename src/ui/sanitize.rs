@@ -19,6 +19,25 @@ pub(crate) fn one_line(text: &str) -> String {
     sanitize(text).replace(['\n', '\t'], " ")
 }
 
+/// JSON text with every character that could move a terminal or hide text (C1 controls, bidi,
+/// zero-width, Hangul fillers) written as a `\uXXXX` escape: the same value to a parser, nothing
+/// a script that prints a field can be fooled by (classifier round 16). Such characters only
+/// occur inside strings, where an escape is valid.
+pub(crate) fn json_escaped(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if is_unsafe(c) && !c.is_ascii() {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn is_unsafe(c: char) -> bool {
     match c {
         '\n' | '\t' => false,
@@ -118,6 +137,21 @@ mod tests {
         assert_eq!(visible("ls\tx", 80), "ls<TAB>x");
         let long = "a".repeat(100);
         assert_eq!(visible(&long, 40).lines().count(), 3);
+    }
+
+    #[test]
+    fn json_keeps_its_value_and_loses_what_could_fool_a_terminal() {
+        let value = serde_json::json!({"text": "a\u{202E}b\u{9B}c\u{E0041}d é"});
+        let escaped = json_escaped(&value.to_string());
+        assert!(
+            escaped.chars().all(|c| !is_unsafe(c) || c.is_ascii()),
+            "{escaped}"
+        );
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&escaped).unwrap(),
+            value
+        );
+        assert!(escaped.contains('é'), "{escaped}");
     }
 
     #[test]

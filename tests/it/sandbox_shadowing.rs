@@ -135,6 +135,7 @@ fn configuration_that_names_a_program_for_the_users_tools_cannot_be_planted() {
             "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
         )
         .file(".mvn/jvm.config", "-Xmx1g\n")
+        .file("venv/pyvenv.cfg", "home = /usr/bin\n")
         .file("src/main.c", "int main(void) { return 0; }\n")
         .git_init();
     let (ai, stderr) = make_in(
@@ -146,13 +147,20 @@ fn configuration_that_names_a_program_for_the_users_tools_cannot_be_planted() {
             "echo 'script-shell=./tc/sh' > .npmrc",
             "echo '-javaagent:x.jar' >> .mvn/jvm.config",
             "mkdir -p .vscode && echo '{}' > .vscode/tasks.json",
+            // Round 28: a debugger's and an editor's start-up files, a virtualenv's Python.
+            "echo '!import os' > .pdbrc",
+            "echo ':!id' > .vimrc",
+            "echo 'home = /tmp/planted' > venv/pyvenv.cfg",
         ],
     );
+    unchanged(&ai, "venv/pyvenv.cfg", "home = /usr/bin\n", &stderr);
     for planted in [
         ".cargo/config.toml",
         "rust-toolchain.toml",
         ".npmrc",
         ".vscode/tasks.json",
+        ".pdbrc",
+        ".vimrc",
     ] {
         assert!(!ai.work().join(planted).exists(), "{planted}: {stderr}");
     }
