@@ -450,6 +450,9 @@ impl Judge<'_> {
         if judged.history {
             self.history_secrets(&judged.dirs, findings);
         }
+        if let Some(why) = self.picks_up_written(base, &judged) {
+            findings.push(ask(why).narrowed(Approver::Person));
+        }
         if judged.project_code && !self.in_project(&self.place.cwd.clone()) {
             let why = format!(
                 "`{base}` runs the build, test or lint code of {}, which is not the project",
@@ -477,7 +480,7 @@ impl Judge<'_> {
         if let Some(why) = runs.why {
             findings.push(ask(why).narrowed(Approver::YesOrPerson));
         }
-        if let Some(why) = runs::stored_code(base, args) {
+        if let Some(why) = runs::stored_code(base, args).or(runs::embedded_code(base, args)) {
             findings.push(ask(why).narrowed(Approver::Person));
         }
     }

@@ -21,6 +21,9 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
     const CODE: &[&str] = &[
         "rs", "c", "h", "py", "pth", "js", "mjs", "cjs", "ts", "go", "rb", "php", "sh", "pl",
         "toml", "json", "yaml", "yml", "ini", "cfg", "mk", "cmake", "lua", "nix",
+        // Python's compiled and extension modules, and what make's built-in rules compile
+        // (classifier round 17).
+        "pyc", "pyo", "pyw", "so", "cc", "cpp", "cxx", "s", "f", "p", "y", "l",
     ];
     const AUTO_LOADED: &[&str] = &[
         "Makefile",

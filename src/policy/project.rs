@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::Finding;
 use super::classify::{Context, Judge, ask};
 use super::danger::basename;
+use super::judged::Judged;
 use super::kind::runs_code;
 use super::shell::Word;
 
@@ -170,6 +171,24 @@ impl Judge<'_> {
                     path.display()
                 )
             })
+    }
+
+    /// Why the command may run what the line itself writes, if it may: a build, a test runner
+    /// or Python started after the line writes a file they pick up by themselves (`>
+    /// GNUmakefile; make`, a `.pyc` before `python3 -m json.tool`). What runs is then not what
+    /// ai read (classifier round 17).
+    pub(super) fn picks_up_written(&self, base: &str, judged: &Judged) -> Option<String> {
+        let python = base.starts_with("python") || base.starts_with("pypy");
+        if !(judged.project_code || python) {
+            return None;
+        }
+        let file = self.written.iter().find(|w| {
+            super::kind::is_source(w, false) && self.project.is_some_and(|p| w.starts_with(p))
+        })?;
+        Some(format!(
+            "`{base}` may run {}, which this command line writes",
+            file.display()
+        ))
     }
 
     /// A build description in `dir` that is a link to a file outside the project (a cloned

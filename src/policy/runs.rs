@@ -76,6 +76,66 @@ pub(crate) fn stored_code(base: &str, args: &[Word]) -> Option<String> {
     stores.then(|| format!("`{base}` makes later text run that ai does not read"))
 }
 
+/// Why a program runs shell text written inside its own script or options, which ai does not
+/// read, if it does: sed's `e` command and `s///e`, awk's `system()` and pipes, tar's
+/// checkpoint actions and compress programs, git's difftool, `submodule foreach` and `bisect
+/// run`, zip's test command, and history replayed (`fc -s`, `history -s`). An approval naming
+/// the program (`--allow 'sed*'`) never covers it (classifier round 17).
+pub(crate) fn embedded_code(base: &str, args: &[Word]) -> Option<String> {
+    let texts = || args.iter().map(|a| a.text.as_str());
+    let has = |flag: &str| texts().any(|a| a == flag || a.starts_with(&format!("{flag}=")));
+    let runs = match base {
+        "sed" | "gsed" => texts().any(sed_executes),
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox" => texts().any(|t| {
+            t.contains("system") || t.contains("|&") || (t.contains('|') && t.contains('"'))
+        }),
+        "tar" | "gtar" | "bsdtar" => {
+            texts().any(|a| a.starts_with("--checkpoint-action") || a.starts_with("-I"))
+                || [
+                    "--use-compress-program",
+                    "--to-command",
+                    "--info-script",
+                    "-F",
+                ]
+                .iter()
+                .any(|f| has(f))
+                || ["--new-volume-script", "--rsh-command", "--rmt-command"]
+                    .iter()
+                    .any(|f| has(f))
+        }
+        "git" => {
+            let words: Vec<&str> = texts().collect();
+            let pair = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
+            (words.contains(&"difftool") && (has("-x") || has("--extcmd")))
+                || pair("submodule", "foreach")
+                || pair("bisect", "run")
+        }
+        "zip" => has("-TT") || has("--unzip-command"),
+        "fc" => has("-s") || has("-e"),
+        "history" => has("-s") || has("-r") || has("-n"),
+        "set" => has("-H") || texts().any(|a| a == "history" || a == "histexpand"),
+        _ => false,
+    };
+    runs.then(|| format!("`{base}` runs shell text of its own that ai does not read"))
+}
+
+/// Whether a sed script runs a command: the `e` command (`1e id`, `e id`) or `s///e`.
+fn sed_executes(script: &str) -> bool {
+    let command_e = script.split([';', '\n', '{', '}']).any(|part| {
+        let part = part.trim_start_matches(|c: char| {
+            c.is_ascii_digit() || c.is_whitespace() || matches!(c, '$' | ',' | '!')
+        });
+        part == "e" || part.starts_with("e ")
+    });
+    let substitute_e = script.starts_with('s')
+        && script.chars().nth(1).is_some_and(|d| !d.is_alphanumeric())
+        && script
+            .rsplit(script.chars().nth(1).unwrap_or('/'))
+            .next()
+            .is_some_and(|flags| flags.contains('e'));
+    command_e || substitute_e
+}
+
 /// A `NAME=value` prefix that names a program: its value as a line.
 pub(crate) fn assignment(name: &str, value: &Word) -> Option<Word> {
     PROGRAM_VARIABLES.contains(&name).then(|| value.clone())

@@ -178,13 +178,7 @@ fn visit(node: Node<'_>, src: &str, script: &mut Script) {
         }
         "declaration_command" => declaration(node, src, script),
         "heredoc_redirect" => heredoc_body(node, src, script),
-        "unset_command" => {
-            let mut cursor = node.walk();
-            let words: Vec<Word> = std::iter::once(Word::literal("unset"))
-                .chain(node.named_children(&mut cursor).map(|c| word(c, src)))
-                .collect();
-            script.arithmetic.extend(arithmetic_words(&words));
-        }
+        "unset_command" => unset_command(node, src, script),
         // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript: quoted code inside a test still runs.
         "test_command" | "arithmetic_expansion" => {
             let text = text_of(node, src);
@@ -245,6 +239,21 @@ fn unescape_backquoted(text: &str) -> String {
         }
     }
     out
+}
+
+/// `unset NAMES`: subscripts are arithmetic; a name only the run knows (`unset "$x"` with
+/// `x='a[$(cmd)]'`) has its subscript evaluated too (classifier round 17).
+fn unset_command(node: Node<'_>, src: &str, script: &mut Script) {
+    let mut cursor = node.walk();
+    let words: Vec<Word> = std::iter::once(Word::literal("unset"))
+        .chain(node.named_children(&mut cursor).map(|c| word(c, src)))
+        .collect();
+    // `unset "$x"` with `x='a[$(cmd)]'`: bash evaluates the subscript of a name only
+    // the run knows (classifier round 17).
+    if words.iter().any(|w| w.text.starts_with(['$', '`'])) {
+        script.indirect.push(text_of(node, src).to_string());
+    }
+    script.arithmetic.extend(arithmetic_words(&words));
 }
 
 /// A function the line defines: its shape (for fork bombs) and its body, by name.

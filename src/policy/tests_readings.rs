@@ -267,6 +267,24 @@ fn what_ai_cannot_read_is_for_a_person() {
             "xargs -I{} sh -c {} < cmds.txt",
             "echo 'rm -rf ~' > x.sh; bash x.sh",
             "printf 'all:\\n\\trm -rf ~\\n' > M.mk; make -f M.mk",
+            // Round 17: what a program runs from its own text, history replayed, a subscript
+            // unset through a variable, git pointed elsewhere, files the line writes and then
+            // a build or Python picks up.
+            "sed '1e rm -rf ~' src/main.rs",
+            "sed 's/a/b/e' src/main.rs",
+            "awk 'BEGIN{system(\"rm -rf ~\")}'",
+            "tar --checkpoint=1 --checkpoint-action=exec='rm -rf ~' -cf x.tar src",
+            "tar -I 'sh -c x' -xf a.tar",
+            "git difftool -x 'rm -rf ~' HEAD",
+            "git submodule foreach 'rm -rf ~'",
+            "git bisect run ./x.sh",
+            "fc -s",
+            "set -o history -H; : rm -rf ~; !!:1-3",
+            "a=(1 2); x='a[$(rm -rf ~)]'; unset \"$x\"",
+            "GIT_WORK_TREE=~ git clean -ffdx",
+            "echo aGk= | base64 -d > argparse.pyc; python3 -m json.tool package.json",
+            "printf 'all:\\n\\trm -rf ~\\n' > GNUmakefile; make",
+            "printf '#include \".env\"' > y.cpp; make y",
         ],
     );
     super::tests_spelling::all_denied(&["bash 0<<< 'rm -rf ~'", "sh 0<<< 'rm -rf ~'"]);

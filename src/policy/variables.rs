@@ -56,7 +56,9 @@ impl Judge<'_> {
             || name.starts_with("BASH_FUNC_")
             || name.starts_with("GIT_CONFIG_KEY_")
             || name.starts_with("GIT_CONFIG_VALUE_")
-            || matches!(name, "GIT_CONFIG_COUNT" | "GIT_CONFIG_PARAMETERS");
+            || matches!(name, "GIT_CONFIG_COUNT" | "GIT_CONFIG_PARAMETERS")
+            // Where git works (`GIT_WORK_TREE=~ git clean -ffdx`: round 17).
+            || matches!(name, "GIT_WORK_TREE" | "GIT_DIR" | "GIT_COMMON_DIR" | "GIT_INDEX_FILE");
         if renames {
             let why = format!("`{name}=` makes a command name run something else");
             findings.push(ask(why).narrowed(Approver::Person));

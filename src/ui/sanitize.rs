@@ -57,6 +57,8 @@ fn is_unsafe(c: char) -> bool {
         // Hangul fillers and the Khmer inherent vowels: letters that print as blanks
         // (classifier round 15).
         '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{17B4}' | '\u{17B5}' => true,
+        // The blank Braille pattern (classifier round 17).
+        '\u{2800}' => true,
         _ => false,
     }
 }
@@ -159,6 +161,7 @@ mod tests {
         for c in [
             '\u{3164}',
             '\u{115F}',
+            '\u{2800}',
             '\u{200E}',
             '\u{200F}',
             '\u{061C}',
