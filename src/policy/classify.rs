@@ -472,6 +472,7 @@ impl Judge<'_> {
 
     /// What options that run programs make the command run: judged as lines of their own.
     fn programs(&mut self, base: &str, args: &[Word], findings: &mut Vec<Finding>) {
+        self.note_edited_in_place(base, args);
         findings.extend(xargs_makes_options(base, &self.place.cwd).map(ask));
         let runs = runs::options(base, args);
         for line in &runs.lines {

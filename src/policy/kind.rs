@@ -14,6 +14,58 @@ pub(crate) fn is_descriptor(path: &str, dynamic: bool) -> bool {
             .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// Files build tools and interpreters pick up by themselves.
+const AUTO_LOADED: &[&str] = &[
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "Dockerfile",
+    "Gemfile",
+    "Rakefile",
+    "Justfile",
+    "Vagrantfile",
+    "BUILD",
+    "WORKSPACE",
+    "CMakeLists.txt",
+    "meson.build",
+    "build.rs",
+    "conftest.py",
+    "setup.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+    // Toolchain pins read by every build in the directory: `rust-toolchain` may name a
+    // toolchain by path, `go.mod`/`go.work` a Go toolchain to download or source elsewhere.
+    "rust-toolchain",
+    "go.mod",
+    "go.work",
+    "justfile",
+    ".justfile",
+    "BUILD.bazel",
+    "MODULE.bazel",
+    "SConstruct",
+    "build.ninja",
+    "Taskfile.yml",
+];
+
+/// Whether a build, a test runner or Python picks `path` up by itself, without being told its
+/// name: a build description (`GNUmakefile`, `build.rs`, `conftest.py`, `package.json`), a
+/// settings file (`.npmrc`), a `.mk` include, or a module Python imports from its directory
+/// (`.pyc`, `.so`, `.pth`). A line that writes one and then builds runs what ai did not read.
+pub(crate) fn picked_up(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    AUTO_LOADED.contains(&name.as_str())
+        || name == "package.json"
+        || name.starts_with('.')
+        || ["pyc", "pyo", "so", "pth", "mk"].contains(&extension.as_str())
+}
+
 /// Files whose overwriting changes what the project is, or runs later (`.envrc`, dotfiles).
 pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
     // New files: what build tools and interpreters pick up by themselves (a `conftest.py`, a
@@ -24,37 +76,6 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
         // Python's compiled and extension modules, and what make's built-in rules compile
         // (classifier round 17).
         "pyc", "pyo", "pyw", "so", "cc", "cpp", "cxx", "s", "f", "p", "y", "l",
-    ];
-    const AUTO_LOADED: &[&str] = &[
-        "Makefile",
-        "makefile",
-        "GNUmakefile",
-        "Dockerfile",
-        "Gemfile",
-        "Rakefile",
-        "Justfile",
-        "Vagrantfile",
-        "BUILD",
-        "WORKSPACE",
-        "CMakeLists.txt",
-        "meson.build",
-        "build.rs",
-        "conftest.py",
-        "setup.py",
-        "sitecustomize.py",
-        "usercustomize.py",
-        // Toolchain pins read by every build in the directory: `rust-toolchain` may name a
-        // toolchain by path, `go.mod`/`go.work` a Go toolchain to download or source elsewhere.
-        "rust-toolchain",
-        "go.mod",
-        "go.work",
-        "justfile",
-        ".justfile",
-        "BUILD.bazel",
-        "MODULE.bazel",
-        "SConstruct",
-        "build.ninja",
-        "Taskfile.yml",
     ];
     let name = path
         .file_name()

@@ -183,7 +183,7 @@ impl Judge<'_> {
             return None;
         }
         let file = self.written.iter().find(|w| {
-            super::kind::is_source(w, false) && self.project.is_some_and(|p| w.starts_with(p))
+            super::kind::picked_up(w) && self.project.is_some_and(|p| w.starts_with(p))
         })?;
         Some(format!(
             "`{base}` may run {}, which this command line writes",
@@ -225,6 +225,29 @@ impl Judge<'_> {
                 && !super::reach::resolved(path).starts_with(project)
         });
         linked.or_else(|| foreign_config_above(project))
+    }
+
+    /// Notes the files an in-place editor changes (`sed -i s/a/b/ Makefile`), which a build
+    /// later on the line then runs as it now is (classifier round 17).
+    pub(super) fn note_edited_in_place(&mut self, base: &str, args: &[Word]) {
+        let in_place = |a: &Word| {
+            a.text.starts_with("-i") || a.text.starts_with("--in-place") || a.text == "-pi"
+        };
+        if !matches!(base, "sed" | "gsed" | "perl" | "ruby") || !args.iter().any(in_place) {
+            return;
+        }
+        let scripted = args
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "-e" | "-f" | "--expression"));
+        let operands: Vec<Word> = args
+            .iter()
+            .filter(|a| !a.text.starts_with('-'))
+            .cloned()
+            .collect();
+        let skip = usize::from(!scripted && base != "perl" && base != "ruby");
+        for word in operands.iter().skip(skip) {
+            self.note_written(word);
+        }
     }
 
     /// Notes a file the line writes (a redirection, `-o FILE`).

@@ -284,7 +284,7 @@ fn what_ai_cannot_read_is_for_a_person() {
             "GIT_WORK_TREE=~ git clean -ffdx",
             "echo aGk= | base64 -d > argparse.pyc; python3 -m json.tool package.json",
             "printf 'all:\\n\\trm -rf ~\\n' > GNUmakefile; make",
-            "printf '#include \".env\"' > y.cpp; make y",
+            "sed -i s/a/b/ Makefile; make",
         ],
     );
     super::tests_spelling::all_denied(&["bash 0<<< 'rm -rf ~'", "sh 0<<< 'rm -rf ~'"]);
