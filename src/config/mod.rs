@@ -9,6 +9,7 @@ mod kinds;
 mod layer;
 mod other_names;
 mod paths;
+mod programs;
 mod project;
 mod project_doc;
 #[cfg(test)]
@@ -28,6 +29,7 @@ pub(crate) use foreign::{ANTHROPIC_BASE_URL, ForeignVars, OLLAMA_HOST, secret_va
 #[cfg(test)] // used by tests elsewhere in the crate
 pub(crate) use foreign::{CACHE_VARS, KEY_VARS};
 pub(crate) use kinds::{OutputMode, ProviderName, SandboxMode, ToolFormat, WebProvider};
+pub(crate) use programs::own_program;
 // The environment snapshot is public: `main` takes it (through `app`) and hands it back.
 pub use layer::Env;
 #[cfg(test)] // used by tests elsewhere in the crate
@@ -314,7 +316,7 @@ fn command_shell(env: &Env) -> PathBuf {
             if ["bash", "zsh", "sh", "dash", "ksh"]
                 .contains(&shell.rsplit('/').next().unwrap_or_default()) =>
         {
-            PathBuf::from(shell)
+            own_program(shell)
         }
         _ => PathBuf::from("/bin/sh"),
     }

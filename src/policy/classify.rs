@@ -13,6 +13,7 @@ use super::fetch::{self, Fetches};
 use super::glob::{as_expanded, glob_makes_options, loop_splits_names, xargs_makes_options};
 use super::judged::Judged;
 use super::kind::{in_system_bin, is_descriptor, is_source, named_at_run_time};
+use super::own_text::own_text_and_background;
 use super::path::{holds_secrets, secret_below};
 use super::program;
 use super::reach::{Place, braces_make_words, expand_words, has_glob, too_much_brace};
@@ -385,11 +386,7 @@ impl Judge<'_> {
         if wraps == 0 && self.function_call(&name.text, base, args, context, findings) {
             return;
         }
-        if context.background && wraps == 0 {
-            findings.push(ask(
-                "a background job (`&`) keeps running after the command returns",
-            ));
-        }
+        own_text_and_background(base, args, context.background && wraps == 0, findings);
         if let Some(inner) = self.wrapper(base, args, context, findings) {
             self.nested(inner, &[], context, wraps, findings);
             return;
@@ -478,11 +475,15 @@ impl Judge<'_> {
         for line in &runs.lines {
             self.program_line(line, findings);
         }
+        // What an option makes run in a form ai does not read is for a person (round 18:
+        // `cargo --config target.X.runner=...`, `go test -exec`).
         if let Some(why) = runs.why {
-            findings.push(ask(why).narrowed(Approver::YesOrPerson));
-        }
-        if let Some(why) = runs::stored_code(base, args).or(runs::embedded_code(base, args)) {
-            findings.push(ask(why).narrowed(Approver::Person));
+            let who = if runs.unread {
+                Approver::Person
+            } else {
+                Approver::YesOrPerson
+            };
+            findings.push(ask(why).narrowed(who));
         }
     }
 

@@ -54,7 +54,7 @@ const INERT: &[&str] = &[
 /// (see [`own_git_dir`]), or git could not be run at all.
 pub(crate) fn ask_git(project: &Path, args: &[&str], paths: &[&Path]) -> Option<Output> {
     let git_dir = own_git_dir(project)?;
-    let mut command = Command::new("git");
+    let mut command = Command::new(crate::config::own_program("git"));
     command.arg("--no-pager").arg("--no-replace-objects");
     for setting in INERT {
         command.args(["-c", setting]);

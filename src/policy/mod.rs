@@ -24,6 +24,7 @@ mod history;
 mod judged;
 mod kind;
 mod node;
+mod own_text;
 mod path;
 mod program;
 mod project;

@@ -13,7 +13,23 @@ pub(crate) struct Runs {
     pub(crate) lines: Vec<Word>,
     /// Why no rule may approve the command (the option that runs a program), if one is given.
     pub(crate) why: Option<String>,
+    /// The option's program is text ai does not read as a line (`cargo --config
+    /// target.X.runner=...`, `go test -exec`): only a person approves it (classifier round 18).
+    pub(crate) unread: bool,
 }
+
+/// Options whose value names a program in a form ai does not judge as a command line.
+const UNREAD: &[&str] = &[
+    "--config",
+    "-Z",
+    "--script-shell",
+    "--node-options",
+    "-exec",
+    "-toolexec",
+    "-vettool",
+    "-overlay",
+    "-modfile",
+];
 
 /// Variables whose value is a program a command runs.
 const PROGRAM_VARIABLES: &[&str] = &[
@@ -73,6 +89,18 @@ pub(crate) fn stored_code(base: &str, args: &[Word]) -> Option<String> {
         "bind" => has("-x"),
         _ => false,
     };
+    // Glob settings that let a pattern match what ai expanded otherwise (`shopt -s dotglob;
+    // cat ?env`: classifier round 18).
+    let globs = base == "shopt"
+        && args.iter().any(|a| {
+            matches!(
+                a.text.as_str(),
+                "dotglob" | "nocaseglob" | "nocasematch" | "extglob" | "globasciiranges"
+            )
+        });
+    if globs {
+        return Some("`shopt` changes what later globs match, which ai does not follow".into());
+    }
     stores.then(|| format!("`{base}` makes later text run that ai does not read"))
 }
 
@@ -111,12 +139,55 @@ pub(crate) fn embedded_code(base: &str, args: &[Word]) -> Option<String> {
                 || pair("bisect", "run")
         }
         "zip" => has("-TT") || has("--unzip-command"),
+        // Round 18: programs whose options or commands run shell text.
+        "split" => has("--filter"),
+        "sqlite3" => texts().any(|t| t.contains(".shell") || t.contains(".system")),
+        "gdb" | "lldb" => ["-ex", "--eval-command", "-x", "-o", "-s"]
+            .iter()
+            .any(|f| has(f)),
+        "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "rvim" => {
+            texts().any(|t| t.starts_with('+') || matches!(t, "-c" | "-S" | "--cmd"))
+        }
+        "less" => texts().any(|t| t.starts_with('+') && t.contains('!')),
+        "man" => has("-P") || has("-H") || has("--html") || has("--pager"),
+        "dc" => texts().any(|t| t.contains('!')),
+        "sort" => has("--compress-program"),
+        _ if interpreter(base) => texts().any(runs_shell_text),
         "fc" => has("-s") || has("-e"),
         "history" => has("-s") || has("-r") || has("-n"),
         "set" => has("-H") || texts().any(|a| a == "history" || a == "histexpand"),
         _ => false,
     };
     runs.then(|| format!("`{base}` runs shell text of its own that ai does not read"))
+}
+
+/// Interpreters whose inline code (`-c`, `-e`) may hand text to a shell.
+fn interpreter(base: &str) -> bool {
+    ["python", "pypy", "perl", "ruby", "node", "php", "lua"]
+        .iter()
+        .any(|p| base.starts_with(p))
+        || matches!(
+            base,
+            "bun" | "deno" | "Rscript" | "julia" | "tclsh" | "wish" | "expect"
+        )
+}
+
+/// Whether interpreter code hands text to a shell (`os.system`, `subprocess`, `execSync`,
+/// backquotes): what runs then is not what ai read (classifier round 18).
+fn runs_shell_text(code: &str) -> bool {
+    [
+        "system",
+        "exec",
+        "popen",
+        "subprocess",
+        "spawn",
+        "`",
+        "%x",
+        "pty.",
+        "shell",
+    ]
+    .iter()
+    .any(|p| code.contains(p))
 }
 
 /// Whether a sed script runs a command: the `e` command (`1e id`, `e id`) or `s///e`.
@@ -199,6 +270,8 @@ pub(crate) fn options(base: &str, args: &[Word]) -> Runs {
     {
         runs.why = Some(format!("`{base} --config` can name programs it runs"));
     }
+    runs.unread = (runs.why.as_deref())
+        .is_some_and(|why| UNREAD.iter().any(|flag| why.contains(&format!(" {flag}`"))));
     runs
 }
 

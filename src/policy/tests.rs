@@ -299,7 +299,7 @@ fn interpreters_with_inline_code_or_code_on_stdin_ask() {
             ("trap 'rm -rf src' EXIT", "recursively"),
             ("watch -n 1 rm x", "deletes files"),
             ("f() { rm x; }; f", "deletes files"),
-            ("dc -e '!rm -rf src'", "not a program"),
+            ("dc -e '!rm -rf src'", "shell text of its own"),
             ("busybox rm -rf src", "busybox"),
             ("rg --pre ./evil.sh foo", "preprocessor"),
             ("less '+!rm -rf src' README.md", "pager commands"),

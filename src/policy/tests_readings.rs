@@ -249,6 +249,18 @@ fn what_ai_cannot_read_is_for_a_person() {
             "enable -f /tmp/x.so x",
             "bind -x '\"\\C-x\": rm -rf ~'",
             "sh 0<<EOF\nrm -rf ~\nEOF",
+        ],
+    );
+    super::tests_spelling::all_denied(&["bash 0<<< 'rm -rf ~'", "sh 0<<< 'rm -rf ~'"]);
+}
+
+/// The same for rounds 16 to 18.
+#[test]
+fn what_ai_cannot_read_is_for_a_person_in_later_spellings() {
+    let world = super::tests_spelling::world();
+    super::tests_spelling::only_a_person(
+        &world,
+        &[
             // Round 16: names computed at run time, subscripts that run, bash's own code,
             // settings and functions from the environment, scripts the line writes.
             "${x:-rm} -rf ~",
@@ -285,7 +297,24 @@ fn what_ai_cannot_read_is_for_a_person() {
             "echo aGk= | base64 -d > argparse.pyc; python3 -m json.tool package.json",
             "printf 'all:\\n\\trm -rf ~\\n' > GNUmakefile; make",
             "sed -i s/a/b/ Makefile; make",
+            // Round 18: programs an option makes run, programs that run shell text of their
+            // own, interpreter code that hands text to a shell, glob settings.
+            "cargo run --config 'target.x86_64-unknown-linux-gnu.runner=\"rm -rf /root\"'",
+            "go test -exec 'rm -rf /root' ./...",
+            "split --filter='rm -rf ~' -l1 src/main.rs",
+            "sqlite3 x.db '.shell rm -rf ~'",
+            "gdb -ex 'shell rm -rf ~' -batch",
+            "vim -c '!rm -rf ~' x",
+            "less '+!rm -rf ~' src/main.rs",
+            "man -P 'sh -c x' ls",
+            "dc -e '!rm -rf ~'",
+            "sort --compress-program=sh src/main.rs",
+            "python3 -c 'import os; os.system(\"rm -rf ~\")'",
+            "perl -e 'system \"rm -rf ~\"'",
+            "node -e 'require(\"child_process\").execSync(\"rm -rf ~\")'",
+            "shopt -s dotglob; cat ?env",
+            "shopt -s nocaseglob; cat .EN[V]",
+            "GLOBIGNORE=x; cat ?env",
         ],
     );
-    super::tests_spelling::all_denied(&["bash 0<<< 'rm -rf ~'", "sh 0<<< 'rm -rf ~'"]);
 }

@@ -65,7 +65,10 @@ impl Judge<'_> {
         }
         // Code bash runs on its own (before traced commands, at prompts), and where `cd`
         // goes: what runs is not what ai read.
-        if matches!(name, "PS4" | "PS0" | "PS1" | "PROMPT_COMMAND" | "CDPATH") {
+        if matches!(
+            name,
+            "PS4" | "PS0" | "PS1" | "PROMPT_COMMAND" | "CDPATH" | "GLOBIGNORE"
+        ) {
             let why = format!("`{name}=` changes what bash runs or where `cd` goes");
             findings.push(ask(why).narrowed(Approver::Person));
         }

@@ -384,7 +384,7 @@ fn key_from_command(cmd: &str, origin: &str) -> Result<Secret, ConfigError> {
         expected: format!("a command that prints the key ({why})"),
     };
     // Not in the project, where a sandboxed call may have planted what the command runs.
-    let output = Command::new("sh")
+    let output = Command::new(crate::config::own_program("sh"))
         .arg("-c")
         .arg(cmd)
         .current_dir("/")

@@ -33,7 +33,7 @@ pub(crate) struct Named {
 pub(crate) fn named(git_dir: &Path, work_tree: &Path, home: Option<&Path>) -> Option<Named> {
     let mut git_dir_arg = std::ffi::OsString::from("--git-dir=");
     git_dir_arg.push(git_dir);
-    let output = Command::new("git")
+    let output = Command::new(crate::config::own_program("git"))
         .arg("--no-pager")
         .arg(git_dir_arg)
         .args(["config", "-z", "--show-origin", "--get-regexp", KEYS])

@@ -37,7 +37,9 @@ const PROGRAM_CONFIGS: &[&str] = &[
     // Read from the working directory by debuggers, REPLs, editors and version managers
     // (round 28: `python -m pdb` ran a planted `.pdbrc`).
     ".vimrc",
+    "_vimrc",
     ".gvimrc",
+    "_gvimrc",
     ".pdbrc",
     ".pdbrc.py",
     ".gdbinit",
@@ -52,6 +54,16 @@ const PROGRAM_CONFIGS: &[&str] = &[
     "mise.local.toml",
     ".mise.local.toml",
     ".mise/config.toml",
+    ".config/mise.toml",
+    ".config/mise/config.toml",
+    "mise/config.toml",
+    ".rtx.toml",
+    ".helix/config.toml",
+    ".helix/languages.toml",
+    ".zed/settings.json",
+    ".zed/tasks.json",
+    ".devcontainer/devcontainer.json",
+    ".devcontainer.json",
 ];
 
 /// Manifests that mark a directory tools run in (a workspace member).

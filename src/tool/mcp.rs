@@ -237,7 +237,7 @@ fn write_cache(file: Option<&Path>, tools: &[Value]) {
 }
 
 async fn start_one(config: &McpServerConfig) -> Result<(Client, Vec<Value>), String> {
-    let mut command = tokio::process::Command::new(&config.command);
+    let mut command = tokio::process::Command::new(crate::config::own_program(&config.command));
     // It runs outside the sandbox, with ai's environment: never where a sandboxed call could
     // have put a module or package it would load first (`python3 -m`, `npx`, `node ./x`).
     command

@@ -203,3 +203,29 @@ fn nothing_a_call_leaves_is_writable_by_others() {
     }
     assert!(work.join("made-dir").exists(), "{stderr}");
 }
+
+/// ai runs its own programs (git for its checks) only from absolute `PATH` directories outside
+/// the project: with an empty or relative `PATH` entry, the next session ran a `git` a call
+/// had planted in the project, as the user (round 29).
+#[test]
+fn ai_never_runs_a_program_a_call_planted_for_a_relative_path_entry() {
+    if !require_sandbox() {
+        return;
+    }
+    let ai = Ai::new("http://127.0.0.1:9/v1")
+        .file("src/main.c", "int main(void) { return 0; }\n")
+        .git_init();
+    let marker = ai.root_dir().join("planted-git-ran");
+    let plant = format!(
+        "printf '#!/bin/sh\\ntouch {}\\nexec /usr/bin/git \"$$@\"\\n' > git && chmod +x git",
+        marker.display()
+    );
+    let (ai, stderr) = make_in(ai, &[&plant]);
+    assert!(
+        ai.work().join("git").exists(),
+        "the call could not write: {stderr}"
+    );
+    let path = format!(":bin:{}", std::env::var("PATH").unwrap_or_default());
+    let (_ai, stderr) = make_in(ai.env("PATH", &path), &["true"]);
+    assert!(!marker.exists(), "ai ran the planted git: {stderr}");
+}
