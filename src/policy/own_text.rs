@@ -17,8 +17,21 @@ pub(super) fn own_text_and_background(
     if let Some(why) = runs::stored_code(base, args).or(runs::embedded_code(base, args)) {
         findings.push(Finding::new(Verdict::Ask, why).narrowed(Approver::Person));
     }
+    // A keyword where ai's reading takes a program name (`time ! sh -c ...`, `time { ...; }`,
+    // `! ! cmd`): bash runs what follows, which ai did not judge (classifier round 19).
+    if RESERVED.contains(&base) {
+        let why =
+            format!("bash reads `{base}` here as a keyword, which ai's reading does not follow");
+        findings.push(Finding::new(Verdict::Ask, why).narrowed(Approver::Person));
+    }
     if background {
         let why = "a background job (`&`) keeps running after the command returns";
         findings.push(Finding::new(Verdict::Ask, why));
     }
 }
+
+/// bash's reserved words (but `time`, which ai reads as a wrapper).
+const RESERVED: &[&str] = &[
+    "!", "{", "}", "[[", "]]", "((", "if", "then", "else", "elif", "fi", "while", "until", "do",
+    "done", "for", "case", "esac", "select", "function", "coproc", "in",
+];

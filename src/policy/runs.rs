@@ -152,6 +152,18 @@ pub(crate) fn embedded_code(base: &str, args: &[Word]) -> Option<String> {
         "man" => has("-P") || has("-H") || has("--html") || has("--pager"),
         "dc" => texts().any(|t| t.contains('!')),
         "sort" => has("--compress-program"),
+        // Round 19: make code written on the line (`--eval`, `$(shell ...)` in a variable,
+        // a makefile read from standard input), and a coprocess's command.
+        "make" | "gmake" => {
+            has("--eval")
+                || has("-E")
+                || texts()
+                    .any(|t| t.contains("$(shell") || t.contains("${shell") || t.contains("$(eval"))
+                || args.windows(2).any(|w| {
+                    matches!(w[0].text.as_str(), "-f" | "--file" | "--makefile") && w[1].text == "-"
+                })
+        }
+        "coproc" => true,
         _ if interpreter(base) => texts().any(runs_shell_text),
         "fc" => has("-s") || has("-e"),
         "history" => has("-s") || has("-r") || has("-n"),

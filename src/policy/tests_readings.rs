@@ -315,6 +315,15 @@ fn what_ai_cannot_read_is_for_a_person_in_later_spellings() {
             "shopt -s dotglob; cat ?env",
             "shopt -s nocaseglob; cat .EN[V]",
             "GLOBIGNORE=x; cat ?env",
+            // Round 19: coprocesses, keywords after `time` or `!`, make code on the line.
+            "coproc sh -c 'rm -rf ~'",
+            "coproc X { sh -c 'rm -rf ~'; }",
+            "time ! sh -c 'rm -rf /'",
+            "time { sh -c 'rm -rf ~'; }",
+            "! ! sh -c 'rm -rf ~'",
+            "make --eval 'X:=$(shell rm -rf ~)'",
+            "make 'X=$(shell rm -rf /)'",
+            "make -E 'all:;rm -rf /'",
         ],
     );
 }

@@ -227,6 +227,9 @@ fn run_stage_two(
     args.extend(request.program.iter().cloned());
     let mut command = std::process::Command::new(exe);
     command.args(args);
+    if request.mount_namespace && request.pid_namespace {
+        super::mounts::proc_before_exec(&mut command);
+    }
     if let Some(dir) = private.first().or(request.temp_dir.as_ref()) {
         command.env("TMPDIR", dir);
     }
@@ -276,7 +279,8 @@ fn stage_two(request: &Request) -> i32 {
     let old = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
     rustix::process::umask(old | rustix::fs::Mode::from_raw_mode(0o022));
     // Only inside stage one's mount namespace: elsewhere this would cover the machine's /proc.
-    let own_proc = request.mount_namespace && super::mounts::own_proc(request.pid_namespace);
+    let own_proc = request.mount_namespace
+        && (super::mounts::proc_is_own() || super::mounts::own_proc(request.pid_namespace));
     let grants = Grants::of(request, request.read_only_mounts);
     let enforced = match restrict(request, grants) {
         Ok(enforced) => enforced,

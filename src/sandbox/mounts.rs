@@ -39,6 +39,30 @@ pub(crate) fn own_proc(pid_namespace: bool) -> bool {
         .is_ok()
 }
 
+/// Whether /proc is the PID namespace's own: there this process (stage two, its init) is 1.
+pub(crate) fn proc_is_own() -> bool {
+    std::fs::read_link("/proc/self").is_ok_and(|p| p == Path::new("1"))
+}
+
+/// Has stage two's process mount a fresh /proc between fork and exec, while it still holds the
+/// capabilities of the user namespace stage one made: without privilege they are gone once it
+/// execs, and the machine's /proc (every process's command line) would stay in view (sandbox
+/// round 30). Only system calls on static strings happen there.
+#[allow(unsafe_code)]
+pub(crate) fn proc_before_exec(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let mount = || {
+        let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+        let _ = rustix::mount::mount(c"proc", c"/proc", c"proc", flags, None);
+        Ok(())
+    };
+    // SAFETY: the closure only makes one `mount` system call on static C strings: nothing that
+    // allocates, locks or touches the parent's state between fork and exec.
+    unsafe {
+        command.pre_exec(mount);
+    }
+}
+
 /// Bind-mounts each writable path onto itself, then remounts every other mount read-only
 /// (/proc aside).
 /// True when every remount took.
