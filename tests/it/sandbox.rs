@@ -16,6 +16,9 @@ mod caches;
 /// What a call sees of a temp directory that holds the project.
 mod temps;
 
+/// What a call of a user without privilege sees of other processes.
+mod unprivileged;
+
 /// Whether this kernel closes the network to sandboxed commands (Landlock ABI 4+).
 fn network_rules() -> bool {
     capabilities().is_some_and(|c| c["network"] == json!(true))
