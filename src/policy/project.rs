@@ -230,6 +230,31 @@ impl Judge<'_> {
     /// Notes the files an in-place editor changes (`sed -i s/a/b/ Makefile`), which a build
     /// later on the line then runs as it now is (classifier round 17).
     pub(super) fn note_edited_in_place(&mut self, base: &str, args: &[Word]) {
+        // Writers that name their output by an option or operand (`sort -o GNUmakefile`,
+        // `dd of=x`, `uniq - x`, `sponge x`): what they write is written by the line too
+        // (classifier round 20).
+        let outputs: Vec<Word> = match base {
+            "sort" | "shuf" | "iconv" => super::args::option_values(args, &["-o", "--output"]),
+            "git" => super::args::option_values(args, &["--output"]),
+            "dd" => (args.iter())
+                .filter_map(|a| a.text.strip_prefix("of="))
+                .map(Word::literal)
+                .collect(),
+            "uniq" => super::args::operands(args)
+                .nth(1)
+                .cloned()
+                .into_iter()
+                .collect(),
+            "sponge" | "install" => super::args::operands(args)
+                .last()
+                .cloned()
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
+        for word in &outputs {
+            self.note_written(word);
+        }
         let in_place = |a: &Word| {
             a.text.starts_with("-i") || a.text.starts_with("--in-place") || a.text == "-pi"
         };

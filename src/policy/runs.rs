@@ -149,7 +149,13 @@ pub(crate) fn embedded_code(base: &str, args: &[Word]) -> Option<String> {
             texts().any(|t| t.starts_with('+') || matches!(t, "-c" | "-S" | "--cmd"))
         }
         "less" => texts().any(|t| t.starts_with('+') && t.contains('!')),
-        "man" => has("-P") || has("-H") || has("--html") || has("--pager"),
+        "man" => {
+            texts().any(|t| t.starts_with("-P") || t.starts_with("-H"))
+                || has("--html")
+                || has("--pager")
+        }
+        // A preprocessor per file, and decompressors found on PATH (round 20).
+        "rg" => has("--pre") || has("-z") || has("--search-zip"),
         "dc" => texts().any(|t| t.contains('!')),
         "sort" => has("--compress-program"),
         // Round 19: make code written on the line (`--eval`, `$(shell ...)` in a variable,

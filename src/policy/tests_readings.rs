@@ -324,6 +324,12 @@ fn what_ai_cannot_read_is_for_a_person_in_later_spellings() {
             "make --eval 'X:=$(shell rm -rf ~)'",
             "make 'X=$(shell rm -rf /)'",
             "make -E 'all:;rm -rf /'",
+            // Round 20: other writers before a build, rg's preprocessor, man's browser.
+            "echo x | sort -o GNUmakefile; make",
+            "echo x | uniq - GNUmakefile; make",
+            "echo x | dd of=run_me.pyc; python3 -m json.tool package.json",
+            "rg --pre sh x notes.txt",
+            "man -Hsh ls",
         ],
     );
 }
