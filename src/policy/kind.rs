@@ -47,11 +47,8 @@ const AUTO_LOADED: &[&str] = &[
     "Taskfile.yml",
 ];
 
-/// Whether a build, a test runner or Python picks `path` up by itself, without being told its
-/// name: a build description (`GNUmakefile`, `build.rs`, `conftest.py`, `package.json`), a
-/// settings file (`.npmrc`), a `.mk` include, or a module Python imports from its directory
-/// (`.pyc`, `.so`, `.pth`). A line that writes one and then builds runs what ai did not read.
-pub(crate) fn picked_up(path: &Path) -> bool {
+/// A path's file name and its extension (lower case).
+fn name_and_extension(path: &Path) -> (String, String) {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -60,6 +57,15 @@ pub(crate) fn picked_up(path: &Path) -> bool {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
+    (name, extension)
+}
+
+/// Whether a build, a test runner or Python picks `path` up by itself, without being told its
+/// name: a build description (`GNUmakefile`, `build.rs`, `conftest.py`, `package.json`), a
+/// settings file (`.npmrc`), a `.mk` include, or a module Python imports from its directory
+/// (`.pyc`, `.so`, `.pth`). A line that writes one and then builds runs what ai did not read.
+pub(crate) fn picked_up(path: &Path) -> bool {
+    let (name, extension) = name_and_extension(path);
     AUTO_LOADED.contains(&name.as_str())
         || name == "package.json"
         || name.starts_with('.')
@@ -77,14 +83,7 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
         // (classifier round 17).
         "pyc", "pyo", "pyw", "so", "cc", "cpp", "cxx", "s", "f", "p", "y", "l",
     ];
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
+    let (name, extension) = name_and_extension(path);
     if !existing {
         // pytest collects `test*.txt` as doctests by default.
         let doctest = name.starts_with("test") && extension == "txt";
@@ -99,10 +98,6 @@ pub(crate) fn is_source(path: &Path, existing: bool) -> bool {
         "cfg", "conf", "md", "txt", "lock", "mod", "sum", "gradle", "xml", "json", "html", "css",
         "sql", "swift", "cs", "scala", "pl", "lua", "r", "mk", "cmake", "nix", "vim", "el",
     ];
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     name.starts_with('.')
         || AUTO_LOADED.contains(&name.as_str())
         || SOURCE.contains(&extension.as_str())
